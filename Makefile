@@ -1,0 +1,39 @@
+# Every target sets up what it needs; `make demo` and `make test` work on a fresh machine.
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: setup demo serve test test-slow lint typecheck catalog guest jslibs clean
+
+$(STAMP): pyproject.toml scripts/setup.sh
+	bash scripts/setup.sh
+	touch $(STAMP)
+
+setup: $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/toolfoundry demo
+
+serve: $(STAMP)
+	$(BIN)/toolfoundry serve
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+typecheck: $(STAMP)
+	$(BIN)/mypy
+
+catalog: $(STAMP)
+	$(BIN)/toolfoundry catalog check
+
+test: $(STAMP)
+	$(MAKE) lint typecheck catalog
+	$(BIN)/pytest -n 2 -q
+
+test-slow: $(STAMP)
+	$(BIN)/pytest -q -m slow || [ $$? -eq 5 ]
+
+clean:
+	rm -rf $(VENV) .toolfoundry .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,54 @@
+"""toolfoundry: let an LLM agent make its own tools safely, and keep them.
+
+Heavy parts (the registry, the sandbox) load on first use, so importing the package is cheap.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from toolfoundry.spec import (
+    CallError,
+    CallResult,
+    Capabilities,
+    ErrorKind,
+    Level,
+    Param,
+    StepResult,
+    StepStatus,
+    ToolSpec,
+)
+
+_LAZY = {
+    "tool": "toolfoundry.declare",
+    "from_function": "toolfoundry.declare",
+    "from_argparse": "toolfoundry.declare",
+    "Foundry": "toolfoundry.foundry",
+    "run_js": "toolfoundry.sandbox",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'toolfoundry' has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)
+
+
+__all__ = [
+    "CallError",
+    "CallResult",
+    "Capabilities",
+    "ErrorKind",
+    "Foundry",
+    "Level",
+    "Param",
+    "StepResult",
+    "StepStatus",
+    "ToolSpec",
+    "from_argparse",
+    "from_function",
+    "run_js",
+    "tool",
+]

@@ -1,0 +1,39 @@
+"""The ``toolfoundry`` command line.
+
+Each command group lives in its own module and is imported only when used, so
+``toolfoundry --help`` stays fast and one area's dependencies never load for another.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+import click
+
+# command name -> "module:attribute" of a click command or group
+COMMANDS: dict[str, str] = {
+    "describe": "toolfoundry.cli.catalog:describe",
+    "catalog": "toolfoundry.cli.catalog:catalog",
+}
+
+
+class LazyGroup(click.Group):
+    """A group whose subcommands are imported on first use."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        target = COMMANDS.get(cmd_name)
+        if target is None:
+            return None
+        module_name, attr = target.split(":")
+        command = getattr(importlib.import_module(module_name), attr)
+        assert isinstance(command, click.Command)
+        return command
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="toolfoundry")
+def main() -> None:
+    """Let an agent make its own tools safely, and keep them."""

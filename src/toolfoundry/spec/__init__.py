@@ -1,0 +1,29 @@
+"""The shared vocabulary: ToolSpec, Param, Level, StepStatus, CallResult, CallError."""
+
+from toolfoundry.spec.bound import DeclaredTool
+from toolfoundry.spec.capabilities import Capabilities, StorageScope, UnknownCapability
+from toolfoundry.spec.names import NAME_PATTERN, InvalidName, validate_name
+from toolfoundry.spec.result import CallError, CallResult, ErrorKind, Problem, ToolCallFailed
+from toolfoundry.spec.status import StepResult, StepStatus
+from toolfoundry.spec.tool import JSON_SCHEMA_DIALECT, Level, Param, ToolSpec
+
+__all__ = [
+    "JSON_SCHEMA_DIALECT",
+    "NAME_PATTERN",
+    "CallError",
+    "CallResult",
+    "Capabilities",
+    "DeclaredTool",
+    "ErrorKind",
+    "InvalidName",
+    "Level",
+    "Param",
+    "Problem",
+    "StepResult",
+    "StepStatus",
+    "StorageScope",
+    "ToolCallFailed",
+    "ToolSpec",
+    "UnknownCapability",
+    "validate_name",
+]

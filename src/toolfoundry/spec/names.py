@@ -1,0 +1,26 @@
+"""Tool names that every vendor accepts."""
+
+from __future__ import annotations
+
+import re
+
+NAME_PATTERN = r"^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$"
+_NAME_RE = re.compile(NAME_PATTERN)
+
+
+class InvalidName(ValueError):
+    """A tool name that some vendor (OpenAI, Anthropic, Gemini, MCP) would refuse."""
+
+
+def validate_name(name: object) -> str:
+    """Return ``name`` unchanged if it is portable, else raise :class:`InvalidName`.
+
+    The pattern is the intersection of what OpenAI, Anthropic, Gemini and MCP accept:
+    a letter or underscore, then up to 63 letters, digits, underscores or hyphens.
+    """
+    if not isinstance(name, str) or not _NAME_RE.fullmatch(name):
+        raise InvalidName(
+            f"invalid tool name {name!r}: it must match {NAME_PATTERN} "
+            "(start with a letter or '_', then at most 63 letters, digits, '_' or '-')"
+        )
+    return name

@@ -1,0 +1,110 @@
+"""What a tool call returns: a value or a structured error a model can act on."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+
+class ErrorKind(StrEnum):
+    """Every way a call can fail; a model branches on these, so they are a public contract."""
+
+    INVALID_ARGUMENTS = "invalid_arguments"
+    TIMEOUT = "timeout"
+    MEMORY_LIMIT = "memory_limit"
+    CAPABILITY_DENIED = "capability_denied"
+    RUNTIME_ERROR = "runtime_error"
+    NOT_FOUND = "not_found"
+    NOT_ACTIVE = "not_active"
+    OUTPUT_TOO_LARGE = "output_too_large"
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with the arguments, located by a JSON path such as ``$.items[2].id``."""
+
+    path: str
+    message: str
+
+    def to_dict(self) -> dict[str, str]:
+        return {"path": self.path, "message": self.message}
+
+
+@dataclass(frozen=True)
+class CallError:
+    """A failed call: its kind, a readable message, and (for bad arguments) every problem."""
+
+    kind: ErrorKind
+    message: str
+    problems: tuple[Problem, ...] = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "kind", ErrorKind(self.kind))
+        object.__setattr__(self, "problems", tuple(self.problems))
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"kind": self.kind.value, "message": self.message}
+        if self.problems:
+            out["problems"] = [p.to_dict() for p in self.problems]
+        return out
+
+
+class ToolCallFailed(Exception):
+    """Raised by :meth:`CallResult.unwrap` so Python callers can use exceptions."""
+
+    def __init__(self, error: CallError) -> None:
+        super().__init__(f"{error.kind.value}: {error.message}")
+        self.error = error
+
+
+@dataclass(frozen=True)
+class CallResult:
+    """Outcome of one tool call. ``ok`` is true exactly when ``error`` is None."""
+
+    ok: bool
+    value: Any = None
+    error: CallError | None = None
+    logs: tuple[str, ...] = ()
+    duration_ms: float = 0.0
+    details: dict[str, Any] = field(default_factory=dict, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "logs", tuple(self.logs))
+        if self.ok != (self.error is None):
+            raise ValueError("CallResult.ok must be true exactly when error is None")
+
+    @classmethod
+    def success(
+        cls, value: Any, *, logs: tuple[str, ...] | list[str] = (), duration_ms: float = 0.0
+    ) -> CallResult:
+        return cls(ok=True, value=value, logs=tuple(logs), duration_ms=duration_ms)
+
+    @classmethod
+    def failure(
+        cls,
+        kind: ErrorKind | str,
+        message: str,
+        *,
+        problems: tuple[Problem, ...] | list[Problem] = (),
+        logs: tuple[str, ...] | list[str] = (),
+        duration_ms: float = 0.0,
+    ) -> CallResult:
+        error = CallError(ErrorKind(kind), message, tuple(problems))
+        return cls(ok=False, error=error, logs=tuple(logs), duration_ms=duration_ms)
+
+    def unwrap(self) -> Any:
+        """Return the value, or raise :class:`ToolCallFailed` carrying the error."""
+        if self.error is not None:
+            raise ToolCallFailed(self.error)
+        return self.value
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON shape printed by ``toolfoundry call --json`` and ``js run --json``."""
+        return {
+            "ok": self.ok,
+            "value": self.value,
+            "error": self.error.to_dict() if self.error else None,
+            "logs": list(self.logs),
+            "duration_ms": round(self.duration_ms, 3),
+        }

@@ -1,0 +1,161 @@
+"""ToolSpec: the one data model every declaration becomes and every catalog renders."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from toolfoundry.spec.capabilities import Capabilities
+from toolfoundry.spec.names import validate_name
+
+JSON_SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
+
+
+class Level(StrEnum):
+    """Primitives do one thing with no reasoning; workflows run fixed steps over shared state."""
+
+    PRIMITIVE = "primitive"
+    WORKFLOW = "workflow"
+
+
+def _canonical(schema: Mapping[str, Any] | None) -> str | None:
+    if schema is None:
+        return None
+    # sort_keys is deliberately off: property order is meaningful to models and to people.
+    return json.dumps(schema, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
+@dataclass(frozen=True)
+class Param:
+    """One parameter, as a read-only view over the tool's JSON Schema."""
+
+    name: str
+    schema: Mapping[str, Any]
+    required: bool
+
+    @property
+    def description(self) -> str | None:
+        value = self.schema.get("description")
+        return value if isinstance(value, str) else None
+
+    @property
+    def has_default(self) -> bool:
+        return "default" in self.schema
+
+    @property
+    def default(self) -> Any:
+        return self.schema.get("default")
+
+    @property
+    def enum(self) -> list[Any] | None:
+        value = self.schema.get("enum")
+        return list(value) if isinstance(value, list) else None
+
+
+@dataclass(frozen=True, init=False)
+class ToolSpec:
+    """An immutable tool description.
+
+    ``parameters`` is a JSON Schema (draft 2020-12) of ``type: object``. It is stored as
+    canonical JSON, so reading it always gives a fresh copy and a spec cannot be mutated
+    through a shared dict.
+    """
+
+    name: str
+    description: str
+    level: Level
+    capabilities: Capabilities
+    version: int | None
+    group: str | None
+    _parameters: str = field(repr=False)
+    _returns: str | None = field(repr=False)
+
+    def __init__(
+        self,
+        name: str,
+        description: str,
+        parameters: Mapping[str, Any] | None = None,
+        *,
+        level: Level | str = Level.PRIMITIVE,
+        capabilities: Capabilities | Mapping[str, Any] | None = None,
+        version: int | None = None,
+        returns: Mapping[str, Any] | None = None,
+        group: str | None = None,
+    ) -> None:
+        validate_name(name)
+        if not isinstance(description, str) or not description.strip():
+            raise ValueError(f"tool {name!r} needs a non-empty description")
+        schema = (
+            dict(parameters) if parameters is not None else {"type": "object", "properties": {}}
+        )
+        if schema.get("type") != "object":
+            raise ValueError(f"tool {name!r}: parameters must be a JSON Schema with type 'object'")
+        if not isinstance(capabilities, Capabilities):
+            capabilities = Capabilities.from_dict(capabilities)
+        if version is not None and (not isinstance(version, int) or version < 1):
+            raise ValueError(f"tool {name!r}: version must be a positive integer")
+        set_ = object.__setattr__
+        set_(self, "name", name)
+        set_(self, "description", description.strip())
+        set_(self, "level", Level(level))
+        set_(self, "capabilities", capabilities)
+        set_(self, "version", version)
+        set_(self, "group", group)
+        set_(self, "_parameters", _canonical(schema))
+        set_(self, "_returns", _canonical(returns))
+
+    @property
+    def parameters(self) -> dict[str, Any]:
+        """The parameters JSON Schema (a fresh copy on every access)."""
+        value: dict[str, Any] = json.loads(self._parameters)
+        return value
+
+    @property
+    def returns(self) -> dict[str, Any] | None:
+        """JSON Schema of the return value, when the declaration states it."""
+        return None if self._returns is None else json.loads(self._returns)
+
+    @property
+    def params(self) -> tuple[Param, ...]:
+        """Top-level parameters in declaration order."""
+        schema = self.parameters
+        required = set(schema.get("required", ()))
+        props: dict[str, Any] = schema.get("properties", {})
+        return tuple(Param(n, s, n in required) for n, s in props.items())
+
+    def replace(self, **changes: Any) -> ToolSpec:
+        """A copy with some fields changed (the spec itself never changes)."""
+        current: dict[str, Any] = {
+            "name": self.name,
+            "description": self.description,
+            "parameters": self.parameters,
+            "level": self.level,
+            "capabilities": self.capabilities,
+            "version": self.version,
+            "returns": self.returns,
+            "group": self.group,
+        }
+        current.update(changes)
+        name = current.pop("name")
+        description = current.pop("description")
+        parameters = current.pop("parameters")
+        return ToolSpec(name, description, parameters, **current)
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "name": self.name,
+            "description": self.description,
+            "parameters": self.parameters,
+            "level": self.level.value,
+            "capabilities": self.capabilities.to_dict(),
+        }
+        if self.version is not None:
+            out["version"] = self.version
+        if self.group is not None:
+            out["group"] = self.group
+        if self._returns is not None:
+            out["returns"] = self.returns
+        return out

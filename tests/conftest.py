@@ -1,0 +1,1 @@
+"""Fixtures shared across areas. Area-specific fixtures live in tests/<area>/conftest.py."""
