@@ -1,0 +1,193 @@
+"""Field checks shared by drafts and their test cases: schemas, capabilities, fixtures."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import ValidationError
+
+from toolfoundry.forge.hosts import pattern_problem
+from toolfoundry.spec import JSON_SCHEMA_DIALECT, Capabilities, Problem
+from toolfoundry.spec.capabilities import KNOWN_CAPABILITIES, StorageScope
+
+JsonObject = dict[str, Any]
+FIXTURE_FIELDS = ("url", "method", "status", "headers", "body")
+FETCH_METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE")
+_META = Draft202012Validator(Draft202012Validator.META_SCHEMA)
+_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def key_path(base: str, key: str | int) -> str:
+    """Extend a JSON path: ``$.a``, ``$.a[2]``, ``$["odd key"]``."""
+    if isinstance(key, int):
+        return f"{base}[{key}]"
+    if _IDENT.match(key):
+        return f"{base}.{key}"
+    return f"{base}[{json.dumps(key, ensure_ascii=False)}]"
+
+
+def _error_path(base: str, segments: Iterable[str | int]) -> str:
+    for segment in segments:
+        base = key_path(base, segment)
+    return base
+
+
+def _remote_refs(schema: object, path: str) -> list[str]:
+    found: list[str] = []
+    if isinstance(schema, Mapping):
+        for key, value in schema.items():
+            if key == "$ref" and isinstance(value, str) and not value.startswith("#"):
+                found.append(key_path(path, key))
+            found += _remote_refs(value, key_path(path, str(key)))
+    elif isinstance(schema, list):
+        for i, value in enumerate(schema):
+            found += _remote_refs(value, key_path(path, i))
+    return found
+
+
+def check_schema(
+    value: object, path: str, problems: list[Problem], require_object: bool
+) -> JsonObject | None:
+    """Meta-validate a JSON Schema (draft 2020-12); returns it when valid, else records why."""
+    before = len(problems)
+    if not isinstance(value, Mapping):
+        problems.append(Problem(path, 'must be a JSON Schema object such as {"type": "object"}'))
+        return None
+    if require_object and value.get("type") != "object":
+        problems.append(
+            Problem(path, 'the parameters schema must have "type": "object" at the top level')
+        )
+    dialect = value.get("$schema")
+    if dialect is not None and dialect.rstrip("#") != JSON_SCHEMA_DIALECT:
+        problems.append(Problem(f"{path}.$schema", f"only {JSON_SCHEMA_DIALECT} is supported"))
+    try:
+        json.dumps(value, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        problems.append(Problem(path, f"must be plain JSON: {exc}"))
+        return None
+    for error in _META.iter_errors(value):
+        problems.append(Problem(_error_path(path, error.absolute_path), error.message))
+    for ref in _remote_refs(value, path):
+        problems.append(Problem(ref, "only local references ('#/...') are allowed"))
+    return dict(value) if len(problems) == before else None
+
+
+def validate_instance(
+    instance: object, schema: JsonObject, path: str, problems: list[Problem]
+) -> None:
+    """Record every way ``instance`` fails ``schema`` (a schema already meta-validated)."""
+    try:
+        errors: list[ValidationError] = list(Draft202012Validator(schema).iter_errors(instance))
+    except Exception as exc:  # an unresolvable $ref and the like: report, never crash
+        problems.append(Problem(path, f"cannot validate against the schema: {exc}"))
+        return
+    for error in sorted(errors, key=lambda e: list(map(str, e.absolute_path))):
+        problems.append(Problem(_error_path(path, error.absolute_path), error.message))
+
+
+def check_capabilities(value: object, problems: list[Problem]) -> Capabilities | None:
+    """Parse the capabilities field, recording unknown or malformed entries."""
+    if value is None:
+        return Capabilities()
+    if not isinstance(value, Mapping):
+        problems.append(Problem("$.capabilities", 'must be an object such as {"network": [...]}'))
+        return None
+    before = len(problems)
+    for key in value:
+        if key not in KNOWN_CAPABILITIES:
+            problems.append(
+                Problem(
+                    key_path("$.capabilities", str(key)),
+                    f"unknown capability; known: {', '.join(KNOWN_CAPABILITIES)}",
+                )
+            )
+    for field in ("network", "credentials"):
+        hosts = value.get(field, [])
+        if not isinstance(hosts, list) or not all(isinstance(h, str) and h for h in hosts):
+            problems.append(Problem(f"$.capabilities.{field}", "must be a list of host names"))
+            continue
+        for i, host in enumerate(hosts):
+            why = pattern_problem(host)
+            if why:
+                problems.append(Problem(f"$.capabilities.{field}[{i}]", why))
+    storage = value.get("storage", False)
+    scopes = {s.value for s in StorageScope}
+    if not isinstance(storage, bool) and storage not in scopes and storage is not None:
+        problems.append(
+            Problem("$.capabilities.storage", f"must be true, false or one of {sorted(scopes)}")
+        )
+    if not isinstance(value.get("system", False), bool):
+        problems.append(Problem("$.capabilities.system", "must be true or false"))
+    if len(problems) > before:
+        return None
+    try:
+        return Capabilities.from_dict(value)
+    except ValueError as exc:
+        problems.append(Problem("$.capabilities", str(exc)))
+        return None
+
+
+def check_fixtures(value: object, path: str, problems: list[Problem]) -> list[dict[str, Any]]:
+    """Check a list of fetch fixtures; returns keyword arguments for ``Fixture``."""
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        problems.append(Problem(path, "must be a list of {url, method, status, headers, body}"))
+        return []
+    out: list[dict[str, Any]] = []
+    for i, raw in enumerate(value):
+        item = _fixture(raw, f"{path}[{i}]", problems)
+        if item is not None:
+            out.append(item)
+    return out
+
+
+def _fixture(raw: object, path: str, problems: list[Problem]) -> dict[str, Any] | None:
+    if not isinstance(raw, Mapping):
+        problems.append(Problem(path, "a fixture must be an object with at least 'url'"))
+        return None
+    before = len(problems)
+    for key in raw:
+        if key not in FIXTURE_FIELDS:
+            problems.append(
+                Problem(
+                    key_path(path, str(key)),
+                    f"unknown field; a fixture has: {', '.join(FIXTURE_FIELDS)}",
+                )
+            )
+    url = raw.get("url")
+    if not isinstance(url, str) or not re.match(r"^https?://[^/?#]+", url):
+        problems.append(Problem(f"{path}.url", "must be an absolute http(s) URL"))
+    method = raw.get("method", "GET")
+    if not isinstance(method, str) or method.upper() not in FETCH_METHODS:
+        problems.append(Problem(f"{path}.method", f"must be one of {', '.join(FETCH_METHODS)}"))
+    status = raw.get("status", 200)
+    if isinstance(status, bool) or not isinstance(status, int) or not 100 <= status <= 599:
+        problems.append(Problem(f"{path}.status", "must be an HTTP status code (100-599)"))
+    headers = raw.get("headers", {})
+    if not isinstance(headers, Mapping) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in headers.items()
+    ):
+        problems.append(Problem(f"{path}.headers", "must be an object of string header values"))
+        headers = {}
+    body = raw.get("body", "")
+    if not isinstance(body, str):
+        try:
+            body = json.dumps(body, ensure_ascii=False, allow_nan=False)
+        except (TypeError, ValueError):
+            problems.append(Problem(f"{path}.body", "must be a string or a JSON value"))
+        if not any(k.lower() == "content-type" for k in headers):
+            headers = {**headers, "content-type": "application/json"}
+    if len(problems) > before:
+        return None
+    return {
+        "url": url,
+        "method": str(method).upper(),
+        "status": status,
+        "headers": tuple((str(k), str(v)) for k, v in headers.items()),
+        "body": body,
+    }
