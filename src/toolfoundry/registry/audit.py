@@ -1,0 +1,67 @@
+"""The append-only audit log: writing rows inside a transaction, and reading them back."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import insert, select
+from sqlalchemy.engine import Connection, Row
+
+from toolfoundry.registry.records import AuditEntry, AuditEvent
+from toolfoundry.registry.schema import audit
+
+
+def now() -> datetime:
+    """The registry's clock (UTC, aware)."""
+    return datetime.now(UTC)
+
+
+def as_utc(value: datetime) -> datetime:
+    """SQLite hands back naive datetimes; everything the registry stores is UTC."""
+    return value if value.tzinfo else value.replace(tzinfo=UTC)
+
+
+def append(
+    conn: Connection,
+    tool: str,
+    version: int | None,
+    event: AuditEvent,
+    actor: str,
+    detail: dict[str, Any] | None = None,
+) -> None:
+    """Add one row; it becomes visible when the caller's transaction commits."""
+    conn.execute(
+        insert(audit).values(
+            at=now(),
+            tool=tool,
+            version=version,
+            event=event.value,
+            actor=actor,
+            detail=detail or {},
+        )
+    )
+
+
+def entries(
+    conn: Connection, tool: str | None = None, limit: int | None = None
+) -> list[AuditEntry]:
+    """Rows oldest first (the newest ``limit`` of them when a limit is given)."""
+    query = select(audit).order_by(audit.c.id.desc())
+    if tool is not None:
+        query = query.where(audit.c.tool == tool)
+    if limit is not None:
+        query = query.limit(limit)
+    return [_entry(row) for row in reversed(conn.execute(query).all())]
+
+
+def _entry(row: Row[Any]) -> AuditEntry:
+    return AuditEntry(
+        id=row.id,
+        at=as_utc(row.at),
+        tool=row.tool,
+        version=row.version,
+        event=AuditEvent(row.event),
+        actor=row.actor,
+        detail=dict(row.detail or {}),
+    )

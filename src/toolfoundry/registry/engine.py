@@ -1,0 +1,101 @@
+"""Opening a registry database: engine settings per dialect and migrations on open."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+from alembic import command
+from alembic.config import Config
+from sqlalchemy import create_engine, event, text
+from sqlalchemy.engine import Connection, Engine, make_url
+from sqlalchemy.exc import OperationalError, ProgrammingError
+
+DEFAULT_DIR = Path(".toolfoundry")
+DEFAULT_FILE = "registry.db"
+# The newest migration's revision id; opening a database already at this revision skips
+# Alembic entirely (a test keeps this in step with the migration scripts).
+SCHEMA_HEAD = "0001"
+BUSY_TIMEOUT_MS = 30_000
+_MIGRATION_LOCK = 0x7466_7265  # an arbitrary advisory-lock key for PostgreSQL ("tfre")
+
+
+def default_url(base: Path | None = None) -> str:
+    """The default SQLite database under ``./.toolfoundry/`` (created when missing)."""
+    directory = (base or Path.cwd()) / DEFAULT_DIR
+    directory.mkdir(parents=True, exist_ok=True)
+    return f"sqlite:///{directory / DEFAULT_FILE}"
+
+
+def resolve_url(url: str | None) -> str:
+    """``url``, else ``TOOLFOUNDRY_DB``, else the default SQLite file."""
+    return url or os.environ.get("TOOLFOUNDRY_DB") or default_url()
+
+
+def create_registry_engine(url: str) -> Engine:
+    """An engine for ``url`` with the settings the registry relies on.
+
+    SQLite: WAL journal, a busy timeout, foreign keys, and transactions begun by us so a
+    writer can ask for ``BEGIN IMMEDIATE`` (execution option ``sqlite_begin``) and take the
+    write lock before it reads the row it will update.
+    """
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "sqlite":
+        database = parsed.database
+        if database and database != ":memory:":
+            Path(database).parent.mkdir(parents=True, exist_ok=True)
+        engine = create_engine(url, connect_args={"timeout": BUSY_TIMEOUT_MS / 1000})
+        event.listen(engine, "connect", _sqlite_on_connect)
+        event.listen(engine, "begin", _sqlite_on_begin)
+        return engine
+    return create_engine(url, pool_pre_ping=False)
+
+
+def _sqlite_on_connect(dbapi_connection: Any, _record: Any) -> None:
+    dbapi_connection.isolation_level = None
+    cursor = dbapi_connection.cursor()
+    cursor.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    cursor.execute("PRAGMA foreign_keys = ON")
+    # Switching to WAL needs a moment of exclusive access; another process may hold it,
+    # but then it has (or will have) switched the file already, and the mode is persistent.
+    with contextlib.suppress(sqlite3.OperationalError):
+        cursor.execute("PRAGMA journal_mode = WAL")
+    cursor.execute("PRAGMA synchronous = NORMAL")
+    cursor.close()
+
+
+def _sqlite_on_begin(conn: Connection) -> None:
+    mode = conn.get_execution_options().get("sqlite_begin", "DEFERRED")
+    conn.exec_driver_sql(f"BEGIN {mode}")
+
+
+def write_options(engine: Engine) -> dict[str, Any]:
+    """Execution options for a read-then-write transaction on this engine's dialect."""
+    return {"sqlite_begin": "IMMEDIATE"} if engine.dialect.name == "sqlite" else {}
+
+
+def schema_revision(conn: Connection) -> str | None:
+    """The migration revision the database is at, or None for an empty database."""
+    try:
+        with conn.begin():
+            row = conn.execute(text("SELECT version_num FROM tf_alembic_version")).first()
+    except (OperationalError, ProgrammingError):
+        return None
+    return None if row is None else str(row[0])
+
+
+def migrate(engine: Engine) -> None:
+    """Bring the database to the newest schema; safe when many processes open it at once."""
+    with engine.connect() as probe:
+        if schema_revision(probe) == SCHEMA_HEAD:
+            return
+    config = Config()
+    config.set_main_option("script_location", str(Path(__file__).parent / "migrations"))
+    with engine.connect().execution_options(**write_options(engine)) as conn, conn.begin():
+        if engine.dialect.name == "postgresql":
+            conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _MIGRATION_LOCK})
+        config.attributes["connection"] = conn
+        command.upgrade(config, "head")

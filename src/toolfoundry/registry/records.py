@@ -1,0 +1,254 @@
+"""What the registry stores and returns: plain, immutable records."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from datetime import datetime
+from enum import StrEnum
+from typing import Any
+
+from toolfoundry.spec import Capabilities, ToolSpec
+
+
+class VersionStatus(StrEnum):
+    """Lifecycle of one tool version (DESIGN.md "Statuses")."""
+
+    PENDING_APPROVAL = "pending_approval"
+    ACTIVE = "active"
+    REJECTED = "rejected"
+    DISABLED = "disabled"
+
+
+class AuditEvent(StrEnum):
+    """Every kind of row in the append-only audit log."""
+
+    CREATED = "created"
+    TESTED = "tested"
+    APPROVED = "approved"
+    REJECTED = "rejected"
+    ACTIVATED = "activated"
+    ROLLED_BACK = "rolled_back"
+    DISABLED = "disabled"
+    ENABLED = "enabled"
+    CALLED = "called"
+
+
+def capability_hash(capabilities: Capabilities) -> str:
+    """A stable hash of a capability set; an approval is bound to it."""
+    blob = json.dumps(capabilities.to_dict(), sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(blob.encode()).hexdigest()
+
+
+def code_sha256(code: str) -> str:
+    """The hash an approval and duplicate detection are bound to."""
+    return hashlib.sha256(code.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class NewVersion:
+    """A version that passed the forge, ready to be registered.
+
+    Attributes:
+        status: ``active`` or ``pending_approval`` (the forge's verdict).
+        extra: anything else worth keeping with the version (e.g. deliberately changed tests).
+    """
+
+    name: str
+    code: str
+    description: str
+    parameters: dict[str, Any]
+    status: VersionStatus
+    language: str = "javascript"
+    returns: dict[str, Any] | None = None
+    tests: list[Any] = field(default_factory=list)
+    fixtures: list[Any] = field(default_factory=list)
+    capabilities: Capabilities = field(default_factory=Capabilities)
+    level: str = "primitive"
+    author: str = "agent"
+    parent_version: int | None = None
+    findings: list[Any] = field(default_factory=list)
+    test_results: list[Any] = field(default_factory=list)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def sha256(self) -> str:
+        return code_sha256(self.code)
+
+
+@dataclass(frozen=True)
+class ToolVersion:
+    """One registered, immutable version of a tool (only ``status`` ever changes)."""
+
+    id: int
+    name: str
+    version: int
+    language: str
+    code: str
+    sha256: str
+    description: str
+    parameters: dict[str, Any]
+    returns: dict[str, Any] | None
+    tests: list[Any]
+    fixtures: list[Any]
+    capabilities: Capabilities
+    capability_hash: str
+    level: str
+    status: VersionStatus
+    author: str
+    created_at: datetime
+    parent_version: int | None
+    findings: list[Any]
+    test_results: list[Any]
+    extra: dict[str, Any]
+    current: bool = False
+
+    @property
+    def spec(self) -> ToolSpec:
+        """The ToolSpec this version presents to catalogs and models."""
+        return ToolSpec(
+            self.name,
+            self.description,
+            self.parameters,
+            level=self.level,
+            capabilities=self.capabilities,
+            version=self.version,
+            returns=self.returns,
+        )
+
+    def summary(self) -> dict[str, Any]:
+        """A JSON-ready listing row (no code, tests or results)."""
+        return {
+            "name": self.name,
+            "version": self.version,
+            "status": self.status.value,
+            "current": self.current,
+            "sha256": self.sha256,
+            "capabilities": self.capabilities.to_dict(),
+            "author": self.author,
+            "created_at": self.created_at.isoformat(),
+            "parent_version": self.parent_version,
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        """Everything, JSON-ready (what ``tools show --json`` prints)."""
+        out = self.summary()
+        out.update(
+            language=self.language,
+            description=self.description,
+            parameters=self.parameters,
+            returns=self.returns,
+            level=self.level,
+            code=self.code,
+            tests=self.tests,
+            fixtures=self.fixtures,
+            capability_hash=self.capability_hash,
+            findings=self.findings,
+            test_results=self.test_results,
+            extra=self.extra,
+        )
+        return out
+
+
+@dataclass(frozen=True)
+class Approval:
+    """A human decision bound to the exact code hash and capability set it was made on."""
+
+    name: str
+    version: int
+    approver: str
+    decided_at: datetime
+    decision: str
+    reason: str
+    code_sha256: str
+    capability_hash: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "version": self.version,
+            "approver": self.approver,
+            "decided_at": self.decided_at.isoformat(),
+            "decision": self.decision,
+            "reason": self.reason,
+            "code_sha256": self.code_sha256,
+            "capability_hash": self.capability_hash,
+        }
+
+
+@dataclass(frozen=True)
+class AuditEntry:
+    """One row of the audit log."""
+
+    id: int
+    at: datetime
+    tool: str
+    version: int | None
+    event: AuditEvent
+    actor: str
+    detail: dict[str, Any]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "at": self.at.isoformat(),
+            "tool": self.tool,
+            "version": self.version,
+            "event": self.event.value,
+            "actor": self.actor,
+            "detail": self.detail,
+        }
+
+
+@dataclass(frozen=True)
+class UsageStats:
+    """Calls, failures by kind, duration percentiles (from a histogram) and last use."""
+
+    name: str
+    calls: int
+    failures: dict[str, int]
+    p50_ms: float | None
+    p95_ms: float | None
+    mean_ms: float | None
+    last_used: datetime | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "calls": self.calls,
+            "failures": dict(self.failures),
+            "p50_ms": self.p50_ms,
+            "p95_ms": self.p95_ms,
+            "mean_ms": self.mean_ms,
+            "last_used": self.last_used.isoformat() if self.last_used else None,
+        }
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    """One search result, best first."""
+
+    name: str
+    version: int
+    description: str
+    status: str
+    score: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "version": self.version,
+            "description": self.description,
+            "status": self.status,
+            "score": self.score,
+        }
+
+
+class RegistryError(Exception):
+    """A registry operation that cannot be done; ``kind`` is machine-readable."""
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.message = message

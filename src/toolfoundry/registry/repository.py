@@ -1,0 +1,448 @@
+"""The registry: tools, immutable versions, the current-version pointer, approvals.
+
+Every change is one transaction that takes the tool's write lock first (``BEGIN IMMEDIATE``
+on SQLite, ``SELECT ... FOR UPDATE`` on the tool row on PostgreSQL), so version numbers are
+assigned without gaps or duplicates under concurrent writers, and a version, its pointer
+move, its search document and its audit rows become visible together or not at all.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from sqlalchemy import func, insert, select, update
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.engine import Connection, Engine, Row
+
+from toolfoundry.registry import audit as audit_log
+from toolfoundry.registry import search as fulltext
+from toolfoundry.registry import usage as usage_counters
+from toolfoundry.registry.audit import as_utc, now
+from toolfoundry.registry.engine import create_registry_engine, migrate, write_options
+from toolfoundry.registry.faults import crash_point
+from toolfoundry.registry.records import (
+    Approval,
+    AuditEntry,
+    AuditEvent,
+    NewVersion,
+    RegistryError,
+    SearchHit,
+    ToolVersion,
+    UsageStats,
+    VersionStatus,
+    capability_hash,
+)
+from toolfoundry.registry.schema import approvals, tools, versions
+from toolfoundry.registry.storage import SqlStorage
+from toolfoundry.spec import Capabilities
+
+_VERSION_COLUMNS = [*versions.c, tools.c.name, tools.c.current_version]
+
+
+class Registry:
+    """Persistent, versioned tool store over SQLite or PostgreSQL (one code path)."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self.storage = SqlStorage(engine)
+
+    @classmethod
+    def open(cls, url: str) -> Registry:
+        """Connect to ``url`` and apply any pending migrations."""
+        engine = create_registry_engine(url)
+        migrate(engine)
+        return cls(engine)
+
+    def close(self) -> None:
+        """Release pooled connections."""
+        self.engine.dispose()
+
+    @contextmanager
+    def _write(self) -> Iterator[Connection]:
+        options = write_options(self.engine)
+        with self.engine.connect().execution_options(**options) as conn, conn.begin():
+            yield conn
+
+    @contextmanager
+    def _read(self) -> Iterator[Connection]:
+        with self.engine.connect() as conn, conn.begin():
+            yield conn
+
+    # -- versions and the pointer ---------------------------------------------------------
+
+    def add_version(self, new: NewVersion, *, actor: str | None = None) -> ToolVersion:
+        """Register ``new`` as the tool's next version, atomically.
+
+        An active version becomes current. A pending one becomes current only when the tool
+        has no current version yet (so a pending update never takes a working tool away).
+        """
+        if new.status not in (VersionStatus.ACTIVE, VersionStatus.PENDING_APPROVAL):
+            raise RegistryError("invalid_status", f"cannot register a {new.status} version")
+        who = actor or new.author
+        with self._write() as conn:
+            tool = self._lock_tool(conn, new.name, create=True)
+            crash_point("after_tool_row")
+            number = (
+                conn.execute(
+                    select(func.max(versions.c.version)).where(versions.c.tool_id == tool.id)
+                ).scalar()
+                or 0
+            ) + 1
+            conn.execute(
+                insert(versions).values(
+                    tool_id=tool.id,
+                    version=number,
+                    language=new.language,
+                    code=new.code,
+                    sha256=new.sha256,
+                    description=new.description,
+                    parameters=new.parameters,
+                    returns=new.returns,
+                    tests=new.tests,
+                    fixtures=new.fixtures,
+                    capabilities=new.capabilities.to_dict(),
+                    capability_hash=capability_hash(new.capabilities),
+                    level=new.level,
+                    status=new.status.value,
+                    author=new.author,
+                    created_at=now(),
+                    parent_version=new.parent_version,
+                    findings=new.findings,
+                    test_results=new.test_results,
+                    extra=new.extra,
+                )
+            )
+            crash_point("after_version_insert")
+            audit_log.append(
+                conn, new.name, number, AuditEvent.CREATED, who, {"sha256": new.sha256}
+            )
+            passed = sum(1 for r in new.test_results if _passed(r))
+            audit_log.append(
+                conn,
+                new.name,
+                number,
+                AuditEvent.TESTED,
+                who,
+                {"passed": passed, "total": len(new.test_results)},
+            )
+            if new.status is VersionStatus.ACTIVE or tool.current_version is None:
+                self._point(
+                    conn, tool.id, new.name, number, new.status, new.description, new.parameters
+                )
+                crash_point("after_pointer_move")
+            if new.status is VersionStatus.ACTIVE:
+                audit_log.append(conn, new.name, number, AuditEvent.ACTIVATED, who, {})
+            crash_point("before_commit")
+        crash_point("after_commit")
+        return self.get(new.name, number)
+
+    def _lock_tool(self, conn: Connection, name: str, *, create: bool = False) -> Row[Any]:
+        if create:
+            insert_ = pg_insert if conn.dialect.name == "postgresql" else sqlite_insert
+            at = now()
+            conn.execute(
+                insert_(tools)
+                .values(name=name, created_at=at, updated_at=at)
+                .on_conflict_do_nothing(index_elements=[tools.c.name])
+            )
+        row = conn.execute(select(tools).where(tools.c.name == name).with_for_update()).first()
+        if row is None:
+            raise RegistryError("not_found", f"no tool named {name!r}")
+        return row
+
+    def _point(
+        self,
+        conn: Connection,
+        tool_id: int,
+        name: str,
+        number: int,
+        status: VersionStatus,
+        description: str,
+        parameters: dict[str, Any],
+    ) -> None:
+        conn.execute(
+            update(tools)
+            .where(tools.c.id == tool_id)
+            .values(current_version=number, current_status=status.value, updated_at=now())
+        )
+        fulltext.index(conn, tool_id, name, description, parameters)
+
+    def _set_status(
+        self, conn: Connection, tool: Row[Any], number: int, status: VersionStatus
+    ) -> None:
+        conn.execute(
+            update(versions)
+            .where(versions.c.tool_id == tool.id, versions.c.version == number)
+            .values(status=status.value)
+        )
+        if tool.current_version == number:
+            conn.execute(
+                update(tools).where(tools.c.id == tool.id).values(current_status=status.value)
+            )
+
+    def _version_in(self, conn: Connection, name: str, number: int | None) -> ToolVersion:
+        query = select(*_VERSION_COLUMNS).join(tools, tools.c.id == versions.c.tool_id)
+        query = query.where(tools.c.name == name)
+        if number is None:
+            query = query.where(versions.c.version == tools.c.current_version)
+        else:
+            query = query.where(versions.c.version == number)
+        row = conn.execute(query).first()
+        if row is None:
+            what = f"{name!r}" if number is None else f"{name!r} version {number}"
+            raise RegistryError("not_found", f"no tool {what}")
+        return _version(row)
+
+    def get(self, name: str, version: int | None = None) -> ToolVersion:
+        """The named version, or the current one; raises ``RegistryError('not_found')``."""
+        with self._read() as conn:
+            return self._version_in(conn, name, version)
+
+    def history(self, name: str) -> list[ToolVersion]:
+        """Every version of a tool, oldest first (raises ``not_found`` for unknown tools)."""
+        with self._read() as conn:
+            rows = conn.execute(
+                select(*_VERSION_COLUMNS)
+                .join(tools, tools.c.id == versions.c.tool_id)
+                .where(tools.c.name == name)
+                .order_by(versions.c.version)
+            ).all()
+        if not rows:
+            raise RegistryError("not_found", f"no tool named {name!r}")
+        return [_version(r) for r in rows]
+
+    def current_versions(self, *, status: VersionStatus | None = None) -> list[ToolVersion]:
+        """The current version of every tool (optionally only those with ``status``)."""
+        query = (
+            select(*_VERSION_COLUMNS)
+            .join(tools, tools.c.id == versions.c.tool_id)
+            .where(versions.c.version == tools.c.current_version)
+            .order_by(tools.c.name)
+        )
+        if status is not None:
+            query = query.where(tools.c.current_status == status.value)
+        with self._read() as conn:
+            return [_version(r) for r in conn.execute(query).all()]
+
+    def pending(self) -> list[ToolVersion]:
+        """Versions waiting for a human decision, oldest first."""
+        query = (
+            select(*_VERSION_COLUMNS)
+            .join(tools, tools.c.id == versions.c.tool_id)
+            .where(versions.c.status == VersionStatus.PENDING_APPROVAL.value)
+            .order_by(versions.c.created_at, versions.c.id)
+        )
+        with self._read() as conn:
+            return [_version(r) for r in conn.execute(query).all()]
+
+    def find_active_by_sha(self, sha256: str, *, exclude: str | None = None) -> ToolVersion | None:
+        """A current, active tool whose code has this hash (duplicate detection)."""
+        query = (
+            select(*_VERSION_COLUMNS)
+            .join(tools, tools.c.id == versions.c.tool_id)
+            .where(
+                versions.c.sha256 == sha256,
+                versions.c.version == tools.c.current_version,
+                tools.c.current_status == VersionStatus.ACTIVE.value,
+            )
+            .order_by(tools.c.name)
+        )
+        if exclude is not None:
+            query = query.where(tools.c.name != exclude)
+        with self._read() as conn:
+            row = conn.execute(query).first()
+        return None if row is None else _version(row)
+
+    # -- decisions and lifecycle ----------------------------------------------------------
+
+    def decide(
+        self, name: str, version: int | None, *, approve: bool, by: str, reason: str
+    ) -> ToolVersion:
+        """Approve (activate and make current) or reject a pending version.
+
+        ``version`` None means the newest pending version of the tool. The approval row
+        binds the approver, time, reason, code hash and capability-set hash.
+        """
+        with self._write() as conn:
+            tool = self._lock_tool(conn, name)
+            if version is None:
+                version = conn.execute(
+                    select(func.max(versions.c.version)).where(
+                        versions.c.tool_id == tool.id,
+                        versions.c.status == VersionStatus.PENDING_APPROVAL.value,
+                    )
+                ).scalar()
+                if version is None:
+                    raise RegistryError("not_pending", f"{name!r} has no version awaiting approval")
+            target = self._version_in(conn, name, version)
+            if target.status is not VersionStatus.PENDING_APPROVAL:
+                raise RegistryError(
+                    "not_pending", f"{name!r} version {version} is {target.status.value}"
+                )
+            conn.execute(
+                insert(approvals).values(
+                    version_id=target.id,
+                    approver=by,
+                    decided_at=now(),
+                    decision="approved" if approve else "rejected",
+                    reason=reason,
+                    code_sha256=target.sha256,
+                    capability_hash=target.capability_hash,
+                )
+            )
+            detail = {"reason": reason, "sha256": target.sha256}
+            if approve:
+                self._set_status(conn, tool, version, VersionStatus.ACTIVE)
+                self._point(
+                    conn,
+                    tool.id,
+                    name,
+                    version,
+                    VersionStatus.ACTIVE,
+                    target.description,
+                    target.parameters,
+                )
+                audit_log.append(conn, name, version, AuditEvent.APPROVED, by, detail)
+                audit_log.append(conn, name, version, AuditEvent.ACTIVATED, by, {})
+            else:
+                self._set_status(conn, tool, version, VersionStatus.REJECTED)
+                audit_log.append(conn, name, version, AuditEvent.REJECTED, by, detail)
+            return self._version_in(conn, name, version)
+
+    def approvals(self, name: str) -> list[Approval]:
+        """Every decision made on the tool's versions, oldest first."""
+        query = (
+            select(approvals, versions.c.version, tools.c.name)
+            .join(versions, versions.c.id == approvals.c.version_id)
+            .join(tools, tools.c.id == versions.c.tool_id)
+            .where(tools.c.name == name)
+            .order_by(approvals.c.id)
+        )
+        with self._read() as conn:
+            rows = conn.execute(query).all()
+        return [
+            Approval(
+                r.name,
+                r.version,
+                r.approver,
+                as_utc(r.decided_at),
+                r.decision,
+                r.reason,
+                r.code_sha256,
+                r.capability_hash,
+            )
+            for r in rows
+        ]
+
+    def rollback(self, name: str, to: int, *, by: str = "user") -> ToolVersion:
+        """Move the pointer to an earlier active version; nothing is deleted."""
+        with self._write() as conn:
+            tool = self._lock_tool(conn, name)
+            target = self._version_in(conn, name, to)
+            if target.status is not VersionStatus.ACTIVE:
+                raise RegistryError(
+                    "not_active",
+                    f"cannot roll back to {name!r} version {to}: it is {target.status.value}",
+                )
+            self._point(
+                conn, tool.id, name, to, target.status, target.description, target.parameters
+            )
+            audit_log.append(
+                conn, name, to, AuditEvent.ROLLED_BACK, by, {"from": tool.current_version, "to": to}
+            )
+            return self._version_in(conn, name, to)
+
+    def set_enabled(self, name: str, enabled: bool, *, by: str = "user") -> ToolVersion:
+        """Disable the current active version, or enable a disabled current version."""
+        want, have = (
+            (VersionStatus.ACTIVE, VersionStatus.DISABLED)
+            if enabled
+            else (VersionStatus.DISABLED, VersionStatus.ACTIVE)
+        )
+        with self._write() as conn:
+            tool = self._lock_tool(conn, name)
+            current = self._version_in(conn, name, None)
+            if current.status is not have:
+                raise RegistryError(
+                    "invalid_status",
+                    f"{name!r} version {current.version} is {current.status.value}, "
+                    f"not {have.value}",
+                )
+            self._set_status(conn, tool, current.version, want)
+            event = AuditEvent.ENABLED if enabled else AuditEvent.DISABLED
+            audit_log.append(conn, name, current.version, event, by, {})
+            return self._version_in(conn, name, None)
+
+    # -- calls, usage, audit, search ------------------------------------------------------
+
+    def record_call(
+        self,
+        name: str,
+        version: int,
+        *,
+        duration_ms: float,
+        error_kind: str | None,
+        actor: str = "agent",
+    ) -> None:
+        """Count a call and append its ``called`` audit row, in one short transaction."""
+        with self.engine.begin() as conn:
+            usage_counters.record(conn, name, duration_ms, error_kind)
+            audit_log.append(
+                conn,
+                name,
+                version,
+                AuditEvent.CALLED,
+                actor,
+                {"ok": error_kind is None, "error": error_kind, "ms": round(duration_ms, 3)},
+            )
+
+    def usage(self, name: str) -> UsageStats:
+        """Calls, failures by kind, p50/p95 duration and last use of a tool."""
+        with self._read() as conn:
+            return usage_counters.stats(conn, name)
+
+    def audit(self, name: str | None = None, *, limit: int | None = None) -> list[AuditEntry]:
+        """Audit rows, oldest first, for one tool or all."""
+        with self._read() as conn:
+            return audit_log.entries(conn, name, limit)
+
+    def search(self, query: str, k: int = 5, *, active_only: bool = True) -> list[SearchHit]:
+        """Ranked full-text search over names, descriptions and parameter docs."""
+        with self._read() as conn:
+            return fulltext.search(conn, query, k, active_only=active_only)
+
+
+def _passed(result: Any) -> bool:
+    if isinstance(result, dict):
+        return bool(result.get("passed", result.get("ok", False)))
+    return bool(getattr(result, "passed", False))
+
+
+def _version(row: Row[Any]) -> ToolVersion:
+    return ToolVersion(
+        id=row.id,
+        name=row.name,
+        version=row.version,
+        language=row.language,
+        code=row.code,
+        sha256=row.sha256,
+        description=row.description,
+        parameters=dict(row.parameters),
+        returns=dict(row.returns) if row.returns is not None else None,
+        tests=list(row.tests),
+        fixtures=list(row.fixtures),
+        capabilities=Capabilities.from_dict(row.capabilities),
+        capability_hash=row.capability_hash,
+        level=row.level,
+        status=VersionStatus(row.status),
+        author=row.author,
+        created_at=as_utc(row.created_at),
+        parent_version=row.parent_version,
+        findings=list(row.findings),
+        test_results=list(row.test_results),
+        extra=dict(row.extra),
+        current=row.current_version == row.version,
+    )

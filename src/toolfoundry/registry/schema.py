@@ -1,0 +1,116 @@
+"""The registry's tables, as SQLAlchemy Core metadata.
+
+The Alembic migrations under ``migrations/`` create these tables; this module is what the
+queries use. A test checks that the migrated database and this metadata agree.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Column,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    UniqueConstraint,
+)
+
+metadata = MetaData()
+
+# One row per tool name. ``current_version`` is the pointer; ``current_status`` mirrors the
+# status of the version it points to, so search and listings filter without a join.
+tools = Table(
+    "tf_tools",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("name", String(64), nullable=False, unique=True),
+    Column("current_version", Integer, nullable=True),
+    Column("current_status", String(32), nullable=True),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("updated_at", DateTime(timezone=True), nullable=False),
+)
+
+# Immutable versions: only ``status`` changes after insert (the lifecycle, not the content).
+versions = Table(
+    "tf_versions",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("tool_id", Integer, ForeignKey("tf_tools.id"), nullable=False),
+    Column("version", Integer, nullable=False),
+    Column("language", String(32), nullable=False),
+    Column("code", Text, nullable=False),
+    Column("sha256", String(64), nullable=False),
+    Column("description", Text, nullable=False),
+    Column("parameters", JSON, nullable=False),
+    Column("returns", JSON, nullable=True),
+    Column("tests", JSON, nullable=False),
+    Column("fixtures", JSON, nullable=False),
+    Column("capabilities", JSON, nullable=False),
+    Column("capability_hash", String(64), nullable=False),
+    Column("level", String(16), nullable=False),
+    Column("status", String(32), nullable=False),
+    Column("author", String(200), nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("parent_version", Integer, nullable=True),
+    Column("findings", JSON, nullable=False),
+    Column("test_results", JSON, nullable=False),
+    Column("extra", JSON, nullable=False),
+    UniqueConstraint("tool_id", "version", name="uq_tf_versions_tool_version"),
+)
+Index("ix_tf_versions_sha256", versions.c.sha256)
+
+approvals = Table(
+    "tf_approvals",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("version_id", Integer, ForeignKey("tf_versions.id"), nullable=False),
+    Column("approver", String(200), nullable=False),
+    Column("decided_at", DateTime(timezone=True), nullable=False),
+    Column("decision", String(16), nullable=False),
+    Column("reason", Text, nullable=False),
+    Column("code_sha256", String(64), nullable=False),
+    Column("capability_hash", String(64), nullable=False),
+)
+Index("ix_tf_approvals_version", approvals.c.version_id)
+
+# Append-only: triggers installed by the migration refuse UPDATE and DELETE.
+audit = Table(
+    "tf_audit",
+    metadata,
+    Column(
+        "id", BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=True
+    ),
+    Column("at", DateTime(timezone=True), nullable=False),
+    Column("tool", String(64), nullable=False),
+    Column("version", Integer, nullable=True),
+    Column("event", String(32), nullable=False),
+    Column("actor", String(200), nullable=False),
+    Column("detail", JSON, nullable=False),
+)
+Index("ix_tf_audit_tool", audit.c.tool, audit.c.id)
+
+# Usage as counters: "calls", "failed:<kind>", "ms:<bucket>" (a log-scaled histogram).
+usage = Table(
+    "tf_usage",
+    metadata,
+    Column("tool", String(64), primary_key=True),
+    Column("counter", String(48), primary_key=True),
+    Column("n", BigInteger, nullable=False),
+    Column("total_ms", Float, nullable=False),
+    Column("last_at", DateTime(timezone=True), nullable=False),
+)
+
+storage = Table(
+    "tf_storage",
+    metadata,
+    Column("namespace", String(200), primary_key=True),
+    Column("key", Text, primary_key=True),
+    Column("value", Text, nullable=False),
+)
