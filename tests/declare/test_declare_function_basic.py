@@ -1,0 +1,93 @@
+"""The everyday path: @tool on a typed function, its spec, and calls through it."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Literal
+
+from toolfoundry.declare import FunctionTool, from_function, tool
+from toolfoundry.spec import DeclaredTool, ErrorKind, Level
+
+
+@tool
+def posts(board: str, sort: Literal["hot", "new"] = "hot", limit: int = 25) -> list[dict]:
+    """Query a public board's feed.
+
+    Args:
+        board: Board name, without the leading slash.
+        sort: Feed order.
+        limit: How many posts to return.
+    """
+    return [{"board": board, "sort": sort, "n": i} for i in range(limit)]
+
+
+def test_bare_decorator_builds_spec_and_keeps_function() -> None:
+    assert isinstance(posts, FunctionTool)
+    assert isinstance(posts, DeclaredTool)
+    assert posts.__name__ == "posts"
+    assert posts.__doc__ is not None
+    assert posts.__doc__.startswith("Query")
+    assert posts.__wrapped__.__name__ == "posts"  # type: ignore[attr-defined]
+    assert posts("x", limit=1) == [{"board": "x", "sort": "hot", "n": 0}]
+    spec = posts.spec
+    assert spec.name == "posts"
+    assert spec.description == "Query a public board's feed."
+    assert spec.level is Level.PRIMITIVE
+    assert [p.name for p in spec.params] == ["board", "sort", "limit"]
+    assert [p.required for p in spec.params] == [True, False, False]
+    assert spec.params[1].enum == ["hot", "new"]
+    assert spec.params[2].default == 25
+    assert spec.returns == {
+        "type": "array",
+        "items": {"type": "object", "additionalProperties": True},
+    }
+
+
+def test_decorator_with_arguments() -> None:
+    @tool(name="board_digest", level="workflow", group="boards", capabilities={"storage": True})
+    def digest(board: str) -> str:
+        """Summarise a board."""
+        return board.upper()
+
+    assert digest.spec.name == "board_digest"
+    assert digest.spec.level is Level.WORKFLOW
+    assert digest.spec.group == "boards"
+    assert digest.spec.capabilities.to_dict() == {"storage": True}
+    assert digest("ab") == "AB"
+
+
+def test_from_function_description_override() -> None:
+    def shout(text: str) -> str:
+        return text.upper()
+
+    shouted = from_function(shout, description="Upper-case a text.")
+    assert shouted.spec.description == "Upper-case a text."
+    assert shouted.call({"text": "hi"}).value == "HI"
+
+
+def test_call_good_and_bad_arguments() -> None:
+    ok = posts.call({"board": "py", "limit": 2})
+    assert ok.ok
+    assert ok.value == [
+        {"board": "py", "sort": "hot", "n": 0},
+        {"board": "py", "sort": "hot", "n": 1},
+    ]
+    assert ok.duration_ms > 0
+    bad = posts.call({"board": 1, "limit": "3", "sort": "top", "extra": True})
+    assert not bad.ok
+    assert bad.error is not None
+    assert bad.error.kind is ErrorKind.INVALID_ARGUMENTS
+    paths = [p.path for p in bad.error.problems]
+    assert paths == ["$.board", "$.sort", "$.limit", "$.extra"]
+
+
+def test_async_function() -> None:
+    @tool
+    async def double(n: int) -> int:
+        """Double a number."""
+        await asyncio.sleep(0)
+        return n * 2
+
+    assert double.is_async
+    assert double.call({"n": 4}).value == 8
+    assert asyncio.run(double.acall({"n": 5})).value == 10
