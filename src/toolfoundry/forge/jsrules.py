@@ -1,0 +1,363 @@
+"""The rules of the JavaScript static check, applied node by node over a tree-sitter tree.
+
+This is a second fence: the sandbox has no eval-free guarantee and no network without a
+policy anyway. The rules aim at what a model writes by habit or an injected prompt writes on
+purpose, including the usual obfuscations (``window["ev" + "al"]``, ``(0, eval)``,
+``(async function(){}).constructor``), and refuse a whole family when a form is ambiguous.
+"""
+
+from __future__ import annotations
+
+import codecs
+import contextlib
+import re
+from collections.abc import Callable
+
+from tree_sitter import Node
+
+from toolfoundry.forge.findings import Finding, Severity
+from toolfoundry.spec import Capabilities, StorageScope
+
+GLOBAL_OBJECTS = frozenset({"globalThis", "window", "self", "global", "frames", "top", "parent"})
+NETWORK_NAMES = frozenset({"fetch", "XMLHttpRequest", "Request", "WebSocket", "EventSource"})
+STORAGE_NAMES = frozenset({"localStorage", "sessionStorage"})
+RANDOM_CALLS = frozenset({"Math.random", "crypto.getRandomValues", "crypto.randomUUID"})
+FUNCTION_LIKE = frozenset(
+    {"function_expression", "arrow_function", "generator_function", "function", "class"}
+)
+# Legitimate double-underscore names that are language features, not host hooks.
+LANGUAGE_DUNDERS = frozenset(
+    {"__proto__", "__defineGetter__", "__defineSetter__", "__lookupGetter__", "__lookupSetter__"}
+)
+LONG_LITERAL_CHARS = 10_000
+_BRACED_ESCAPE = re.compile(r"\\u\{([0-9a-fA-F]{1,6})\}")
+
+
+def literal_value(node: Node | None) -> str | None:
+    """The value of a string literal or substitution-free template, else None."""
+    if node is None:
+        return None
+    if node.type == "parenthesized_expression" and node.named_child_count == 1:
+        return literal_value(node.named_children[0])
+    if node.type not in ("string", "template_string"):
+        return None
+    parts: list[str] = []
+    for child in node.named_children:
+        if child.type == "template_substitution":
+            return None
+        raw = (child.text or b"").decode("utf-8", "replace")
+        if child.type == "escape_sequence":
+            raw = _BRACED_ESCAPE.sub(lambda m: chr(int(m.group(1), 16)), raw)
+            with contextlib.suppress(UnicodeDecodeError):
+                raw = codecs.decode(raw, "unicode_escape")
+        parts.append(raw)
+    return "".join(parts)
+
+
+def unwrap(node: Node) -> Node:
+    """Strip parentheses and take the last operand of a comma sequence: ``(0, eval)`` is eval."""
+    while True:
+        wrapped = node.type in ("parenthesized_expression", "sequence_expression")
+        if wrapped and node.named_child_count:
+            node = node.named_children[-1]
+        else:
+            return node
+
+
+def text(node: Node | None) -> str:
+    """The source text of a node."""
+    return "" if node is None else (node.text or b"").decode("utf-8", "replace")
+
+
+class RuleWalker:
+    """Applies every rule to one tree; findings accumulate in :attr:`findings`."""
+
+    def __init__(
+        self,
+        capabilities: Capabilities,
+        libraries: frozenset[str],
+        hook_names: frozenset[str],
+        has_tests: bool,
+        locate: Callable[[Node], tuple[int, int]],
+    ) -> None:
+        self.capabilities = capabilities
+        self.libraries = libraries
+        self.hook_names = hook_names
+        self.has_tests = has_tests
+        self.locate = locate
+        self.findings: list[Finding] = []
+        self.used_network = False
+        self.used_storage = False
+        self._seen: set[tuple[str, int, int]] = set()
+
+    def report(
+        self, rule: str, node: Node, message: str, severity: Severity = Severity.ERROR
+    ) -> None:
+        """Record one finding, once per rule and place."""
+        line, column = self.locate(node)
+        if (rule, line, column) in self._seen:
+            return
+        self._seen.add((rule, line, column))
+        self.findings.append(Finding(rule, severity, message, line, column))
+
+    def visit(self, node: Node) -> None:
+        """Apply the rules that concern this node's type."""
+        kind = node.type
+        if kind in ("identifier", "shorthand_property_identifier"):
+            self._name(node, text(node))
+        elif kind in ("member_expression", "subscript_expression"):
+            self._member(node)
+        elif kind == "call_expression":
+            self._call(node)
+        elif kind == "new_expression":
+            self._new(node)
+        elif kind in ("import_statement", "export_statement"):
+            source = node.child_by_field_name("source")
+            if source is not None:
+                self._import_source(source, literal_value(source))
+        elif kind == "with_statement":
+            self.report(
+                "with_statement",
+                node,
+                "`with` statements are not allowed (and not valid in ES modules); "
+                "name the object explicitly",
+            )
+        elif kind in ("while_statement", "do_statement", "for_statement"):
+            self._loop(node)
+        elif kind in ("string", "template_string") and len(text(node)) > LONG_LITERAL_CHARS:
+            self.report(
+                "long_literal",
+                node,
+                f"a literal longer than {LONG_LITERAL_CHARS} characters; pass large data as an "
+                "argument instead of embedding it in the code",
+                Severity.WARNING,
+            )
+        elif kind.startswith("jsx_"):
+            self.report(
+                "syntax_error",
+                node,
+                "JSX is not plain JavaScript; build strings or objects instead",
+            )
+
+    def _name(self, node: Node, name: str) -> None:
+        if name == "eval":
+            self.report(
+                "no_eval",
+                node,
+                "`eval` is not allowed in tools: compute the value directly, or parse data with "
+                "JSON.parse",
+            )
+        elif name == "Function":
+            self.report(
+                "no_function_constructor",
+                node,
+                "the `Function` constructor compiles strings as code and is not allowed; "
+                "write an ordinary function",
+            )
+        elif name == "require":
+            self.report(
+                "no_require",
+                node,
+                '`require` does not exist in the sandbox: use `import x from "<library>"` with a '
+                f"bundled library ({', '.join(sorted(self.libraries))})",
+            )
+        elif name in NETWORK_NAMES:
+            self._network(node, name)
+        elif name in STORAGE_NAMES:
+            self._storage(node, name)
+        elif self._is_hook(name):
+            self._hook(node, name)
+
+    def _is_hook(self, name: str) -> bool:
+        if name in LANGUAGE_DUNDERS:
+            return False
+        return name.startswith(("__host", "__tf")) or name in self.hook_names
+
+    def _hook(self, node: Node, name: str) -> None:
+        self.report(
+            "host_hook",
+            node,
+            f"`{name}` is an internal hook of the sandbox; use the public web APIs "
+            "(fetch, localStorage, crypto) instead",
+        )
+
+    def _network(self, node: Node, name: str) -> None:
+        self.used_network = True
+        if not self.capabilities.network:
+            self.report(
+                "network_without_capability",
+                node,
+                f"`{name}` needs the network capability: add the hosts you call to "
+                'capabilities.network (e.g. ["api.example.com"]) and give fetch fixtures for tests',
+            )
+
+    def _storage(self, node: Node, name: str) -> None:
+        self.used_storage = True
+        if self.capabilities.storage is StorageScope.NONE:
+            self.report(
+                "storage_without_capability",
+                node,
+                f"`{name}` needs the storage capability: set capabilities.storage to true",
+            )
+
+    def _member(self, node: Node) -> None:
+        obj = node.child_by_field_name("object")
+        if obj is None:
+            return
+        target = unwrap(obj)
+        if node.type == "member_expression":
+            prop: str | None = text(node.child_by_field_name("property"))
+        else:
+            prop = literal_value(node.child_by_field_name("index"))
+        on_global = target.type == "identifier" and text(target) in GLOBAL_OBJECTS
+        if prop is None:
+            if on_global or target.type == "this":
+                self.report(
+                    "computed_global_access",
+                    node,
+                    f"`{text(target)}[...]` with a computed key can reach any global, eval "
+                    "included; refer to the global you need by its name",
+                )
+            return
+        if prop in ("eval", "Function", "require") or prop in NETWORK_NAMES | STORAGE_NAMES:
+            if prop in ("eval", "Function") or on_global:
+                self._name(node, prop)
+        elif prop == "constructor":
+            self._constructor(node, target)
+        elif prop == "__proto__":
+            self.report(
+                "prototype_reach",
+                node,
+                "reading `__proto__` is not allowed; use Object.getPrototypeOf only on your own "
+                "objects, or better, plain data",
+            )
+        elif self._is_hook(prop):
+            self._hook(node, prop)
+        elif f"{text(target)}.{prop}" in RANDOM_CALLS and self.has_tests:
+            self.report(
+                "nondeterministic",
+                node,
+                f"`{text(target)}.{prop}` makes results vary between runs, so tests with "
+                "`expected` values may fail; derive values from the input where you can",
+                Severity.WARNING,
+            )
+
+    def _constructor(self, node: Node, target: Node) -> None:
+        chained = target.type in ("member_expression", "subscript_expression") and (
+            text(target.child_by_field_name("property")) == "constructor"
+            or literal_value(target.child_by_field_name("index")) == "constructor"
+        )
+        parent = node.parent
+        called = (
+            parent is not None
+            and parent.type == "call_expression"
+            and parent.child_by_field_name("function") == node
+        )
+        proto_of = target.type == "call_expression" and "getPrototypeOf" in text(
+            target.child_by_field_name("function")
+        )
+        if chained or called or proto_of or target.type in FUNCTION_LIKE:
+            self.report(
+                "no_function_constructor",
+                node,
+                "reaching a function's `constructor` gets the Function constructor (code from "
+                "strings), which is not allowed; write an ordinary function",
+            )
+
+    def _call(self, node: Node) -> None:
+        fn = node.child_by_field_name("function")
+        args = node.child_by_field_name("arguments")
+        if fn is None:
+            return
+        arg_nodes = [] if args is None else list(args.named_children)
+        if fn.type == "import":
+            first = arg_nodes[0] if arg_nodes else None
+            spec = literal_value(first)
+            if spec is None:
+                self.report(
+                    "dynamic_import",
+                    node,
+                    "`import()` needs a string literal naming a bundled library; computed "
+                    "module names are not allowed",
+                )
+            else:
+                self._import_source(node, spec)
+            return
+        name = text(unwrap(fn))
+        if (
+            name in ("setTimeout", "setInterval")
+            and arg_nodes
+            and arg_nodes[0].type
+            in (
+                "string",
+                "template_string",
+            )
+        ):
+            self.report(
+                "no_eval", node, f"`{name}` with a string runs code from text; pass a function"
+            )
+        for arg in arg_nodes:
+            if unwrap(arg).type == "identifier" and text(unwrap(arg)) in GLOBAL_OBJECTS:
+                self.report(
+                    "global_reflection",
+                    arg,
+                    f"passing `{text(unwrap(arg))}` to a function lets it enumerate or reach "
+                    "every global; refer to the global you need by its name",
+                )
+
+    def _new(self, node: Node) -> None:
+        ctor = node.child_by_field_name("constructor")
+        args = node.child_by_field_name("arguments")
+        if ctor is None or args is None:
+            return
+        is_ctor_prop = (
+            ctor.type == "member_expression"
+            and text(ctor.child_by_field_name("property")) == "constructor"
+        )
+        if is_ctor_prop and any(
+            a.type in ("string", "template_string") for a in args.named_children
+        ):
+            self.report(
+                "no_function_constructor",
+                node,
+                '`new x.constructor("...")` compiles a string as code; write an ordinary function',
+            )
+
+    def _import_source(self, node: Node, spec: str | None) -> None:
+        if spec is None or spec not in self.libraries:
+            self.report(
+                "forbidden_import",
+                node,
+                f"cannot import {spec!r}: only the bundled libraries can be imported "
+                f"({', '.join(sorted(self.libraries))}); write the code yourself otherwise",
+            )
+
+    def _loop(self, node: Node) -> None:
+        cond = node.child_by_field_name("condition")
+        cond_text = text(cond).strip("();").strip() if cond is not None else ""
+        if cond_text not in ("", "true", "1", "!0"):
+            return
+        body = node.child_by_field_name("body")
+        if body is not None and not _has_exit(body):
+            self.report(
+                "infinite_loop",
+                node,
+                "this loop never ends (no break, return or throw inside); the call will time out",
+                Severity.WARNING,
+            )
+
+
+def _has_exit(node: Node) -> bool:
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if current.type in ("break_statement", "return_statement", "throw_statement"):
+            return True
+        if current.type in FUNCTION_LIKE or current.type in (
+            "function_declaration",
+            "generator_function_declaration",
+            "method_definition",
+        ):
+            continue
+        stack.extend(current.children)
+    return False
