@@ -1,0 +1,48 @@
+// The npm libraries the sandbox offers by name. Versions are pinned in package.json and
+// package-lock.json; this table only says how each one's default export is shaped.
+//
+// default:
+//   "package"   - the package's own default export (ESM `export default` or CJS module.exports)
+//   "namespace" - a plain object holding every named export, for packages whose ES module has
+//                 no default although `import x from "pkg"` is what most code out there writes
+//   { export: "name" } - one named export serves as the default (e.g. marked's callable `marked`)
+// aliases: extra names (named and on the default object) that point at an existing export,
+//   for APIs that models still write from older major versions.
+export const LIBRARIES = [
+  { name: "decimal.js", default: "package" },
+  {
+    name: "js-yaml",
+    default: "namespace",
+    aliases: { safeLoad: "load", safeLoadAll: "loadAll", safeDump: "dump" },
+  },
+  { name: "dayjs", default: "package" },
+  { name: "papaparse", default: "package" },
+  { name: "marked", default: { export: "marked" } },
+  { name: "fast-xml-parser", default: "namespace" },
+  { name: "diff", default: "namespace" },
+  { name: "jsonpath-plus", default: "namespace" },
+];
+
+// How esbuild resolves packages for a bare QuickJS: no Node built-ins, browser-flavoured
+// builds where a package offers one (jsonpath-plus's Node build imports `vm`, papaparse's
+// `stream`).
+export const RESOLVE = {
+  platform: "neutral",
+  mainFields: ["browser", "module", "main"],
+  conditions: ["browser", "module"],
+  target: "es2022",
+  // Environment probes fold at build time to "bare engine": no Node, no DOM.
+  define: {
+    "process.env.NODE_ENV": '"production"',
+    process: "undefined",
+    Buffer: "undefined",
+    global: "undefined",
+    window: "undefined",
+    document: "undefined",
+  },
+};
+
+/** The file name a library's bundle gets: its npm name with anything unusual replaced. */
+export function bundleFileName(name) {
+  return `${name.replace(/^@/, "").replace(/[^A-Za-z0-9_-]/g, "_")}.mjs`;
+}
