@@ -1,0 +1,82 @@
+"""The drift check: committed catalogue files must equal what the code renders, byte for byte."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from toolfoundry.catalog.formats import FORMATS, UnknownFormat, render
+from toolfoundry.catalog.skill import DEFAULT_SKILL_NAME, SKILL_NAME_PATTERN
+from toolfoundry.spec import ToolSpec
+
+OUT_OF_SYNC = "{path} is out of sync with the code; run 'toolfoundry catalog write'"
+
+
+@dataclass(frozen=True)
+class Artifact:
+    """One committed catalogue file: where it lives and which format it holds."""
+
+    path: Path
+    format: str
+
+    def __post_init__(self) -> None:
+        if self.format not in FORMATS:
+            raise UnknownFormat(f"unknown catalogue format {self.format!r}")
+
+    def render(self, specs: Iterable[ToolSpec]) -> str:
+        """The text this file must contain for ``specs``."""
+        if self.format != "skill":
+            return render(self.format, specs)
+        # A skill's name must equal its folder; outside a skill-named folder use the default.
+        folder = self.path.resolve().parent.name
+        name = folder if re.fullmatch(SKILL_NAME_PATTERN, folder) else DEFAULT_SKILL_NAME
+        return render("skill", specs, skill_name=name)
+
+
+DEFAULT_ARTIFACTS: tuple[Artifact, ...] = (
+    Artifact(Path("docs/catalog.json"), "json"),
+    Artifact(Path("docs/skills/toolfoundry/SKILL.md"), "skill"),
+)
+
+
+def artifact_for(path: Path, format: str | None = None) -> Artifact:
+    """An artifact at ``path``; the format is inferred from the name unless given.
+
+    ``SKILL.md`` (or any ``.md``) holds ``skill``, ``*.json`` holds ``json``.
+
+    Raises:
+        UnknownFormat: no format given and none can be inferred.
+    """
+    if format is None:
+        if path.suffix.lower() == ".md":
+            format = "skill"
+        elif path.suffix.lower() == ".json":
+            format = "json"
+        else:
+            raise UnknownFormat(f"cannot tell the format of {path}; pass --format")
+    return Artifact(path, format)
+
+
+def write(artifacts: Sequence[Artifact], specs: Sequence[ToolSpec]) -> list[Path]:
+    """Write every artifact (creating folders); return the paths whose bytes changed."""
+    changed = []
+    for artifact in artifacts:
+        data = artifact.render(specs).encode("utf-8")
+        path = artifact.path
+        if not path.is_file() or path.read_bytes() != data:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(data)
+            changed.append(path)
+    return changed
+
+
+def out_of_sync(artifacts: Sequence[Artifact], specs: Sequence[ToolSpec]) -> list[Path]:
+    """Paths of artifacts that are missing or differ from the rendering by any byte."""
+    stale = []
+    for artifact in artifacts:
+        data = artifact.render(specs).encode("utf-8")
+        if not artifact.path.is_file() or artifact.path.read_bytes() != data:
+            stale.append(artifact.path)
+    return stale

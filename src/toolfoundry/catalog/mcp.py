@@ -1,0 +1,52 @@
+"""MCP ``tools/list`` entries: name, title, description, inputSchema, outputSchema, annotations.
+
+Annotations come from capabilities, never from hand-written flags: a pure tool (no network,
+credentials, storage or system access) is ``readOnlyHint``; a tool that may fetch is
+``openWorldHint``. MCP takes full JSON Schema, so schemas pass through unchanged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from toolfoundry.catalog.ordering import ordered
+from toolfoundry.catalog.schema_transform import without_dialect
+from toolfoundry.spec import ToolSpec
+
+
+def tool_title(name: str) -> str:
+    """A human title from a tool name: ``search_tools`` -> ``Search tools``."""
+    words = name.replace("-", " ").replace("_", " ").split()
+    text = " ".join(words) or name
+    return text[:1].upper() + text[1:]
+
+
+def mcp_annotations(spec: ToolSpec) -> dict[str, Any]:
+    """Behaviour hints derived from the spec's capabilities."""
+    caps = spec.capabilities
+    return {
+        "title": tool_title(spec.name),
+        "readOnlyHint": caps.is_pure,
+        "openWorldHint": bool(caps.network),
+    }
+
+
+def mcp_tool(spec: ToolSpec) -> dict[str, Any]:
+    """One entry of an MCP ``tools/list`` result."""
+    entry: dict[str, Any] = {
+        "name": spec.name,
+        "title": tool_title(spec.name),
+        "description": spec.description,
+        "inputSchema": spec.parameters,
+    }
+    returns = spec.returns
+    if returns is not None and returns.get("type") == "object":
+        entry["outputSchema"] = without_dialect(returns)
+    entry["annotations"] = mcp_annotations(spec)
+    return entry
+
+
+def mcp_tools(specs: Iterable[ToolSpec]) -> list[dict[str, Any]]:
+    """All entries of an MCP ``tools/list`` result, sorted by group then name."""
+    return [mcp_tool(spec) for spec in ordered(specs)]
