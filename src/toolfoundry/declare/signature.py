@@ -28,14 +28,23 @@ import math
 import typing
 import warnings
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Annotated, Any
 
 import jsonschema
 import pydantic_core
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, create_model
-from pydantic.errors import PydanticUserError
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    TypeAdapter,
+    ValidationError,
+    create_model,
+)
+from pydantic.errors import PydanticSchemaGenerationError, PydanticUserError
 from pydantic.fields import FieldInfo
 from pydantic.json_schema import PydanticJsonSchemaWarning
+from pydantic_core import PydanticCustomError
 
 from toolfoundry.declare.docstrings import DocInfo
 from toolfoundry.declare.errors import DeclarationError
@@ -113,6 +122,8 @@ class ArgumentsModel:
                 "of a direct call; write `Annotated[T, Field(...)] = value` instead"
             )
         check_describable(annotation, where)
+        if typing.get_origin(_bare(annotation)) in (set, frozenset):
+            annotation = Annotated[annotation, BeforeValidator(_reject_duplicates)]
         has_own_description = any(
             isinstance(meta, FieldInfo) and meta.description
             for meta in typing.get_args(annotation)[1:]
@@ -188,11 +199,28 @@ def check_describable(annotation: Any, where: str) -> None:
             TypeAdapter(annotation).json_schema()
     except (PydanticUserError, TypeError, NameError) as exc:
         first = str(exc).strip().splitlines()[0]
+        if isinstance(exc, PydanticSchemaGenerationError):
+            first = "pydantic has no schema for it"
         raise DeclarationError(
             f"{where} has type {_type_name(annotation)}, which cannot be described as JSON "
             f"({first}); use JSON-shaped types: str, int, float, bool, list, dict, Literal, "
             "Enum, dataclasses, TypedDict or pydantic models"
         ) from exc
+
+
+def _bare(annotation: Any) -> Any:
+    while typing.get_origin(annotation) is Annotated:
+        annotation = typing.get_args(annotation)[0]
+    return annotation
+
+
+def _reject_duplicates(value: Any) -> Any:
+    # JSON Schema's uniqueItems rejects duplicates; a set would silently drop them.
+    if isinstance(value, list):
+        seen = {json.dumps(item, sort_keys=True) for item in value}
+        if len(seen) != len(value):
+            raise PydanticCustomError("unique_items", "items must be unique (this is a set)")
+    return value
 
 
 def _type_name(annotation: Any) -> str:
@@ -262,15 +290,21 @@ def _data_path(loc: list[str | int], value: Any, kind: str) -> list[str | int]:
             elif last or kind == "missing":
                 parts.append(step)
                 value = None
-        elif isinstance(value, list) and isinstance(step, int) and 0 <= step < len(value):
-            parts.append(step)
-            value = value[step]
+        elif isinstance(value, list) and isinstance(step, int):
+            if 0 <= step < len(value):
+                parts.append(step)
+                value = value[step]
+            elif last or kind == "missing":
+                parts.append(step)
+                value = None
     return parts
 
 
 def _message(kind: str, msg: str, parts: list[str | int], names: list[str]) -> str:
     top = len(parts) == 1
     if kind == "missing":
+        if parts and isinstance(parts[-1], int):
+            return "item is missing"
         return "required argument is missing" if top else "required field is missing"
     if kind == "extra_forbidden":
         if top:
