@@ -35,5 +35,8 @@ test: $(STAMP)
 test-slow: $(STAMP)
 	$(BIN)/pytest -q -m slow || [ $$? -eq 5 ]
 
+jslibs:
+	node jsbuild/build.mjs --install
+
 clean:
 	rm -rf $(VENV) .toolfoundry .pytest_cache .mypy_cache .ruff_cache

@@ -4,9 +4,12 @@
 //                            fresh build does not match it (a changed input or toolchain)
 //   node build.mjs --check   only verify the outputs against checksums.json (needs no npm ci)
 //   node build.mjs --update  rebuild and record new checksums (after changing a version)
+//   node build.mjs --install as the default, running `npm ci` from the lockfile first when a
+//                            build is needed (what scripts/setup.sh and `make jslibs` call)
 //
 // Outputs, under src/toolfoundry/sandbox/js/_build/: libs/<name>.mjs, libs/manifest.json
 // ({"libs": {"<npm name>": {file, version, sha256, exports}}}) and polyfills.js.
+import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -184,6 +187,16 @@ async function main(argv) {
   if (check) {
     console.error(`jsbuild: outputs do not match checksums.json:\n  ${stale.join("\n  ")}`);
     return 1;
+  }
+  if (argv.includes("--install")) {
+    const npm = spawnSync("npm", ["ci", "--ignore-scripts", "--no-audit", "--no-fund"], {
+      cwd: HERE,
+      stdio: "inherit",
+    });
+    if (npm.status !== 0) {
+      console.error("jsbuild: `npm ci` failed");
+      return 1;
+    }
   }
   const esbuild = await import("esbuild");
   const work = mkdtempSync(join(tmpdir(), "jsbuild-"));

@@ -11,3 +11,10 @@ if [ ! -x .venv/bin/python ]; then
 fi
 .venv/bin/python -m pip install -q --upgrade pip
 .venv/bin/python -m pip install -q -e ".[dev,build]"
+
+# The sandbox's npm libraries and web-API polyfills: `npm ci` from jsbuild/package-lock.json and
+# an esbuild bundle, skipped when the outputs already match jsbuild/checksums.json.
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+  apt-get update -qq && apt-get install -y -qq nodejs npm
+fi
+node jsbuild/build.mjs --install
