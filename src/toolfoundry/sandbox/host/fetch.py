@@ -1,0 +1,599 @@
+"""The fetch capability: a network policy and the handler that enforces it, host-side.
+
+``FetchPolicy`` is a :class:`~toolfoundry.sandbox.host.protocols.FetchProvider`. For each tool call
+the engine asks it for a handler, then hands every ``fetch`` of the script to ``handle``, which
+never raises. The order of checks matters and is fixed: request shape, method, the single URL
+parse (:mod:`netguard`), scheme, allowlist with port, headers, body, resolution within the
+deadline, every resolved address, then a connection pinned to the checked address, credential
+headers added last, the response streamed under a size cap and scrubbed of credentials.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import functools
+import ipaddress
+import logging
+import ssl
+import threading
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from toolfoundry.sandbox.host.credentials import (
+    HEADER_NAME,
+    RESERVED_HEADERS,
+    Credential,
+    CredentialError,
+    SecretStore,
+)
+from toolfoundry.sandbox.host.fetch_wire import send
+from toolfoundry.sandbox.host.netguard import (
+    DEFAULT_PORTS,
+    FetchError,
+    IPAddress,
+    ParsedURL,
+    Resolver,
+    address_problem,
+    canonical_host_and_ip,
+    denied,
+    effective_address,
+    local_addresses,
+    parse_port,
+    parse_url,
+    resolve,
+    system_resolver,
+)
+
+log = logging.getLogger(__name__)
+
+METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE")
+MAX_HEADERS = 100
+MAX_HEADER_BYTES = 64 * 1024
+# Set by the host, so a script's own value is dropped rather than refused.
+_HOST_OWNED = frozenset({"content-length", "accept-encoding"})
+
+
+class FetchPolicyError(ValueError):
+    """A fetch policy (constructor, CLI flags or ``[fetch]`` table) is malformed."""
+
+
+@dataclass(frozen=True)
+class HostPattern:
+    """An allowlist entry: ``host``, ``*.suffix`` (dot boundary), optionally ``:port``.
+
+    Without a port the entry matches the scheme's default port (443, or 80 for allowed http).
+    """
+
+    host: str
+    wildcard: bool = False
+    port: int | None = None
+
+    @classmethod
+    def parse(cls, text: str) -> HostPattern:
+        """Parse and canonicalise one entry.
+
+        Raises:
+            FetchPolicyError: when the entry is not a host pattern.
+        """
+        if not isinstance(text, str) or not text:
+            raise FetchPolicyError(f"host pattern must be a non-empty string, got {text!r}")
+        wildcard = text.startswith("*.")
+        body = text[2:] if wildcard else text
+        port: int | None = None
+        try:
+            if body.startswith("[") and "]:" in body:
+                body, port_text = body.rsplit(":", 1)
+                port = parse_port(port_text)
+            elif not body.startswith("[") and body.count(":") == 1:
+                body, port_text = body.split(":")
+                port = parse_port(port_text)
+            ip, host = canonical_host_and_ip(body)
+        except FetchError as exc:
+            raise FetchPolicyError(f"host pattern {text!r}: {exc.message}") from None
+        if "*" in host or (wildcard and ip is not None):
+            raise FetchPolicyError(
+                f"host pattern {text!r}: only a leading '*.' before a domain name is allowed"
+            )
+        return cls(host=host, wildcard=wildcard, port=port)
+
+    def matches(self, host: str, port: int | None = None, default_port: int | None = None) -> bool:
+        """True when ``host`` (canonical) and ``port`` fit this entry; port None skips the port."""
+        if self.wildcard:
+            if not host.endswith("." + self.host):
+                return False
+        elif host != self.host:
+            return False
+        if port is None:
+            return True
+        return port == (self.port if self.port is not None else default_port)
+
+    def __str__(self) -> str:
+        text = ("*." if self.wildcard else "") + self.host
+        if ":" in self.host:
+            text = f"[{text}]"
+        return text if self.port is None else f"{text}:{self.port}"
+
+
+@dataclass(frozen=True)
+class FetchRecord:
+    """One audited request: who asked, where to, and how it ended. Never holds secrets."""
+
+    tool: str | None
+    method: str | None
+    host: str | None
+    port: int | None
+    address: str | None
+    status: int | None
+    error: str | None
+    message: str | None
+    bytes: int
+    duration_ms: float
+    credential: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return dict(self.__dict__)
+
+
+Audit = Callable[[FetchRecord], None]
+
+
+@dataclass(frozen=True)
+class FetchPolicy:
+    """Which hosts a tool may fetch, how, and within which limits (a FetchProvider).
+
+    Attributes:
+        allow: host patterns (``api.example.com``, ``*.example.com``, ``host:8443``).
+        allow_http: host patterns for which plain ``http`` is also allowed.
+        allow_private: host patterns, IPs or CIDRs whose private, loopback or otherwise
+            non-public addresses may be reached (tests, on-prem services).
+        credentials: headers the host adds for exact hosts.
+        connect_timeout: seconds for TCP connect and TLS handshake.
+        read_timeout: seconds of silence allowed while sending or receiving.
+        total_timeout: seconds for one whole request (always also within the call's deadline).
+        dns_timeout: seconds for resolving one host.
+        max_response_bytes: decoded response body cap; larger bodies fail the request.
+        max_request_bytes: request body cap.
+        max_requests: requests allowed per tool call.
+        resolver: host name -> IP strings; defaults to the system resolver (getaddrinfo).
+        audit: receives one :class:`FetchRecord` per request, allowed or not.
+        secret_store: looks up ``Credential.secret`` keys.
+        ssl_context: TLS settings; defaults to the system trust store with verification on.
+    """
+
+    allow: tuple[str, ...] = ()
+    allow_http: tuple[str, ...] = ()
+    allow_private: tuple[str, ...] = ()
+    credentials: tuple[Credential, ...] = ()
+    connect_timeout: float = 5.0
+    read_timeout: float = 10.0
+    total_timeout: float = 30.0
+    dns_timeout: float = 2.0
+    max_response_bytes: int = 5 * 1024 * 1024
+    max_request_bytes: int = 1024 * 1024
+    max_requests: int = 20
+    resolver: Resolver = system_resolver
+    audit: Audit | None = None
+    secret_store: SecretStore | None = None
+    ssl_context: ssl.SSLContext | None = field(default=None, compare=False)
+    _allow: tuple[HostPattern, ...] = field(init=False, repr=False, compare=False, default=())
+    _http: tuple[HostPattern, ...] = field(init=False, repr=False, compare=False, default=())
+    _private_hosts: tuple[HostPattern, ...] = field(
+        init=False, repr=False, compare=False, default=()
+    )
+    _private_nets: tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...] = field(
+        init=False, repr=False, compare=False, default=()
+    )
+
+    def __post_init__(self) -> None:
+        for name in ("allow", "allow_http", "allow_private", "credentials"):
+            value = getattr(self, name)
+            if isinstance(value, str) or not isinstance(value, Iterable):
+                raise FetchPolicyError(f"FetchPolicy.{name} must be a tuple, got {value!r}")
+            object.__setattr__(self, name, tuple(value))
+        for name in ("connect_timeout", "read_timeout", "total_timeout", "dns_timeout"):
+            if not isinstance(getattr(self, name), int | float) or getattr(self, name) <= 0:
+                raise FetchPolicyError(f"FetchPolicy.{name} must be a positive number")
+        for name in ("max_response_bytes", "max_request_bytes", "max_requests"):
+            if not isinstance(getattr(self, name), int) or getattr(self, name) < 0:
+                raise FetchPolicyError(f"FetchPolicy.{name} must be a non-negative integer")
+        if not all(isinstance(c, Credential) for c in self.credentials):
+            raise FetchPolicyError("FetchPolicy.credentials must hold Credential objects")
+        object.__setattr__(self, "_allow", tuple(HostPattern.parse(p) for p in self.allow))
+        object.__setattr__(self, "_http", tuple(HostPattern.parse(p) for p in self.allow_http))
+        hosts, nets = [], []
+        for entry in self.allow_private:
+            net = _network(entry)
+            if net is not None:
+                nets.append(net)
+            else:
+                hosts.append(HostPattern.parse(entry))
+        object.__setattr__(self, "_private_hosts", tuple(hosts))
+        object.__setattr__(self, "_private_nets", tuple(nets))
+
+    # --- construction from the CLI and toolfoundry.toml ---------------------------------------
+
+    @classmethod
+    def from_cli(
+        cls,
+        allow_hosts: Sequence[str] = (),
+        allow_private: Sequence[str] = (),
+        credentials: Sequence[str] = (),
+        **options: Any,
+    ) -> FetchPolicy:
+        """Build a policy from ``--allow-host``, ``--allow-private`` and ``--credential`` values.
+
+        ``--allow-host`` takes a host pattern; prefixing it with ``http://`` also allows plain
+        http for it (``http://127.0.0.1:8000``). ``--credential`` takes
+        ``HOST:HEADER:ENV_VAR``. Other keyword arguments are passed to the constructor.
+
+        Raises:
+            FetchPolicyError: on any malformed value, with a message fit for a usage error.
+        """
+        allow, http = _split_schemes(allow_hosts)
+        try:
+            creds = tuple(Credential.parse(text) for text in credentials)
+        except CredentialError as exc:
+            raise FetchPolicyError(str(exc)) from None
+        return cls(
+            allow=allow,
+            allow_http=tuple(http) + tuple(options.pop("allow_http", ())),
+            allow_private=tuple(allow_private),
+            credentials=creds,
+            **options,
+        )
+
+    @classmethod
+    def from_config(cls, table: Mapping[str, Any], **options: Any) -> FetchPolicy:
+        """Build a policy from the ``[fetch]`` table of ``toolfoundry.toml``.
+
+        Keys: ``allow``, ``allow_http``, ``allow_private`` (lists of strings; ``allow`` entries
+        may carry an ``http://`` prefix), ``credentials`` (a list of ``{host, header, env}`` or
+        ``{host, header, secret}`` tables, or ``HOST:HEADER:ENV_VAR`` strings), and the limits
+        ``connect_timeout``, ``read_timeout``, ``total_timeout``, ``dns_timeout``,
+        ``max_response_bytes``, ``max_request_bytes``, ``max_requests``. ``options`` supplies
+        what a file cannot hold (``resolver``, ``audit``, ``secret_store``, ``ssl_context``).
+
+        Raises:
+            FetchPolicyError: on unknown keys or values of the wrong type.
+        """
+        if not isinstance(table, Mapping):
+            raise FetchPolicyError("[fetch] must be a table")
+        lists = ("allow", "allow_http", "allow_private")
+        limits = (
+            "connect_timeout",
+            "read_timeout",
+            "total_timeout",
+            "dns_timeout",
+            "max_response_bytes",
+            "max_request_bytes",
+            "max_requests",
+        )
+        unknown = sorted(set(table) - {*lists, *limits, "credentials"})
+        if unknown:
+            raise FetchPolicyError(
+                f"unknown keys in [fetch]: {unknown}; known: {sorted({*lists, *limits})}"
+                " and credentials"
+            )
+        for key in lists:
+            value = table.get(key, [])
+            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                raise FetchPolicyError(f"fetch.{key} must be a list of strings")
+        allow, http = _split_schemes(table.get("allow", []))
+        kwargs: dict[str, Any] = {key: table[key] for key in limits if key in table}
+        for key, value in kwargs.items():
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                raise FetchPolicyError(f"fetch.{key} must be a number")
+        return cls(
+            allow=allow,
+            allow_http=tuple(http) + tuple(table.get("allow_http", [])),
+            allow_private=tuple(table.get("allow_private", [])),
+            credentials=_config_credentials(table.get("credentials", [])),
+            **kwargs,
+            **options,
+        )
+
+    # --- the provider ------------------------------------------------------------------------
+
+    def handler(self, *, deadline: float, tool: str | None) -> FetchSession:
+        """A handler for one tool call that must end by ``deadline`` (``time.monotonic()``)."""
+        return FetchSession(self, deadline=deadline, tool=tool)
+
+    def allows(self, url: ParsedURL) -> bool:
+        """True when scheme, host and port of ``url`` pass the allowlist (no address check)."""
+        default = DEFAULT_PORTS[url.scheme]
+        if url.scheme == "http" and not any(p.matches(url.host) for p in self._http):
+            return False
+        return any(p.matches(url.host, url.port, default) for p in self._allow)
+
+    def private_allowed(self, host: str, ip: IPAddress) -> bool:
+        """True when ``allow_private`` covers this host name or address."""
+        if any(p.matches(host) for p in self._private_hosts):
+            return True
+        reached = effective_address(ip)
+        return any(ip in net or reached in net for net in self._private_nets)
+
+    def check_address(self, host: str, ip: IPAddress) -> None:
+        """Refuse a non-public address unless ``allow_private`` covers it.
+
+        Raises:
+            FetchError: ``capability_denied`` naming the address class.
+        """
+        problem = address_problem(ip)
+        if problem is None and effective_address(ip) in local_addresses():
+            problem = "one of this machine's own addresses"
+        if problem is None or self.private_allowed(host, ip):
+            return
+        where = f"address {ip}" if host == str(ip) else f"{host} resolves to {ip}, which"
+        raise denied(
+            f"{where} is {problem}; non-public addresses are refused unless allow_private "
+            "covers them"
+        )
+
+
+def _network(entry: str) -> ipaddress.IPv4Network | ipaddress.IPv6Network | None:
+    text = entry[1:-1] if entry.startswith("[") and entry.endswith("]") else entry
+    try:
+        return ipaddress.ip_network(text, strict=False)
+    except ValueError:
+        if "/" in text:
+            raise FetchPolicyError(f"allow_private entry {entry!r} is not a valid CIDR") from None
+        return None  # a host pattern
+
+
+def _split_schemes(entries: Iterable[str]) -> tuple[tuple[str, ...], list[str]]:
+    allow: list[str] = []
+    http: list[str] = []
+    for entry in entries:
+        if not isinstance(entry, str):
+            raise FetchPolicyError(f"host pattern must be a string, got {entry!r}")
+        lowered = entry.lower()
+        if lowered.startswith("http://"):
+            entry = entry[7:].rstrip("/")
+            http.append(entry)
+        elif lowered.startswith("https://"):
+            entry = entry[8:].rstrip("/")
+        elif "://" in entry:
+            raise FetchPolicyError(f"host pattern {entry!r}: only http:// or https:// prefixes")
+        allow.append(entry)
+    return tuple(allow), http
+
+
+def _config_credentials(value: object) -> tuple[Credential, ...]:
+    if not isinstance(value, list):
+        raise FetchPolicyError("fetch.credentials must be a list")
+    out = []
+    for index, item in enumerate(value):
+        try:
+            if isinstance(item, str):
+                out.append(Credential.parse(item))
+            elif isinstance(item, Mapping):
+                extra = sorted(set(item) - {"host", "header", "env", "secret"})
+                if extra:
+                    raise CredentialError(f"unknown keys {extra}")
+                out.append(Credential(**{str(k): v for k, v in item.items()}))
+            else:
+                raise CredentialError("must be a table or a HOST:HEADER:ENV_VAR string")
+        except (CredentialError, TypeError) as exc:
+            raise FetchPolicyError(f"fetch.credentials[{index}]: {exc}") from None
+    return tuple(out)
+
+
+@functools.cache
+def default_ssl_context() -> ssl.SSLContext:
+    """System trust store with hostname verification; certifi when the system has none."""
+    context = ssl.create_default_context()
+    if not context.cert_store_stats().get("x509_ca"):
+        import certifi
+
+        context.load_verify_locations(certifi.where())
+    return context
+
+
+class FetchSession:
+    """The FetchHandler for one tool call: enforces the policy request by request."""
+
+    def __init__(self, policy: FetchPolicy, *, deadline: float, tool: str | None) -> None:
+        self._policy = policy
+        self._deadline = deadline
+        self._tool = tool
+        self._count = 0
+        self._lock = threading.Lock()
+
+    def handle(self, request: Mapping[str, Any]) -> dict[str, Any]:
+        """Answer one script request; never raises (see ``FetchHandler``)."""
+        started = time.monotonic()
+        trace = _Trace()
+        try:
+            answer = self._handle(request, trace)
+        except FetchError as exc:
+            answer = {"error": {"kind": exc.kind, "message": trace.scrub(exc.message)}}
+        except Exception as exc:  # a bug here must still not escape into the engine
+            log.exception("fetch handler failed")
+            answer = {"error": {"kind": "runtime_error", "message": f"fetch failed: {exc!r}"}}
+            answer["error"]["message"] = trace.scrub(answer["error"]["message"])
+        self._audit(trace, answer, started)
+        return answer
+
+    def _handle(self, request: Mapping[str, Any], trace: _Trace) -> dict[str, Any]:
+        policy = self._policy
+        with self._lock:
+            self._count += 1
+            count = self._count
+        if not isinstance(request, Mapping):
+            raise FetchError("runtime_error", "fetch request must be an object")
+        method = request.get("method", "GET")
+        if not isinstance(method, str) or method.upper() not in METHODS:
+            raise denied(f"method {str(method)[:20]!r} is not allowed; allowed: {list(METHODS)}")
+        trace.method = method = method.upper()
+        url = parse_url(request.get("url"))
+        trace.host, trace.port = url.host, url.port
+        if count > policy.max_requests:
+            raise denied(f"this call already made {policy.max_requests} requests (the limit)")
+        if url.scheme == "http" and not any(p.matches(url.host) for p in policy._http):
+            raise denied(f"plain http to {url.host} is not allowed; use https")
+        if not policy.allows(url):
+            allowed = ", ".join(str(p) for p in policy._allow[:10]) or "none"
+            raise denied(
+                f"{url.authority} (port {url.port}) is not in this tool's fetch allowlist; "
+                f"allowed: {allowed}"
+            )
+        credential = next((c for c in policy.credentials if c.applies_to(url.host, url.port)), None)
+        headers = _outgoing_headers(request.get("headers", []), url, credential)
+        body = _body(request.get("body"), method, policy.max_request_bytes)
+        if body is not None or method in ("POST", "PUT", "PATCH"):
+            headers.append(("Content-Length", str(len(body or b""))))
+        if url.ip is not None:
+            addresses = [url.ip]
+        else:
+            budget = min(policy.dns_timeout, self._deadline - time.monotonic())
+            if budget <= 0:
+                raise FetchError("timeout", "the call's time budget is spent")
+            addresses = resolve(policy.resolver, url.host, budget)
+        for ip in addresses:
+            policy.check_address(url.host, ip)
+        pinned = addresses[0]
+        trace.address = str(pinned)
+        if credential is not None:
+            secret = credential.value(policy.secret_store)
+            trace.secrets.append(secret)
+            headers.append((credential.header, secret))
+        request_deadline = min(self._deadline, time.monotonic() + policy.total_timeout)
+        reply = send(
+            url,
+            pinned,
+            method,
+            headers,
+            body,
+            deadline=request_deadline,
+            connect_timeout=policy.connect_timeout,
+            read_timeout=policy.read_timeout,
+            max_bytes=policy.max_response_bytes,
+            ssl_context=self._ssl_context(url),
+        )
+        trace.status, trace.bytes = reply.status, len(reply.body)
+        response_headers = [[k, v] for k, v in reply.headers if not trace.contains_secret(v)]
+        return {
+            "status": reply.status,
+            "statusText": reply.reason,
+            "headers": response_headers,
+            "body": base64.b64encode(trace.redact(reply.body)).decode("ascii"),
+            "url": str(url),
+        }
+
+    def _ssl_context(self, url: ParsedURL) -> ssl.SSLContext | None:
+        if url.scheme != "https":
+            return None
+        return self._policy.ssl_context or default_ssl_context()
+
+    def _audit(self, trace: _Trace, answer: Mapping[str, Any], started: float) -> None:
+        error = answer.get("error")
+        record = FetchRecord(
+            tool=self._tool,
+            method=trace.method,
+            host=trace.host,
+            port=trace.port,
+            address=trace.address,
+            status=trace.status,
+            error=error["kind"] if error else None,
+            message=error["message"] if error else None,
+            bytes=trace.bytes,
+            duration_ms=round((time.monotonic() - started) * 1000, 3),
+            credential=bool(trace.secrets),
+        )
+        log.info("fetch %s", record)
+        if self._policy.audit is not None:
+            try:
+                self._policy.audit(record)
+            except Exception:  # an auditor's failure must not change the script's answer
+                log.exception("fetch audit callback failed")
+
+
+class _Trace:
+    """What one request did so far: for the audit record and for scrubbing secrets."""
+
+    def __init__(self) -> None:
+        self.method: str | None = None
+        self.host: str | None = None
+        self.port: int | None = None
+        self.address: str | None = None
+        self.status: int | None = None
+        self.bytes = 0
+        self.secrets: list[str] = []
+
+    def contains_secret(self, text: str) -> bool:
+        return any(secret in text for secret in self.secrets)
+
+    def scrub(self, text: str) -> str:
+        for secret in self.secrets:
+            text = text.replace(secret, "[redacted]")
+        return text
+
+    def redact(self, body: bytes) -> bytes:
+        for secret in self.secrets:
+            body = body.replace(secret.encode("utf-8"), b"[redacted]")
+        return body
+
+
+def _outgoing_headers(
+    raw: object, url: ParsedURL, credential: Credential | None
+) -> list[tuple[str, str]]:
+    if not isinstance(raw, list | tuple) or len(raw) > MAX_HEADERS:
+        raise FetchError("runtime_error", f"headers must be a list of at most {MAX_HEADERS} pairs")
+    out: list[tuple[str, str]] = [("Host", url.authority)]
+    seen: set[str] = set()
+    size = 0
+    stripped = credential.header.lower() if credential is not None else None
+    for pair in raw:
+        if not isinstance(pair, list | tuple) or len(pair) != 2:
+            raise FetchError("runtime_error", "each header must be a [name, value] pair")
+        name, value = pair
+        if not isinstance(name, str) or not isinstance(value, str):
+            raise FetchError("runtime_error", "header names and values must be strings")
+        if not HEADER_NAME.fullmatch(name):
+            raise denied(f"header name {name[:40]!r} is not a valid token (CR/LF/NUL refused)")
+        if any((ord(c) < 0x20 and c != "\t") or ord(c) == 0x7F for c in value):
+            raise denied(f"header {name!r} contains CR, LF, NUL or other control characters")
+        if any(ord(c) > 0xFF for c in value):
+            raise FetchError("runtime_error", f"header {name!r} value is not Latin-1")
+        lowered = name.lower()
+        if lowered in _HOST_OWNED or lowered == stripped:
+            continue
+        if (
+            lowered in RESERVED_HEADERS
+            or lowered.startswith(("proxy-", "x-forwarded-"))
+            or lowered == "x-real-ip"
+        ):
+            raise denied(f"header {name!r} may not be set by a script")
+        size += len(name) + len(value)
+        if size > MAX_HEADER_BYTES:
+            raise FetchError("runtime_error", f"request headers exceed {MAX_HEADER_BYTES} bytes")
+        seen.add(lowered)
+        out.append((name, value))
+    if "user-agent" not in seen:
+        out.append(("User-Agent", "toolfoundry-fetch/0.1"))
+    if "accept" not in seen:
+        out.append(("Accept", "*/*"))
+    out.append(("Accept-Encoding", "gzip, deflate"))
+    return out
+
+
+def _body(raw: object, method: str, limit: int) -> bytes | None:
+    if raw is None:
+        return None
+    if not isinstance(raw, str):
+        raise FetchError("runtime_error", "request body must be base64 text or null")
+    if method in ("GET", "HEAD"):
+        raise FetchError("runtime_error", f"{method} requests cannot have a body")
+    if len(raw) > (limit + 2) // 3 * 4 + 4:
+        raise FetchError("runtime_error", f"request body exceeds {limit} bytes")
+    try:
+        body = base64.b64decode(raw, validate=True)
+    except (binascii.Error, ValueError):
+        raise FetchError("runtime_error", "request body is not valid base64") from None
+    if len(body) > limit:
+        raise FetchError("runtime_error", f"request body exceeds {limit} bytes")
+    return body

@@ -1,0 +1,257 @@
+"""The wire side of fetch: one request over a connection pinned to a checked address.
+
+The caller has already parsed the URL, applied the policy and checked every resolved address;
+this module only talks HTTP/1.1 through httpcore (httpx's transport layer), using the parsed parts
+as they are, so nothing re-parses the script's URL and nothing resolves the name again. Bodies are
+decoded (gzip, deflate) incrementally under the size cap, so a compression bomb stops early.
+"""
+
+from __future__ import annotations
+
+import http
+import ssl
+import time
+import zlib
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import httpcore
+from httpcore._backends.base import SOCKET_OPTION
+
+from toolfoundry.sandbox.host.netguard import FetchError, IPAddress, ParsedURL
+
+
+@dataclass(frozen=True)
+class Reply:
+    """A complete, decoded HTTP response."""
+
+    status: int
+    reason: str
+    headers: list[tuple[str, str]]
+    body: bytes
+
+
+def send(
+    url: ParsedURL,
+    address: IPAddress,
+    method: str,
+    headers: list[tuple[str, str]],
+    body: bytes | None,
+    *,
+    deadline: float,
+    connect_timeout: float,
+    read_timeout: float,
+    max_bytes: int,
+    ssl_context: ssl.SSLContext | None,
+) -> Reply:
+    """Send one request to ``address`` on behalf of ``url`` and read the whole response.
+
+    Redirects are never followed: a 3xx comes back as it is. Host, SNI and certificate checks
+    use ``url.host``; the socket goes to ``address`` only.
+
+    Raises:
+        FetchError: ``timeout`` past a timeout or ``deadline``; ``runtime_error`` for network,
+            TLS, protocol and decoding failures or a body larger than ``max_bytes``.
+    """
+    request = httpcore.Request(
+        method.encode("ascii"),
+        httpcore.URL(
+            scheme=url.scheme.encode("ascii"),
+            host=url.host.encode("ascii"),
+            port=url.port,
+            target=url.target.encode("ascii"),
+        ),
+        headers=[(k.encode("latin-1"), v.encode("latin-1")) for k, v in headers],
+        content=body or b"",
+        extensions={
+            "timeout": {
+                "connect": connect_timeout,
+                "read": read_timeout,
+                "write": read_timeout,
+                "pool": connect_timeout,
+            }
+        },
+    )
+    backend = PinnedBackend(url.host, address, deadline)
+    where = url.authority
+    try:
+        with httpcore.ConnectionPool(
+            ssl_context=ssl_context, network_backend=backend, retries=0, max_connections=1
+        ) as pool:
+            response = pool.handle_request(request)
+            try:
+                raw = [(k.decode("latin-1"), v.decode("latin-1")) for k, v in response.headers]
+                decoder = _Decoder(raw, max_bytes)
+                for chunk in response.iter_stream():
+                    decoder.feed(chunk)
+                    if time.monotonic() > deadline:
+                        raise FetchError("timeout", f"reading from {where} ran past the deadline")
+                data = decoder.finish()
+            finally:
+                response.close()
+    except httpcore.ConnectTimeout:
+        raise FetchError("timeout", f"connecting to {where} timed out") from None
+    except (httpcore.ReadTimeout, httpcore.PoolTimeout):
+        raise FetchError("timeout", f"{where} did not answer in time") from None
+    except httpcore.WriteTimeout:
+        raise FetchError("timeout", f"sending the request to {where} timed out") from None
+    except httpcore.ConnectError as exc:
+        raise FetchError("runtime_error", f"could not connect to {where}: {exc}") from None
+    except (httpcore.NetworkError, httpcore.ProtocolError) as exc:
+        raise FetchError("runtime_error", f"HTTP exchange with {where} failed: {exc}") from None
+    if decoder.decoded:
+        raw = [(k, v) for k, v in raw if k.lower() not in ("content-encoding", "content-length")]
+    reason = response.extensions.get("reason_phrase", b"").decode("latin-1")
+    if not reason:
+        try:
+            reason = http.HTTPStatus(response.status).phrase
+        except ValueError:
+            reason = ""
+    return Reply(status=response.status, reason=reason, headers=raw, body=data)
+
+
+class _Decoder:
+    """Collects the body, undoing gzip or deflate, and stops once it exceeds the cap."""
+
+    def __init__(self, headers: list[tuple[str, str]], limit: int) -> None:
+        codings = [
+            c.strip().lower()
+            for k, v in headers
+            if k.lower() == "content-encoding"
+            for c in v.split(",")
+            if c.strip() and c.strip().lower() != "identity"
+        ]
+        if len(codings) > 1 or (codings and codings[0] not in ("gzip", "x-gzip", "deflate")):
+            raise FetchError("runtime_error", f"unsupported Content-Encoding {codings}")
+        self._coding = codings[0] if codings else None
+        self._zlib: Any = None
+        self._limit = limit
+        self._parts: list[bytes] = []
+        self._size = 0
+        self.decoded = self._coding is not None
+
+    def feed(self, data: bytes) -> None:
+        if self._coding is None:
+            self._keep(data)
+            return
+        if self._zlib is None:
+            if self._coding == "deflate" and not _zlib_wrapped(data):
+                self._zlib = zlib.decompressobj(-zlib.MAX_WBITS)
+            else:
+                wbits = zlib.MAX_WBITS | (16 if self._coding != "deflate" else 0)
+                self._zlib = zlib.decompressobj(wbits)
+        try:
+            self._keep(self._zlib.decompress(data, self._limit - self._size + 1))
+        except zlib.error:
+            raise FetchError(
+                "runtime_error", f"response body is not valid {self._coding} data"
+            ) from None
+        if self._zlib.unconsumed_tail:
+            self._too_large()
+
+    def finish(self) -> bytes:
+        if self._zlib is not None:
+            self._keep(self._zlib.flush())
+        return b"".join(self._parts)
+
+    def _keep(self, data: bytes) -> None:
+        self._size += len(data)
+        if self._size > self._limit:
+            self._too_large()
+        self._parts.append(data)
+
+    def _too_large(self) -> None:
+        raise FetchError(
+            "runtime_error", f"response body exceeds the {self._limit}-byte limit (stopped reading)"
+        )
+
+
+def _zlib_wrapped(data: bytes) -> bool:
+    return len(data) >= 2 and data[0] & 0x0F == 8 and (data[0] << 8 | data[1]) % 31 == 0
+
+
+# --- pinned connections -------------------------------------------------------------------------
+
+
+class PinnedBackend(httpcore.NetworkBackend):
+    """An httpcore network backend that connects only to one checked address.
+
+    The URL keeps the host name, so the Host header, TLS SNI and certificate verification all use
+    the name, while the socket goes to ``address``: there is no second resolution to rebind.
+    Every connect, read and write is clamped to ``deadline`` (a ``time.monotonic()`` instant).
+    """
+
+    def __init__(self, host: str, address: IPAddress, deadline: float) -> None:
+        self._host = host
+        self._address = address
+        self._deadline = deadline
+        self._inner = httpcore.SyncBackend()
+
+    def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,
+        local_address: str | None = None,
+        socket_options: Iterable[SOCKET_OPTION] | None = None,
+    ) -> httpcore.NetworkStream:
+        if host != self._host:  # httpcore only ever asks for the request's own origin
+            raise httpcore.ConnectError("connection target does not match the checked host")
+        stream = self._inner.connect_tcp(
+            str(self._address),
+            port,
+            timeout=_clamp(timeout, self._deadline, httpcore.ConnectTimeout),
+            local_address=local_address,
+            socket_options=socket_options,
+        )
+        return _DeadlineStream(stream, self._deadline)
+
+    def connect_unix_socket(
+        self,
+        path: str,
+        timeout: float | None = None,
+        socket_options: Iterable[SOCKET_OPTION] | None = None,
+    ) -> httpcore.NetworkStream:
+        raise httpcore.ConnectError("unix sockets are not reachable from fetch")
+
+    def sleep(self, seconds: float) -> None:
+        time.sleep(max(0.0, min(seconds, self._deadline - time.monotonic())))
+
+
+def _clamp(timeout: float | None, deadline: float, error: type[Exception]) -> float:
+    left = deadline - time.monotonic()
+    if left <= 0:
+        raise error("the fetch deadline has passed")
+    return left if timeout is None else min(timeout, left)
+
+
+class _DeadlineStream(httpcore.NetworkStream):
+    def __init__(self, inner: httpcore.NetworkStream, deadline: float) -> None:
+        self._inner = inner
+        self._deadline = deadline
+
+    def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        return self._inner.read(max_bytes, _clamp(timeout, self._deadline, httpcore.ReadTimeout))
+
+    def write(self, buffer: bytes, timeout: float | None = None) -> None:
+        self._inner.write(buffer, _clamp(timeout, self._deadline, httpcore.WriteTimeout))
+
+    def close(self) -> None:
+        self._inner.close()
+
+    def start_tls(
+        self,
+        ssl_context: ssl.SSLContext,
+        server_hostname: str | None = None,
+        timeout: float | None = None,
+    ) -> httpcore.NetworkStream:
+        inner = self._inner.start_tls(
+            ssl_context,
+            server_hostname=server_hostname,
+            timeout=_clamp(timeout, self._deadline, httpcore.ConnectTimeout),
+        )
+        return _DeadlineStream(inner, self._deadline)
+
+    def get_extra_info(self, info: str) -> Any:
+        return self._inner.get_extra_info(info)
