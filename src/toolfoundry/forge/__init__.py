@@ -1,0 +1,93 @@
+"""The forge: turns an agent's draft into a tested, policy-checked tool version, or refuses it.
+
+from toolfoundry.forge import forge_draft
+report = forge_draft({"name": "slugify", ...})
+report.status          # active | pending_approval | rejected
+report.step.blockers   # e.g. ("tests_failed",)
+"""
+
+from toolfoundry.forge.approval import (
+    ApprovalBinding,
+    ApprovalCheck,
+    ReviewPacket,
+    capabilities_hash,
+    check_approval,
+    code_diff,
+    code_sha256,
+    explain_capabilities,
+    review_packet,
+)
+from toolfoundry.forge.draft import (
+    RESERVED_NAMES,
+    RESERVED_PREFIXES,
+    Draft,
+    DraftError,
+    DraftLimits,
+    Fixture,
+    Language,
+    TestCase,
+    parse_draft,
+    parse_test_cases,
+)
+from toolfoundry.forge.findings import Finding, Severity
+from toolfoundry.forge.jscheck import bundled_libraries, check_javascript
+from toolfoundry.forge.pipeline import ForgeReport, VersionStatus, forge_draft
+from toolfoundry.forge.policy import Policy, PolicyConfigError, PolicyDecision
+from toolfoundry.forge.regression import (
+    ExistingTool,
+    RegressionOutcome,
+    behaves_like,
+    behavioural_duplicates,
+    regression_gate,
+)
+from toolfoundry.forge.testrun import (
+    RunLimits,
+    TestResult,
+    ToolRunner,
+    json_diff,
+    json_equal,
+    run_cases,
+)
+
+__all__ = [
+    "RESERVED_NAMES",
+    "RESERVED_PREFIXES",
+    "ApprovalBinding",
+    "ApprovalCheck",
+    "Draft",
+    "DraftError",
+    "DraftLimits",
+    "ExistingTool",
+    "Finding",
+    "Fixture",
+    "ForgeReport",
+    "Language",
+    "Policy",
+    "PolicyConfigError",
+    "PolicyDecision",
+    "RegressionOutcome",
+    "ReviewPacket",
+    "RunLimits",
+    "Severity",
+    "TestCase",
+    "TestResult",
+    "ToolRunner",
+    "VersionStatus",
+    "behaves_like",
+    "behavioural_duplicates",
+    "bundled_libraries",
+    "capabilities_hash",
+    "check_approval",
+    "check_javascript",
+    "code_diff",
+    "code_sha256",
+    "explain_capabilities",
+    "forge_draft",
+    "json_diff",
+    "json_equal",
+    "parse_draft",
+    "parse_test_cases",
+    "regression_gate",
+    "review_packet",
+    "run_cases",
+]

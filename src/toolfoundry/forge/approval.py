@@ -1,0 +1,222 @@
+"""Approval binding: an approval holds for one exact code and one exact capability set.
+
+The registry stores ``code_sha256`` and ``capabilities_hash`` with every approval record and
+checks them here before activating a version, so changing a byte of code or widening a
+capability needs a new approval. The reviewer sees a :class:`ReviewPacket`.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from toolfoundry.forge.findings import Finding
+from toolfoundry.forge.testrun import TestResult
+from toolfoundry.spec import Capabilities, StorageScope
+
+CAPABILITY_SET_VERSION = 1
+
+
+def code_sha256(code: str) -> str:
+    """Hex sha256 of the code's UTF-8 bytes."""
+    return hashlib.sha256(code.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def capabilities_hash(capabilities: Capabilities, language: str = "javascript") -> str:
+    """Hex sha256 of the canonical capability set (every field explicit, sorted).
+
+    The language is part of the set: the Python tier is itself a capability.
+    """
+    canonical = {
+        "v": CAPABILITY_SET_VERSION,
+        "language": language,
+        "network": sorted(capabilities.network),
+        "credentials": sorted(capabilities.credentials),
+        "storage": capabilities.storage.value,
+        "system": capabilities.system,
+    }
+    text = json.dumps(canonical, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class ApprovalBinding:
+    """What an approval is bound to: the code hash and the capability-set hash."""
+
+    code_sha256: str
+    capabilities_hash: str
+
+    @classmethod
+    def of(
+        cls, code: str, capabilities: Capabilities, language: str = "javascript"
+    ) -> ApprovalBinding:
+        """The binding of a version with this code and these capabilities."""
+        return cls(code_sha256(code), capabilities_hash(capabilities, language))
+
+    def to_dict(self) -> dict[str, str]:
+        """JSON-ready form."""
+        return {"code_sha256": self.code_sha256, "capabilities_hash": self.capabilities_hash}
+
+
+@dataclass(frozen=True)
+class ApprovalCheck:
+    """Whether an approval record covers a version, and every reason it does not."""
+
+    valid: bool
+    problems: tuple[str, ...] = ()
+
+
+def check_approval(
+    record: Mapping[str, Any] | object,
+    *,
+    code: str,
+    capabilities: Capabilities,
+    language: str = "javascript",
+) -> ApprovalCheck:
+    """Check an approval record (a mapping or an object with the same attributes).
+
+    The record needs ``code_sha256`` and ``capabilities_hash``; when it has ``decision``, it
+    must be ``"approved"``.
+    """
+
+    def field(name: str) -> Any:
+        if isinstance(record, Mapping):
+            return record.get(name)
+        return getattr(record, name, None)
+
+    expected = ApprovalBinding.of(code, capabilities, language)
+    problems: list[str] = []
+    decision = field("decision")
+    if decision is not None and decision != "approved":
+        problems.append(f"the record's decision is {decision!r}, not 'approved'")
+    if field("code_sha256") != expected.code_sha256:
+        problems.append("the code changed since the approval (sha256 differs)")
+    if field("capabilities_hash") != expected.capabilities_hash:
+        problems.append("the capability set changed since the approval")
+    return ApprovalCheck(not problems, tuple(problems))
+
+
+def explain_capabilities(
+    capabilities: Capabilities, language: str = "javascript"
+) -> list[dict[str, Any]]:
+    """Each requested capability with what it lets the tool do, for a human reviewer."""
+    out: list[dict[str, Any]] = []
+    for host in capabilities.network:
+        out.append(
+            {
+                "capability": "network",
+                "value": host,
+                "meaning": f"may send HTTP requests to {host} (and read the answers); data the "
+                "tool is given can leave this machine",
+            }
+        )
+    for host in capabilities.credentials:
+        out.append(
+            {
+                "capability": "credentials",
+                "value": host,
+                "meaning": f"requests to {host} carry a configured secret added by the host; "
+                "the tool never sees it but acts with its authority",
+            }
+        )
+    if capabilities.storage is StorageScope.TOOL:
+        out.append(
+            {
+                "capability": "storage",
+                "value": "tool",
+                "meaning": "keeps data between calls in its own localStorage namespace",
+            }
+        )
+    elif capabilities.storage is StorageScope.SHARED:
+        out.append(
+            {
+                "capability": "storage",
+                "value": "shared",
+                "meaning": "reads and writes localStorage shared with other tools",
+            }
+        )
+    if capabilities.system or language == "python":
+        out.append(
+            {
+                "capability": "system",
+                "value": True,
+                "meaning": "runs as a Python process under OS isolation (bubblewrap)",
+            }
+        )
+    return out
+
+
+@dataclass(frozen=True)
+class ReviewPacket:
+    """Everything a reviewer is shown before approving one version."""
+
+    name: str
+    version: int | None
+    code: str
+    diff: str
+    capabilities: tuple[dict[str, Any], ...]
+    findings: tuple[Finding, ...]
+    test_results: tuple[TestResult, ...]
+    reasons: tuple[str, ...]
+    binding: ApprovalBinding
+    previous_version: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form (what the review page and ``approvals list --json`` show)."""
+        return {
+            "name": self.name,
+            "version": self.version,
+            "previous_version": self.previous_version,
+            "code": self.code,
+            "diff": self.diff,
+            "capabilities": [dict(c) for c in self.capabilities],
+            "reasons": list(self.reasons),
+            "findings": [f.to_dict() for f in self.findings],
+            "test_results": [t.to_dict() for t in self.test_results],
+            **self.binding.to_dict(),
+        }
+
+
+def code_diff(previous: str | None, current: str, name: str = "handler.js") -> str:
+    """Unified diff of two versions' code (against nothing for a first version)."""
+    return "\n".join(
+        difflib.unified_diff(
+            (previous or "").splitlines(),
+            current.splitlines(),
+            f"a/{name}" if previous is not None else "/dev/null",
+            f"b/{name}",
+            lineterm="",
+        )
+    )
+
+
+def review_packet(
+    *,
+    name: str,
+    code: str,
+    capabilities: Capabilities,
+    language: str = "javascript",
+    version: int | None = None,
+    findings: Sequence[Finding] = (),
+    test_results: Sequence[TestResult] = (),
+    reasons: Sequence[str] = (),
+    previous_code: str | None = None,
+    previous_version: int | None = None,
+) -> ReviewPacket:
+    """Assemble the packet a reviewer sees for one version."""
+    return ReviewPacket(
+        name=name,
+        version=version,
+        code=code,
+        diff=code_diff(previous_code, code),
+        capabilities=tuple(explain_capabilities(capabilities, language)),
+        findings=tuple(findings),
+        test_results=tuple(test_results),
+        reasons=tuple(reasons),
+        binding=ApprovalBinding.of(code, capabilities, language),
+        previous_version=previous_version,
+    )

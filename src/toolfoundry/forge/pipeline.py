@@ -1,0 +1,307 @@
+"""The forge pipeline: draft -> static check -> sandboxed tests -> regression gate -> policy.
+
+DB-free: it decides and reports; the registry persists the report. It never raises for bad
+input: a malformed draft is a rejected report whose findings say what to fix.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from toolfoundry.forge.approval import ReviewPacket, capabilities_hash, code_sha256, review_packet
+from toolfoundry.forge.draft import Draft, DraftError, DraftLimits, Language, parse_draft
+from toolfoundry.forge.findings import Finding, Severity
+from toolfoundry.forge.jscheck import check_javascript
+from toolfoundry.forge.policy import Policy, PolicyDecision
+from toolfoundry.forge.regression import ExistingTool, RegressionOutcome, regression_gate
+from toolfoundry.forge.testrun import RunLimits, TestResult, ToolRunner, run_cases
+from toolfoundry.spec import Problem, StepResult, StepStatus, ToolSpec
+
+
+class VersionStatus(StrEnum):
+    """The status of a tool version (DESIGN.md, Statuses)."""
+
+    PENDING_APPROVAL = "pending_approval"
+    ACTIVE = "active"
+    REJECTED = "rejected"
+    DISABLED = "disabled"
+
+
+@dataclass(frozen=True)
+class ForgeReport:
+    """What the forge decided about one draft, and everything behind the decision.
+
+    Attributes:
+        name: the tool name (None when the draft had no usable name).
+        status: ``active``, ``pending_approval`` or ``rejected``.
+        step: ``completed``; ``blocked`` with blockers (``invalid_draft``,
+            ``python_tier_unavailable``, ``static_check_failed``, ``tests_failed``,
+            ``regression``, ``awaiting_approval``); or ``unavailable`` when no sandbox runs.
+        findings: draft problems, static findings and gate notes, errors first by position.
+        test_results: the draft's own tests.
+        regression: the previous version's tests against the new code, for an update.
+        decision: the capability policy's decision (None when rejected before it).
+        code_sha256: the hash an approval binds (None for an unparseable draft).
+        capabilities_hash: the capability-set hash an approval binds.
+        spec: the ToolSpec the version will have.
+        draft: the parsed draft.
+        problems: the draft's problems when it could not be parsed.
+        duration_ms: time the whole forge took.
+    """
+
+    name: str | None
+    status: VersionStatus
+    step: StepResult
+    findings: tuple[Finding, ...] = ()
+    test_results: tuple[TestResult, ...] = ()
+    regression: RegressionOutcome | None = None
+    decision: PolicyDecision | None = None
+    code_sha256: str | None = None
+    capabilities_hash: str | None = None
+    spec: ToolSpec | None = None
+    draft: Draft | None = None
+    problems: tuple[Problem, ...] = ()
+    duration_ms: float = 0.0
+
+    @property
+    def blockers(self) -> tuple[str, ...]:
+        """The step's blockers (empty unless blocked)."""
+        return self.step.blockers
+
+    def review_packet(self, previous: ExistingTool | None = None) -> ReviewPacket | None:
+        """What a reviewer sees for this version (None for an unparseable draft)."""
+        if self.draft is None:
+            return None
+        return review_packet(
+            name=self.draft.name,
+            code=self.draft.code,
+            capabilities=self.draft.capabilities,
+            language=self.draft.language.value,
+            version=self.spec.version if self.spec else None,
+            findings=self.findings,
+            test_results=self.test_results + (self.regression.results if self.regression else ()),
+            reasons=self.decision.reasons if self.decision else (),
+            previous_code=previous.code if previous else None,
+            previous_version=previous.version if previous else None,
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form, as ``toolfoundry create --json`` prints it (plus details)."""
+        return {
+            "name": self.name,
+            "status": self.status.value,
+            "step": self.step.to_dict(),
+            "findings": [f.to_dict() for f in self.findings],
+            "test_results": [t.to_dict() for t in self.test_results],
+            "regression": self.regression.to_dict() if self.regression else None,
+            "policy": self.decision.to_dict() if self.decision else None,
+            "code_sha256": self.code_sha256,
+            "capabilities_hash": self.capabilities_hash,
+            "spec": self.spec.to_dict() if self.spec else None,
+            "problems": [p.to_dict() for p in self.problems],
+            "duration_ms": round(self.duration_ms, 3),
+        }
+
+
+def _problem_findings(problems: tuple[Problem, ...]) -> tuple[Finding, ...]:
+    return tuple(Finding("invalid_draft", Severity.ERROR, p.message, path=p.path) for p in problems)
+
+
+def _default_runner() -> ToolRunner | None:
+    try:
+        from toolfoundry.forge.sandbox_runner import SandboxRunner
+
+        return SandboxRunner()
+    except ImportError:
+        return None
+
+
+def forge_draft(
+    draft_or_data: Draft | Mapping[str, Any] | str | bytes,
+    *,
+    previous: ExistingTool | None = None,
+    policy: Policy | None = None,
+    limits: RunLimits | None = None,
+    runner: ToolRunner | None = None,
+    python_runner: ToolRunner | None = None,
+    draft_limits: DraftLimits | None = None,
+    version: int | None = None,
+) -> ForgeReport:
+    """Check, test and decide one draft.
+
+    Args:
+        draft_or_data: a parsed :class:`Draft`, or a draft mapping / JSON text / bytes.
+        previous: the tool's current active version, for an update (regression gate).
+        policy: the capability policy (defaults to :class:`Policy`).
+        limits: the limits each test case runs under.
+        runner: runs JavaScript; defaults to the real sandbox (``run_js``).
+        python_runner: runs Python-tier tools; without one, Python drafts are rejected.
+        draft_limits: size caps for parsing.
+        version: the version number the spec gets (default: previous + 1, or 1).
+
+    Returns:
+        A :class:`ForgeReport`; never raises for bad input.
+    """
+    started = time.perf_counter()
+    if isinstance(draft_or_data, Draft):
+        draft = draft_or_data
+    else:
+        try:
+            draft = parse_draft(draft_or_data, limits=draft_limits or DraftLimits())
+        except DraftError as exc:
+            name = draft_or_data.get("name") if isinstance(draft_or_data, Mapping) else None
+            return _report(
+                started,
+                name=name if isinstance(name, str) else None,
+                status=VersionStatus.REJECTED,
+                step=_blocked(["invalid_draft"], f"the draft has {len(exc.problems)} problem(s)"),
+                findings=_problem_findings(exc.problems),
+                problems=exc.problems,
+            )
+    number = version if version is not None else (previous.version + 1 if previous else 1)
+    base: dict[str, Any] = {
+        "name": draft.name,
+        "draft": draft,
+        "code_sha256": code_sha256(draft.code),
+        "capabilities_hash": capabilities_hash(draft.capabilities, draft.language.value),
+        "spec": draft.spec(number),
+    }
+    findings: list[Finding] = []
+    if draft.language is Language.PYTHON:
+        runner = python_runner
+        if runner is None:
+            finding = Finding(
+                "python_tier_unavailable",
+                Severity.ERROR,
+                "the Python tier is not available in this foundry; write the tool in JavaScript",
+                path="$.language",
+            )
+            return _report(
+                started,
+                status=VersionStatus.REJECTED,
+                step=_blocked(["python_tier_unavailable"], finding.message),
+                findings=(finding,),
+                **base,
+            )
+    else:
+        findings += check_javascript(
+            draft.code, capabilities=draft.capabilities, parameters=draft.parameters
+        )
+        if any(f.blocking for f in findings):
+            errors = sum(f.blocking for f in findings)
+            return _report(
+                started,
+                status=VersionStatus.REJECTED,
+                step=_blocked(["static_check_failed"], f"the static check found {errors} error(s)"),
+                findings=tuple(findings),
+                **base,
+            )
+        runner = runner or _default_runner()
+    if runner is None:
+        return _report(
+            started,
+            status=VersionStatus.REJECTED,
+            step=StepResult(StepStatus.UNAVAILABLE, message="no sandbox is available to run tests"),
+            findings=tuple(findings),
+            **base,
+        )
+    return _test_and_decide(
+        draft, previous, policy or Policy(), limits or RunLimits(), runner, findings, base, started
+    )
+
+
+def _test_and_decide(
+    draft: Draft,
+    previous: ExistingTool | None,
+    policy: Policy,
+    limits: RunLimits,
+    runner: ToolRunner,
+    findings: list[Finding],
+    base: dict[str, Any],
+    started: float,
+) -> ForgeReport:
+    results = run_cases(
+        runner,
+        draft.code,
+        draft.tests,
+        limits=limits,
+        fixtures=draft.fixtures,
+        capabilities=draft.capabilities,
+        tool=draft.name,
+    )
+    blockers: list[str] = []
+    messages: list[str] = []
+    failed = [r.name for r in results if not r.passed]
+    if failed:
+        blockers.append("tests_failed")
+        messages.append(f"{len(failed)} of {len(results)} test(s) failed: {', '.join(failed)}")
+    outcome = None
+    if previous is not None:
+        outcome = regression_gate(draft, previous, runner=runner, limits=limits)
+        if not outcome.passed:
+            blockers.append("regression")
+            messages.append(
+                f"the update breaks version {previous.version}'s test(s) "
+                f"{', '.join(outcome.failed)}; "
+                "fix the code or list them in changes_tests if the change is deliberate"
+            )
+        for item in outcome.unknown_changes:
+            findings.append(
+                Finding(
+                    "unknown_changed_test",
+                    Severity.WARNING,
+                    f"changes_tests names {item!r}, which is not a test of version "
+                    f"{previous.version}",
+                    path="$.changes_tests",
+                )
+            )
+    elif draft.changes_tests:
+        findings.append(
+            Finding(
+                "unknown_changed_test",
+                Severity.WARNING,
+                "changes_tests is only meaningful for an update of an existing tool",
+                path="$.changes_tests",
+            )
+        )
+    common = {"findings": tuple(findings), "test_results": results, "regression": outcome, **base}
+    if blockers:
+        return _report(
+            started,
+            status=VersionStatus.REJECTED,
+            step=_blocked(blockers, "; ".join(messages)),
+            **common,
+        )
+    decision = policy.decide(draft.capabilities, draft.language.value)
+    if decision.needs_approval:
+        return _report(
+            started,
+            status=VersionStatus.PENDING_APPROVAL,
+            step=_blocked(
+                ["awaiting_approval"],
+                "tests passed; a human must approve: " + "; ".join(decision.reasons),
+            ),
+            decision=decision,
+            **common,
+        )
+    return _report(
+        started,
+        status=VersionStatus.ACTIVE,
+        step=StepResult(
+            StepStatus.COMPLETED, message=f"all {len(results)} test(s) passed; the tool is active"
+        ),
+        decision=decision,
+        **common,
+    )
+
+
+def _report(started: float, **fields: Any) -> ForgeReport:
+    return ForgeReport(duration_ms=(time.perf_counter() - started) * 1000, **fields)
+
+
+def _blocked(blockers: list[str], message: str) -> StepResult:
+    return StepResult(StepStatus.BLOCKED, blockers=tuple(blockers), message=message)

@@ -1,0 +1,128 @@
+"""The capability policy: which tools activate on passing tests, which wait for a human.
+
+Bounded autonomy by default: a tool that only computes activates as soon as its tests pass.
+Per-tool ``localStorage`` counts as local (its namespace is the tool's own, so it can only
+affect the tool itself) and activates too. Network hosts, credentials, storage shared across
+tools, system access and the Python tier wait in ``pending_approval``. ``[policy]`` in
+toolfoundry.toml makes it stricter (``approve = "all"``) or looser per capability.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from toolfoundry.forge.hosts import pattern_covered, pattern_problem
+from toolfoundry.spec import Capabilities, StorageScope
+
+APPROVE_MODES = ("risky", "all")
+POLICY_KEYS = (
+    "approve",
+    "auto_approve_network",
+    "auto_approve_credentials",
+    "auto_approve_shared_storage",
+    "auto_approve_python",
+)
+
+
+class PolicyConfigError(ValueError):
+    """A ``[policy]`` table that cannot be used; the message lists every problem."""
+
+
+@dataclass(frozen=True)
+class PolicyDecision:
+    """Whether a human must approve, and why (one reason per risky capability)."""
+
+    needs_approval: bool
+    reasons: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {"needs_approval": self.needs_approval, "reasons": list(self.reasons)}
+
+
+@dataclass(frozen=True)
+class Policy:
+    """The capability policy.
+
+    Attributes:
+        approve: ``"risky"`` (default: only risky capabilities wait) or ``"all"`` (every new
+            version waits for a human).
+        auto_approve_network: host patterns a tool may fetch without approval.
+        auto_approve_credentials: hosts whose configured credential a tool may use unreviewed.
+        auto_approve_shared_storage: let tools share localStorage without approval.
+        auto_approve_python: let Python-tier (system) tools activate without approval.
+    """
+
+    approve: str = "risky"
+    auto_approve_network: tuple[str, ...] = ()
+    auto_approve_credentials: tuple[str, ...] = ()
+    auto_approve_shared_storage: bool = False
+    auto_approve_python: bool = False
+
+    def __post_init__(self) -> None:
+        if self.approve not in APPROVE_MODES:
+            raise PolicyConfigError(f"policy.approve must be one of {APPROVE_MODES}")
+
+    @classmethod
+    def from_config(cls, table: Mapping[str, Any] | None) -> Policy:
+        """Build from the ``[policy]`` table of toolfoundry.toml; defaults when absent.
+
+        Raises:
+            PolicyConfigError: listing every unknown key or bad value.
+        """
+        if not table:
+            return cls()
+        problems: list[str] = []
+        for key in table:
+            if key not in POLICY_KEYS:
+                problems.append(f"unknown key policy.{key} (known: {', '.join(POLICY_KEYS)})")
+        approve = table.get("approve", "risky")
+        if approve not in APPROVE_MODES:
+            problems.append(f"policy.approve must be one of {', '.join(APPROVE_MODES)}")
+        hosts: dict[str, tuple[str, ...]] = {}
+        for key in ("auto_approve_network", "auto_approve_credentials"):
+            value = table.get(key, [])
+            if not isinstance(value, list) or not all(isinstance(h, str) for h in value):
+                problems.append(f"policy.{key} must be a list of host patterns")
+                continue
+            problems += [f"policy.{key}: {why}" for h in value if (why := pattern_problem(h))]
+            hosts[key] = tuple(value)
+        flags: dict[str, bool] = {}
+        for key in ("auto_approve_shared_storage", "auto_approve_python"):
+            value = table.get(key, False)
+            if not isinstance(value, bool):
+                problems.append(f"policy.{key} must be true or false")
+            flags[key] = bool(value)
+        if problems:
+            raise PolicyConfigError("; ".join(problems))
+        return cls(
+            approve=approve,
+            auto_approve_network=hosts.get("auto_approve_network", ()),
+            auto_approve_credentials=hosts.get("auto_approve_credentials", ()),
+            **flags,
+        )
+
+    def decide(self, capabilities: Capabilities, language: str = "javascript") -> PolicyDecision:
+        """Decide whether a version with these capabilities needs a human's approval."""
+        reasons: list[str] = []
+        for host in capabilities.network:
+            if not pattern_covered(host, self.auto_approve_network):
+                reasons.append(f"network: the tool may send requests to {host}")
+        for host in capabilities.credentials:
+            if not pattern_covered(host, self.auto_approve_credentials):
+                reasons.append(
+                    f"credentials: the host adds a configured secret to requests to {host}"
+                )
+        if capabilities.storage is StorageScope.SHARED and not self.auto_approve_shared_storage:
+            reasons.append(
+                "storage: the tool reads and writes localStorage shared with other tools"
+            )
+        if capabilities.system and not self.auto_approve_python:
+            reasons.append("system: the tool needs OS-level access")
+        if language == "python" and not self.auto_approve_python:
+            reasons.append("python: the tool runs in the Python tier under OS isolation")
+        if self.approve == "all" and not reasons:
+            reasons.append('policy: approve = "all" sends every new version to a human')
+        return PolicyDecision(bool(reasons), tuple(reasons))

@@ -1,0 +1,218 @@
+"""Running a draft's example cases, each in a pristine sandbox with the network cut.
+
+The forge talks to the sandbox through :class:`ToolRunner`, a callable that runs code with
+arguments under limits and fetch fixtures; :class:`SandboxRunner` is the real one (run_js).
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar, Protocol
+
+from toolfoundry.forge.draft import Fixture, TestCase
+from toolfoundry.spec import CallResult, Capabilities
+
+MAX_DIFF_CHARS = 4000
+
+
+@dataclass(frozen=True)
+class RunLimits:
+    """The limits every test case runs under: the tool's own call limits."""
+
+    timeout_s: float = 2.0
+    memory_mib: int = 64
+
+
+class ToolRunner(Protocol):
+    """Runs tool code once with JSON arguments, in a fresh sandbox, and never raises."""
+
+    def __call__(
+        self,
+        code: str,
+        args: Mapping[str, Any],
+        *,
+        limits: RunLimits,
+        fixtures: Sequence[Fixture],
+        capabilities: Capabilities,
+        tool: str | None,
+    ) -> CallResult: ...
+
+
+@dataclass(frozen=True)
+class TestResult:
+    """How one test case went.
+
+    Attributes:
+        name: the case's name.
+        passed: whether the case passed.
+        duration_ms: wall time of the sandboxed call.
+        actual: the value the tool returned (None when it failed).
+        error: the call's error as ``{"kind", "message"}``, when it failed.
+        diff: a unified diff of expected vs actual JSON (sorted keys, indented), when they differ.
+        reason: one sentence on why the case failed, for the model to act on.
+        logs: what the tool logged with console.
+    """
+
+    __test__: ClassVar[bool] = False  # not a pytest class, despite the name
+
+    name: str
+    passed: bool
+    duration_ms: float
+    actual: Any = None
+    error: dict[str, Any] | None = None
+    diff: str | None = None
+    reason: str = ""
+    logs: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        out: dict[str, Any] = {
+            "name": self.name,
+            "passed": self.passed,
+            "duration_ms": round(self.duration_ms, 3),
+            "actual": self.actual,
+            "error": self.error,
+            "diff": self.diff,
+        }
+        if self.reason:
+            out["reason"] = self.reason
+        if self.logs:
+            out["logs"] = list(self.logs)
+        return out
+
+
+def json_equal(a: Any, b: Any) -> bool:
+    """Deep JSON equality: 1 equals 1.0 (one number type in JS), but true never equals 1."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return isinstance(a, bool) and isinstance(b, bool) and a == b
+    if isinstance(a, int | float) and isinstance(b, int | float):
+        return a == b
+    if isinstance(a, Mapping) and isinstance(b, Mapping):
+        return a.keys() == b.keys() and all(json_equal(a[k], b[k]) for k in a)
+    if isinstance(a, list | tuple) and isinstance(b, list | tuple):
+        return len(a) == len(b) and all(json_equal(x, y) for x, y in zip(a, b, strict=True))
+    return type(a) is type(b) and bool(a == b)
+
+
+def json_diff(expected: Any, actual: Any) -> str:
+    """A unified diff of sorted, indented JSON (capped in length)."""
+
+    def lines(value: Any) -> list[str]:
+        return json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False, default=repr).split(
+            "\n"
+        )
+
+    diff = "\n".join(
+        difflib.unified_diff(lines(expected), lines(actual), "expected", "actual", lineterm="")
+    )
+    if len(diff) > MAX_DIFF_CHARS:
+        diff = diff[:MAX_DIFF_CHARS] + "\n... (diff truncated)"
+    return diff
+
+
+def merge_fixtures(*layers: Iterable[Fixture]) -> tuple[Fixture, ...]:
+    """Merge fixture layers; for the same (method, url) the earlier layer wins."""
+    seen: dict[tuple[str, str], Fixture] = {}
+    for layer in layers:
+        for fixture in layer:
+            seen.setdefault(fixture.key, fixture)
+    return tuple(seen.values())
+
+
+def judge(case: TestCase, result: CallResult) -> tuple[bool, str | None, str]:
+    """Decide a case from its call result: (passed, diff, reason)."""
+    if case.error is not None:
+        if result.ok:
+            return (
+                False,
+                None,
+                f"expected an error containing {case.error!r}, but the call returned a value",
+            )
+        assert result.error is not None
+        if case.error.lower() not in result.error.message.lower():
+            return (
+                False,
+                None,
+                f"expected an error containing {case.error!r}, got {result.error.kind.value}: "
+                f"{result.error.message}",
+            )
+        if case.error_kind is not None and result.error.kind is not case.error_kind:
+            return (
+                False,
+                None,
+                f"expected error kind {case.error_kind.value}, got {result.error.kind.value}",
+            )
+        return True, None, ""
+    if not result.ok:
+        assert result.error is not None
+        return False, None, f"the call failed: {result.error.kind.value}: {result.error.message}"
+    if json_equal(case.expected, result.value):
+        return True, None, ""
+    return False, json_diff(case.expected, result.value), "the returned value differs from expected"
+
+
+def run_case(
+    runner: ToolRunner,
+    code: str,
+    case: TestCase,
+    *,
+    limits: RunLimits,
+    fixtures: Sequence[Fixture] = (),
+    capabilities: Capabilities | None = None,
+    tool: str | None = None,
+    label: str | None = None,
+) -> TestResult:
+    """Run one case; the case's own fixtures win over ``fixtures`` for the same request."""
+    started = time.perf_counter()
+    try:
+        result = runner(
+            code,
+            case.input,
+            limits=limits,
+            fixtures=merge_fixtures(case.fixtures, fixtures),
+            capabilities=capabilities or Capabilities(),
+            tool=tool,
+        )
+    except Exception as exc:  # a runner must not raise; if one does, the case fails, loudly
+        result = CallResult.failure("runtime_error", f"the test runner failed: {exc!r}")
+    elapsed = (time.perf_counter() - started) * 1000
+    passed, diff, reason = judge(case, result)
+    return TestResult(
+        name=label or case.name,
+        passed=passed,
+        duration_ms=elapsed,
+        actual=result.value if result.ok else None,
+        error=result.error.to_dict() if result.error else None,
+        diff=diff,
+        reason=reason,
+        logs=result.logs,
+    )
+
+
+def run_cases(
+    runner: ToolRunner,
+    code: str,
+    cases: Iterable[TestCase],
+    *,
+    limits: RunLimits,
+    fixtures: Sequence[Fixture] = (),
+    capabilities: Capabilities | None = None,
+    tool: str | None = None,
+) -> tuple[TestResult, ...]:
+    """Run every case (never stopping at the first failure)."""
+    return tuple(
+        run_case(
+            runner,
+            code,
+            case,
+            limits=limits,
+            fixtures=fixtures,
+            capabilities=capabilities,
+            tool=tool,
+        )
+        for case in cases
+    )
