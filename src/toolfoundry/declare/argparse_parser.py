@@ -397,6 +397,8 @@ def _command(
     caps: Capabilities,
 ) -> ArgparseCommand:
     leaf = chain[-1]
+    if not (name[0].isalpha() or name[0] == "_"):
+        name = f"_{name}"
     try:
         validate_name(name)
     except InvalidName as exc:
@@ -479,14 +481,12 @@ def _description(
 
 
 def _prog_name(prog: str) -> str:
-    base = os.path.basename(prog.split()[0]) if prog.strip() else prog
+    base = os.path.basename(prog.strip())
     return base[:-3] if base.endswith(".py") else base
 
 
 def _portable(word: str, where: str) -> str:
     part = re.sub(r"[^A-Za-z0-9_-]+", "_", word).strip("_")
-    if part and not (part[0].isalpha() or part[0] == "_"):
-        part = f"_{part}"
     if not part:
         raise DeclarationError(
             f"{where}: {word!r} has no letters or digits to make a tool name from; pass name="

@@ -209,7 +209,7 @@ def _slot(
         return ArgumentSlot(dest, (action,), Encoding.FLAG, schema, False)
     if isinstance(action, argparse.BooleanOptionalAction):
         schema = _described(parser, action, {"type": "boolean"})
-        _put_default(schema, action)
+        _put_default(schema, action, parser)
         return ArgumentSlot(dest, (action,), Encoding.BOOLEAN_OPTIONAL, schema, action.required)
     if isinstance(action, argparse._CountAction):
         schema = _described(parser, action, {"type": "integer", "minimum": 0})
@@ -241,7 +241,7 @@ def _store(
     else:
         schema, encoding = _array(action.nargs, item), Encoding.VALUES
     schema = _described(parser, action, schema)
-    _put_default(schema, action)
+    _put_default(schema, action, parser)
     if action.option_strings:
         required = bool(action.required)
     else:
@@ -271,7 +271,7 @@ def _repeated(
     if extend and action.nargs in ("*", "+"):
         # one occurrence carries the whole list, as a shell user would type it
         schema = _described(parser, action, _array("+", item))
-        _put_default(schema, action)
+        _put_default(schema, action, parser)
         return ArgumentSlot(dest, (action,), Encoding.VALUES, schema, action.required)
     items = _array(action.nargs, item) if grouped else item
     schema = _described(parser, action, {"type": "array", "items": items})
@@ -359,7 +359,7 @@ def value_schema(
     notes: dict[str, str],
 ) -> dict[str, Any]:
     """The schema of one value of ``action``: from ``choices`` when given, else ``type=``."""
-    convert = parser._registry_get("type", action.type, action.type)
+    convert = converter(parser, action)
     if action.choices is not None:
         return _choices_schema(parser, action, convert)
     if convert is None or convert is str:
@@ -416,10 +416,32 @@ def _choices_schema(
     return _enum_schema(values)
 
 
-def _put_default(schema: dict[str, Any], action: argparse.Action) -> None:
+def converter(parser: argparse.ArgumentParser, action: argparse.Action) -> Any:
+    """The ``type=`` callable argparse applies to each value (None for plain strings)."""
+    if action.type is None:
+        return None
+    return parser._registry_get("type", action.type, action.type)
+
+
+def _put_default(
+    schema: dict[str, Any], action: argparse.Action, parser: argparse.ArgumentParser
+) -> None:
     default = action.default
     if default is None or default is argparse.SUPPRESS:
         return
+    convert = converter(parser, action)
+    if isinstance(default, str) and callable(convert):
+        # argparse passes a string default through type= when the argument is not given
+        try:
+            converted = convert(default)
+        except (TypeError, ValueError, argparse.ArgumentTypeError) as exc:
+            raise DeclarationError(
+                f"{parser.prog}: default {default!r} of {_label(action)} is refused by its "
+                f"own type=: {exc}"
+            ) from exc
+        # a custom type's parameter is its text; int/float/bool parameters are JSON values
+        if convert in (int, float, bool):
+            default = converted
     ok, value = to_json(default)
     if ok:
         schema["default"] = value
