@@ -11,22 +11,17 @@ from collections.abc import Iterable
 from typing import Any
 
 from toolfoundry.catalog.ordering import ordered
-from toolfoundry.catalog.schema_transform import JsonSchema, compact, without_dialect
+from toolfoundry.catalog.schema_transform import (
+    JsonSchema,
+    move_root_combinators,
+    without_dialect,
+)
 from toolfoundry.spec import ToolSpec
-
-ROOT_COMBINATORS = ("anyOf", "oneOf", "allOf")
-_WORDS = {"anyOf": "at least one of", "oneOf": "exactly one of", "allOf": "all of"}
 
 
 def anthropic_input_schema(parameters: JsonSchema) -> tuple[JsonSchema, list[str]]:
     """The ``input_schema`` for ``parameters`` and the sentences moved into the description."""
-    schema = without_dialect(parameters)
-    moved: list[str] = []
-    for key in ROOT_COMBINATORS:
-        if key in schema:
-            branches = schema.pop(key)
-            moved.append(f"Arguments must match {_WORDS[key]}: {compact(branches)}.")
-    return schema, moved
+    return move_root_combinators(without_dialect(parameters))
 
 
 def anthropic_tool(spec: ToolSpec) -> dict[str, Any]:

@@ -7,13 +7,16 @@ from typing import Any
 
 from toolfoundry.catalog.gemini_schema import gemini_schema
 from toolfoundry.catalog.ordering import ordered
+from toolfoundry.catalog.schema_transform import move_root_combinators
 from toolfoundry.spec import ToolSpec
 
 
 def gemini_function_declaration(spec: ToolSpec) -> dict[str, Any]:
     """One function declaration; ``parameters`` is left out when the tool takes none."""
-    declaration: dict[str, Any] = {"name": spec.name, "description": spec.description}
-    schema = gemini_schema(spec.parameters)
+    parameters, moved = move_root_combinators(spec.parameters)
+    description = " ".join([spec.description, *moved])
+    declaration: dict[str, Any] = {"name": spec.name, "description": description}
+    schema = gemini_schema(parameters)
     if schema.get("properties"):
         declaration["parameters"] = schema
     return declaration

@@ -17,6 +17,7 @@ from toolfoundry.catalog.schema_transform import (
     JsonSchema,
     definitions,
     keyword_note,
+    move_root_combinators,
     ref_name,
     resolve_ref,
     type_label,
@@ -63,8 +64,8 @@ def gemini_schema(parameters: Mapping[str, Any]) -> JsonSchema:
     Returns:
         A schema with no ``$ref``, no ``$defs``, no ``null`` type and string-only enums.
     """
-    root = without_dialect(parameters)
-    return _GeminiWalker(definitions(root)).walk(root, ())
+    root, moved = move_root_combinators(without_dialect(parameters))
+    return with_notes(_GeminiWalker(definitions(root)).walk(root, ()), moved)
 
 
 class _GeminiWalker:
@@ -98,7 +99,8 @@ class _GeminiWalker:
             elif key == "properties" and isinstance(value, Mapping):
                 out["properties"] = {n: self.walk(s, stack) for n, s in value.items()}
             elif key == "items":
-                out["items"] = self.walk(value, stack)
+                if "prefixItems" not in node:  # a tuple's items are handled with prefixItems
+                    out["items"] = self.walk(value, stack)
             elif key == "prefixItems" and isinstance(value, list):
                 self._tuple(node, value, out, notes, stack)
             elif key == "additionalProperties":
@@ -115,6 +117,8 @@ class _GeminiWalker:
         if "enum" in out:
             out["type"] = "string"  # Gemini accepts enums on strings only
             out.pop("anyOf", None)
+            if out.get("default") is not None:
+                out["default"] = enum_string(out["default"])
         self._check_format(out, notes)
         if nullable:
             out["nullable"] = True

@@ -7,6 +7,7 @@ from typing import Any
 
 from toolfoundry.catalog.openai_strict import strict_schema
 from toolfoundry.catalog.ordering import ordered
+from toolfoundry.catalog.schema_transform import without_dialect
 from toolfoundry.spec import ToolSpec
 
 
@@ -20,10 +21,11 @@ def openai_chat_tool(spec: ToolSpec, *, strict: bool = True) -> dict[str, Any]:
     """
     converted = strict_schema(spec.parameters)
     use_strict = strict and converted.strict
+    schema = converted.schema if use_strict else without_dialect(spec.parameters)
     function: dict[str, Any] = {
         "name": spec.name,
         "description": spec.description,
-        "parameters": converted.schema,
+        "parameters": schema,
         "strict": use_strict,
     }
     return {"type": "function", "function": function}

@@ -7,18 +7,21 @@ from typing import Any
 
 from toolfoundry.catalog.openai_strict import strict_schema
 from toolfoundry.catalog.ordering import ordered
+from toolfoundry.catalog.schema_transform import without_dialect
 from toolfoundry.spec import ToolSpec
 
 
 def openai_responses_tool(spec: ToolSpec, *, strict: bool = True) -> dict[str, Any]:
     """One Responses API function tool (same schema rules as Chat Completions)."""
     converted = strict_schema(spec.parameters)
+    use_strict = strict and converted.strict
+    schema = converted.schema if use_strict else without_dialect(spec.parameters)
     return {
         "type": "function",
         "name": spec.name,
         "description": spec.description,
-        "parameters": converted.schema,
-        "strict": strict and converted.strict,
+        "parameters": schema,
+        "strict": use_strict,
     }
 
 

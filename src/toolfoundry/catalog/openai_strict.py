@@ -173,7 +173,8 @@ class _StrictWalker:
 
     def _close(self, node: Mapping[str, Any], out: JsonSchema, path: str) -> None:
         props = node.get("properties")
-        if not isinstance(props, Mapping) or not props:
+        if not isinstance(props, Mapping):
+            # no "properties" at all is a dictionary of anything; "properties": {} takes none
             if node.get("additionalProperties") is not False:
                 self.reasons.append(f"{path}: an object without declared properties is open")
             props = {}

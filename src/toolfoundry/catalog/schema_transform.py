@@ -163,3 +163,22 @@ def _json_type(value: Any) -> str:
 def without_dialect(schema: Mapping[str, Any]) -> JsonSchema:
     """A copy without ``$schema``/``$id`` (vendors reject or ignore them inside tool schemas)."""
     return {k: v for k, v in schema.items() if k not in ("$schema", "$id")}
+
+
+ROOT_COMBINATORS = ("anyOf", "oneOf", "allOf")
+_COMBINATOR_WORDS = {"anyOf": "at least one of", "oneOf": "exactly one of", "allOf": "all of"}
+
+
+def move_root_combinators(schema: Mapping[str, Any]) -> tuple[JsonSchema, list[str]]:
+    """Remove root ``anyOf``/``oneOf``/``allOf`` and say in sentences what they required.
+
+    Returns:
+        The schema without them, and one sentence per removed keyword.
+    """
+    out = dict(schema)
+    moved: list[str] = []
+    for key in ROOT_COMBINATORS:
+        if key in out:
+            branches = out.pop(key)
+            moved.append(f"Arguments must match {_COMBINATOR_WORDS[key]}: {compact(branches)}.")
+    return out, moved

@@ -20,6 +20,7 @@ SKILL_NAME_PATTERN = r"^[a-z0-9]+(?:-[a-z0-9]+)*$"
 MAX_NAME = 64
 MAX_DESCRIPTION = 1024
 DEFAULT_SKILL_NAME = "toolfoundry"
+MAX_FIELD_DEPTH = 3  # nested object fields listed under a parameter, then cut
 
 _INTRO = {
     Level.PRIMITIVE: "Each primitive does one thing with no reasoning: call it directly.",
@@ -124,25 +125,32 @@ def _tool_section(spec: ToolSpec) -> list[str]:
     lines = [f"### `{spec.name}`", "", spec.description, "", "- " + "; ".join(facts)]
     params = spec.params
     lines.append(f"- {_count(len(params), 'parameter')}" + (":" if params else ""))
-    lines += [f"  - {_param_line(p)}" for p in params]
+    for param in params:
+        lines += _param_lines(param, "  ")
     returns = spec.returns
     if returns is not None:
         lines.append(f"- returns `{type_label(returns)}`")
     return lines
 
 
-def _param_line(param: Param) -> str:
+def _param_lines(param: Param, indent: str, depth: int = 0) -> list[str]:
     kind = "required" if param.required else "optional"
-    parts = [f"`{param.name}` ({type_label(param.schema)}, {kind}"]
+    head = f"`{param.name}` ({type_label(param.schema)}, {kind}"
     if param.has_default:
-        parts.append(f", default `{_json(param.default)}`")
-    parts.append(")")
-    text = "".join(parts)
+        head += f", default `{_json(param.default)}`"
+    details = []
     if param.description:
-        text += f": {' '.join(param.description.split())}"
+        details.append(" ".join(param.description.split()))
     if param.enum is not None:
-        text += " One of: " + ", ".join(f"`{_json(v)}`" for v in param.enum) + "."
-    return text
+        details.append("One of: " + ", ".join(f"`{_json(v)}`" for v in param.enum) + ".")
+    lines = [f"{indent}- {head})" + (": " + " ".join(details) if details else "")]
+    fields = param.schema.get("properties")
+    if isinstance(fields, dict) and depth < MAX_FIELD_DEPTH:
+        required = set(param.schema.get("required", ()))
+        for name, schema in fields.items():
+            field = Param(name, schema, name in required)
+            lines += _param_lines(field, indent + "  ", depth + 1)
+    return lines
 
 
 def _access(caps: Capabilities) -> str:

@@ -1,0 +1,243 @@
+"""Every rendered tool validates against the vendor SDK's own types and the format's rules,
+and every schema is valid JSON Schema 2020-12."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import yaml
+from anthropic.types import ToolParam
+from jsonschema import Draft202012Validator
+from mcp.types import ListToolsResult, Tool
+from openai.types.chat import ChatCompletionFunctionToolParam
+from openai.types.responses import FunctionToolParam
+from openai.types.shared_params import FunctionDefinition
+from pydantic import TypeAdapter
+
+from toolfoundry.catalog import (
+    anthropic_tools,
+    describe,
+    gemini_function_declarations,
+    mcp_tools,
+    openai_chat_tools,
+    openai_responses_tools,
+    project,
+    render,
+)
+from toolfoundry.catalog.openai_strict import FORMATS as STRICT_FORMATS
+from toolfoundry.catalog.openai_strict import KEPT as STRICT_KEPT
+from toolfoundry.spec import ToolSpec
+
+
+def subschemas(schema: Any) -> Iterator[dict[str, Any]]:
+    """Every schema object nested in ``schema`` (properties, items, anyOf, $defs, ...)."""
+    if not isinstance(schema, dict):
+        return
+    yield schema
+    for key, value in schema.items():
+        if key in ("properties", "$defs", "definitions") and isinstance(value, dict):
+            for sub in value.values():
+                yield from subschemas(sub)
+        elif key in ("items", "additionalProperties", "not"):
+            yield from subschemas(value)
+        elif key in ("anyOf", "oneOf", "allOf", "prefixItems") and isinstance(value, list):
+            for sub in value:
+                yield from subschemas(sub)
+
+
+def validated(adapter: TypeAdapter[Any], data: dict[str, Any]) -> dict[str, Any]:
+    result: dict[str, Any] = adapter.validate_python(data)
+    return result
+
+
+def test_openai_chat_tools_match_sdk_types(specimens: list[ToolSpec]) -> None:
+    tool_adapter = TypeAdapter(ChatCompletionFunctionToolParam)
+    function_adapter = TypeAdapter(FunctionDefinition)
+    for tool in openai_chat_tools(specimens):
+        # TypedDict validation drops unknown keys, so equality also catches stray keys.
+        assert validated(tool_adapter, tool) == tool
+        assert validated(function_adapter, tool["function"]) == tool["function"]
+        Draft202012Validator.check_schema(tool["function"]["parameters"])
+
+
+def test_openai_responses_tools_match_sdk_types(specimens: list[ToolSpec]) -> None:
+    adapter = TypeAdapter(FunctionToolParam)
+    for tool in openai_responses_tools(specimens):
+        assert validated(adapter, tool) == tool
+        assert tool["type"] == "function" and "function" not in tool
+        Draft202012Validator.check_schema(tool["parameters"])
+
+
+def test_strict_tools_follow_strict_mode_rules(specimens: list[ToolSpec]) -> None:
+    tools = {t["function"]["name"]: t["function"] for t in openai_chat_tools(specimens)}
+    strict = {n for n, f in tools.items() if f["strict"]}
+    # open dicts, tuples and root anyOf cannot be strict; everything else must be
+    assert sorted(set(tools) - strict) == ["create_record", "lookup_user", "publish_report"]
+    allowed = STRICT_KEPT | {"properties", "items", "anyOf", "$defs", "additionalProperties"}
+    for name in strict:
+        for schema in subschemas(tools[name]["parameters"]):
+            assert set(schema) <= allowed | {"format"}, (name, schema)
+            assert schema.get("format", "date") in STRICT_FORMATS | {"date"}
+            if schema.get("type") == "object" or "object" in schema.get("type", []):
+                assert schema["additionalProperties"] is False
+                assert schema["required"] == list(schema["properties"])
+    slug = tools["slugify"]["parameters"]["properties"]
+    assert slug["separator"] == {
+        "type": ["string", "null"],
+        "description": '(default: "-"; maxLength: 3)',
+    }
+
+
+def test_non_strict_request_keeps_schema_unchanged(specimens: list[ToolSpec]) -> None:
+    for tool, spec in zip(
+        openai_chat_tools(specimens, strict=False), sorted(specimens, key=_order), strict=True
+    ):
+        assert tool["function"]["strict"] is False
+        expected = {k: v for k, v in spec.parameters.items() if k != "$schema"}
+        assert tool["function"]["parameters"] == expected
+
+
+def test_anthropic_tools_match_sdk_types(specimens: list[ToolSpec]) -> None:
+    adapter = TypeAdapter(ToolParam)
+    for tool in anthropic_tools(specimens):
+        assert validated(adapter, tool) == tool
+        schema = tool["input_schema"]
+        assert schema["type"] == "object"
+        assert not {"anyOf", "oneOf", "allOf"} & set(schema)
+        Draft202012Validator.check_schema(schema)
+    lookup = next(t for t in anthropic_tools(specimens) if t["name"] == "lookup_user")
+    assert 'at least one of: [{"required": ["id"]}' in lookup["description"]
+
+
+GEMINI_KEYS = {
+    "type",
+    "format",
+    "description",
+    "nullable",
+    "enum",
+    "properties",
+    "required",
+    "items",
+    "minItems",
+    "maxItems",
+    "minimum",
+    "maximum",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "anyOf",
+    "default",
+    "minProperties",
+    "maxProperties",
+}
+
+
+def test_gemini_declarations_use_only_the_openapi_subset(specimens: list[ToolSpec]) -> None:
+    declarations = gemini_function_declarations(specimens)
+    assert [d["name"] for d in declarations] == sorted(
+        (s.name for s in specimens), key=lambda n: _order(_by_name(specimens, n))
+    )
+    for declaration in declarations:
+        assert set(declaration) <= {"name", "description", "parameters"}
+        if "parameters" not in declaration:
+            continue
+        Draft202012Validator.check_schema(declaration["parameters"])
+        for schema in subschemas(declaration["parameters"]):
+            assert set(schema) <= GEMINI_KEYS, schema
+            assert schema.get("type") in {None, "string", "number", "integer", "boolean"} | {
+                "array",
+                "object",
+            }
+            assert all(isinstance(v, str) for v in schema.get("enum", []))
+    tree = next(d for d in declarations if d["name"] == "tree_sum")
+    cut = tree["parameters"]["properties"]["root"]["properties"]["children"]["items"]
+    assert cut["type"] == "object" and "recursive" in cut["description"]
+    boards = next(d for d in declarations if d["name"] == "list_boards")
+    assert "parameters" not in boards
+
+
+def test_mcp_entries_match_sdk_types(specimens: list[ToolSpec]) -> None:
+    listing = project("mcp", specimens)
+    result = ListToolsResult.model_validate(listing)
+    assert [t.name for t in result.tools] == [t["name"] for t in mcp_tools(specimens)]
+    for entry in listing["tools"]:
+        tool = Tool.model_validate(entry)
+        assert tool.model_dump(by_alias=True, exclude_none=True) == entry
+        Draft202012Validator.check_schema(entry["inputSchema"])
+        if "outputSchema" in entry:
+            Draft202012Validator.check_schema(entry["outputSchema"])
+    by_name = {e["name"]: e for e in listing["tools"]}
+    assert by_name["slugify"]["annotations"]["readOnlyHint"] is True
+    assert by_name["fetch_weather"]["annotations"] == {
+        "title": "Fetch weather",
+        "readOnlyHint": False,
+        "openWorldHint": True,
+    }
+    assert by_name["fetch_weather"]["outputSchema"]["properties"]["temperature"]
+    assert "outputSchema" not in by_name["slugify"]  # returns a string, not an object
+
+
+def test_skill_front_matter_follows_agent_skills_rules(specimens: list[ToolSpec]) -> None:
+    text = render("skill", specimens)
+    match = re.fullmatch(r"---\n(.*?)\n---\n(.*)", text, re.DOTALL)
+    assert match, "SKILL.md must open with YAML front matter"
+    front = yaml.safe_load(match.group(1))
+    assert set(front) == {"name", "description"}
+    assert re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", front["name"]) and len(front["name"]) <= 64
+    assert 0 < len(front["description"]) <= 1024
+    body = match.group(2)
+    primitives = body.index("## Primitives (8)")
+    workflows = body.index("## Workflows (1)")
+    assert body.index("### `publish_report`") > workflows > body.index("### `slugify`")
+    assert body.index("### `slugify`") > primitives
+    assert "9 tools: 8 primitives and 1 workflow, in 4 groups" in body
+
+
+def test_skill_description_stays_within_limit_for_many_tools() -> None:
+    many = [ToolSpec(f"tool_number_{i:03d}", "Does a numbered thing.") for i in range(200)]
+    front = yaml.safe_load(render("skill", many).split("---\n")[1])
+    assert len(front["description"]) <= 1024
+    assert "more" in front["description"] and "200 tools" in front["description"]
+
+
+def test_describe_counts_are_computed(specimens: list[ToolSpec]) -> None:
+    data = describe(specimens)
+    commands = [c for g in data["groups"] for c in g["commands"]]
+    assert data["tool_count"] == len(commands) == len(specimens)
+    assert data["primitive_count"] + data["workflow_count"] == data["tool_count"]
+    assert data["group_count"] == len(data["groups"])
+    for group in data["groups"]:
+        assert group["command_count"] == len(group["commands"])
+    for command in commands:
+        assert command["parameter_count"] == len(command["parameters"])
+        assert command["required_count"] == sum(p["required"] for p in command["parameters"])
+    wrap = next(c for c in commands if c["name"] == "wrap_text")
+    width = next(p for p in wrap["parameters"] if p["name"] == "width")
+    assert width == {
+        "name": "width",
+        "type": "integer",
+        "required": False,
+        "enum": [40, 80, 120],
+        "default": 80,
+    }
+    classify = next(c for c in commands if c["name"] == "classify_item")
+    assert [p["name"] for p in classify["parameters"]] == ["type", "title", "description", "ratings"]
+
+
+def _order(spec: ToolSpec) -> tuple[str, str]:
+    return (spec.group or "", spec.name)
+
+
+def _by_name(specs: list[ToolSpec], name: str) -> ToolSpec:
+    return next(s for s in specs if s.name == name)
+
+
+@pytest.mark.parametrize("format", ["openai", "responses", "anthropic", "gemini", "mcp", "json"])
+def test_projection_data_is_plain_json(format: str, specimens: list[ToolSpec]) -> None:
+    import json
+
+    data = project(format, specimens)
+    assert json.loads(json.dumps(data, allow_nan=False)) == data
