@@ -34,7 +34,6 @@ import jsonschema
 import pydantic_core
 from pydantic import (
     BaseModel,
-    BeforeValidator,
     ConfigDict,
     Field,
     TypeAdapter,
@@ -44,7 +43,6 @@ from pydantic import (
 from pydantic.errors import PydanticSchemaGenerationError, PydanticUserError
 from pydantic.fields import FieldInfo
 from pydantic.json_schema import PydanticJsonSchemaWarning
-from pydantic_core import PydanticCustomError
 
 from toolfoundry.declare.docstrings import DocInfo
 from toolfoundry.declare.errors import DeclarationError
@@ -76,6 +74,7 @@ class ArgumentsModel:
         signature = inspect.signature(fn)
         fields: dict[str, Any] = {}
         self._aliases: dict[str, str] = {}
+        self._sets: set[str] = set()
         for index, param in enumerate(signature.parameters.values()):
             internal = f"p{index}"
             self._aliases[internal] = param.name
@@ -123,7 +122,7 @@ class ArgumentsModel:
             )
         check_describable(annotation, where)
         if typing.get_origin(_bare(annotation)) in (set, frozenset):
-            annotation = Annotated[annotation, BeforeValidator(_reject_duplicates)]
+            self._sets.add(param.name)
         has_own_description = any(
             isinstance(meta, FieldInfo) and meta.description
             for meta in typing.get_args(annotation)[1:]
@@ -172,10 +171,18 @@ class ArgumentsModel:
             data = pydantic_core.to_json(arguments)
         except pydantic_core.PydanticSerializationError as exc:
             return [Problem("$", f"arguments must be JSON values: {exc}")]
+        # JSON Schema's uniqueItems rejects duplicates, where a Python set would drop them.
+        duplicates = [
+            Problem(json_path([name]), "items must be unique (this is a set)")
+            for name in self._sets
+            if _has_duplicates(arguments.get(name))
+        ]
         try:
             instance = self.model.model_validate_json(data, strict=True)
         except ValidationError as exc:
-            return problems_from(exc, arguments, self.names)
+            return duplicates + problems_from(exc, arguments, self.names)
+        if duplicates:
+            return duplicates
         return {self._aliases[k]: getattr(instance, k) for k in instance.model_fields_set}
 
 
@@ -214,13 +221,10 @@ def _bare(annotation: Any) -> Any:
     return annotation
 
 
-def _reject_duplicates(value: Any) -> Any:
-    # JSON Schema's uniqueItems rejects duplicates; a set would silently drop them.
-    if isinstance(value, list):
-        seen = {json.dumps(item, sort_keys=True) for item in value}
-        if len(seen) != len(value):
-            raise PydanticCustomError("unique_items", "items must be unique (this is a set)")
-    return value
+def _has_duplicates(value: Any) -> bool:
+    if not isinstance(value, list):
+        return False
+    return len({json.dumps(item, sort_keys=True) for item in value}) != len(value)
 
 
 def _type_name(annotation: Any) -> str:
@@ -287,14 +291,14 @@ def _data_path(loc: list[str | int], value: Any, kind: str) -> list[str | int]:
             if step in value:
                 parts.append(step)
                 value = value[step]
-            elif last or kind == "missing":
+            elif last and kind == "missing":
                 parts.append(step)
                 value = None
         elif isinstance(value, list) and isinstance(step, int):
             if 0 <= step < len(value):
                 parts.append(step)
                 value = value[step]
-            elif last or kind == "missing":
+            elif last and kind == "missing":
                 parts.append(step)
                 value = None
     return parts
