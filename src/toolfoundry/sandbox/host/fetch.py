@@ -31,7 +31,6 @@ from toolfoundry.sandbox.host.credentials import (
 )
 from toolfoundry.sandbox.host.fetch_wire import send
 from toolfoundry.sandbox.host.netguard import (
-    DEFAULT_PORTS,
     FetchError,
     IPAddress,
     ParsedURL,
@@ -64,7 +63,8 @@ class FetchPolicyError(ValueError):
 class HostPattern:
     """An allowlist entry: ``host``, ``*.suffix`` (dot boundary), optionally ``:port``.
 
-    Without a port the entry matches the scheme's default port (443, or 80 for allowed http).
+    Without a port the entry means port 443 only; plain-http services name their port
+    (``localhost:8000``, ``intranet.example:80``).
     """
 
     host: str
@@ -99,7 +99,7 @@ class HostPattern:
             )
         return cls(host=host, wildcard=wildcard, port=port)
 
-    def matches(self, host: str, port: int | None = None, default_port: int | None = None) -> bool:
+    def matches(self, host: str, port: int | None = None) -> bool:
         """True when ``host`` (canonical) and ``port`` fit this entry; port None skips the port."""
         if self.wildcard:
             if not host.endswith("." + self.host):
@@ -108,7 +108,7 @@ class HostPattern:
             return False
         if port is None:
             return True
-        return port == (self.port if self.port is not None else default_port)
+        return port == (self.port if self.port is not None else 443)
 
     def __str__(self) -> str:
         text = ("*." if self.wildcard else "") + self.host
@@ -304,10 +304,9 @@ class FetchPolicy:
 
     def allows(self, url: ParsedURL) -> bool:
         """True when scheme, host and port of ``url`` pass the allowlist (no address check)."""
-        default = DEFAULT_PORTS[url.scheme]
         if url.scheme == "http" and not any(p.matches(url.host) for p in self._http):
             return False
-        return any(p.matches(url.host, url.port, default) for p in self._allow)
+        return any(p.matches(url.host, url.port) for p in self._allow)
 
     def private_allowed(self, host: str, ip: IPAddress) -> bool:
         """True when ``allow_private`` covers this host name or address."""
