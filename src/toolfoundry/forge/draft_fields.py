@@ -18,7 +18,7 @@ JsonObject = dict[str, Any]
 FIXTURE_FIELDS = ("url", "method", "status", "headers", "body")
 FETCH_METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE")
 _META = Draft202012Validator(Draft202012Validator.META_SCHEMA)
-_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_IDENT = re.compile(r"^[A-Za-z_$][A-Za-z0-9_$]*$")
 
 
 def key_path(base: str, key: str | int) -> str:

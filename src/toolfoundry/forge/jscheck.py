@@ -120,7 +120,7 @@ def check_javascript(
         inside = in_error or node.type == "ERROR"
         stack.extend((child, inside) for child in reversed(node.children))
     findings = syntax + walker.findings
-    if not _exports_handler(tree.root_node):
+    if not syntax and not _exports_handler(tree.root_node):
         findings.append(
             Finding(
                 "no_handler",

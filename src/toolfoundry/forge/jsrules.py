@@ -107,6 +107,8 @@ class RuleWalker:
             self._name(node, text(node))
         elif kind in ("member_expression", "subscript_expression"):
             self._member(node)
+        elif kind in ("pair_pattern", "shorthand_property_identifier_pattern"):
+            self._destructured(node)
         elif kind == "call_expression":
             self._call(node)
         elif kind == "new_expression":
@@ -241,6 +243,25 @@ class RuleWalker:
                 "`expected` values may fail; derive values from the input where you can",
                 Severity.WARNING,
             )
+
+    def _destructured(self, node: Node) -> None:
+        if node.type == "pair_pattern":
+            key = node.child_by_field_name("key")
+            if key is not None and key.type == "computed_property_name" and key.named_children:
+                key = key.named_children[0]
+            literal = key is not None and key.type in ("string", "template_string")
+            name = literal_value(key) if literal else text(key)
+        else:
+            name = text(node)
+        if name == "constructor":
+            self.report(
+                "no_function_constructor",
+                node,
+                "destructuring `constructor` can get the Function constructor (code from "
+                "strings), which is not allowed; write an ordinary function",
+            )
+        elif name is not None:
+            self._name(node, name)
 
     def _constructor(self, node: Node, target: Node) -> None:
         chained = target.type in ("member_expression", "subscript_expression") and (
