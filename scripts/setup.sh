@@ -18,3 +18,5 @@ if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
   apt-get update -qq && apt-get install -y -qq nodejs npm
 fi
 node jsbuild/build.mjs --install
+# The QuickJS-NG WebAssembly guest (pinned, checksummed sources; fast when already built).
+.venv/bin/python -m toolfoundry.sandbox.js.guest.build

@@ -1,0 +1,73 @@
+"""Run untrusted JavaScript tools: QuickJS-NG in WebAssembly, limits enforced by wasmtime.
+
+    >>> run_js("export function handler(a) { return a.x + 1 }", {"x": 1}).value
+    2
+
+Nothing is ambient: a script reaches the world only through fetch, localStorage and crypto,
+each answered (and checked) by the host according to the :class:`SandboxPolicy`.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from toolfoundry.sandbox.policy import SandboxPolicy
+from toolfoundry.spec import CallResult, ErrorKind
+
+__all__ = ["SandboxPolicy", "run_js"]
+
+
+def run_js(code: str, args: Any = None, policy: SandboxPolicy | None = None) -> CallResult:
+    """Run an ES module in a pristine sandbox and return its result.
+
+    The module exports ``handler(args)`` (sync or async) or a ``default`` value; top-level
+    await works. The result must be JSON-serialisable.
+
+    Args:
+        code: the ES module source.
+        args: JSON-ready arguments passed to ``handler`` (``{}`` when None).
+        policy: limits and capabilities; the default allows no network and no storage.
+
+    Returns:
+        A CallResult; failures carry a kind (``timeout``, ``memory_limit``,
+        ``capability_denied``, ``runtime_error``, ``output_too_large``, ``invalid_arguments``).
+    """
+    from toolfoundry.sandbox.host.storage import StorageHook
+    from toolfoundry.sandbox.js.engine import Limits
+    from toolfoundry.sandbox.js.host_calls import CallHost
+    from toolfoundry.sandbox.js.modules import default_catalog
+    from toolfoundry.sandbox.js.wasm_engine import default_engine
+
+    engine = default_engine()  # process setup (compiling the guest) is not the script's time
+    started = time.monotonic()
+    policy = policy or SandboxPolicy()
+    if not isinstance(code, str):
+        return CallResult.failure(ErrorKind.INVALID_ARGUMENTS, "code must be a string")
+    deadline = started + policy.timeout_s
+    fetch = (
+        policy.fetch.handler(deadline=deadline, tool=policy.tool)
+        if policy.fetch is not None
+        else None
+    )
+    host = CallHost(
+        fetch=fetch,
+        storage=StorageHook(policy.storage, policy.namespace, policy.storage_quota),
+        libraries=default_catalog(),
+        log_lines=policy.log_lines,
+        log_bytes=policy.log_bytes,
+        deadline=deadline,
+    )
+    limits = Limits(
+        deadline=deadline, memory_bytes=policy.memory_bytes, output_bytes=policy.output_bytes
+    )
+    result = engine.run(code, {} if args is None else args, limits, host)
+    elapsed = (time.monotonic() - started) * 1000.0
+    return CallResult(
+        ok=result.ok,
+        value=result.value,
+        error=result.error,
+        logs=result.logs,
+        duration_ms=elapsed,
+        details={"fetches": host.fetch_count},
+    )

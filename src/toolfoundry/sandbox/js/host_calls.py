@@ -1,0 +1,119 @@
+"""The host side of one call: answers the guest's ``host_call(op, json)`` requests.
+
+Every op validates its input here; a script that calls the raw hook with crafted input gets an
+error answer, never more authority. Handlers never raise into the guest.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from toolfoundry.sandbox.host import crypto
+from toolfoundry.sandbox.host.protocols import FetchHandler
+from toolfoundry.sandbox.host.storage import StorageHook
+from toolfoundry.sandbox.js.modules import ImportRefused, LibraryCatalog
+
+LOG_LEVELS = {"log", "info", "debug", "warn", "error"}
+
+
+class CallHost:
+    """Host capabilities for one call: logs, fetch, storage, crypto, library imports."""
+
+    def __init__(
+        self,
+        *,
+        fetch: FetchHandler | None,
+        storage: StorageHook,
+        libraries: LibraryCatalog,
+        log_lines: int,
+        log_bytes: int,
+        deadline: float,
+    ) -> None:
+        self.fetch = fetch
+        self.storage = storage
+        self.libraries = libraries
+        self.log_lines = log_lines
+        self.log_bytes = log_bytes
+        self.deadline = deadline
+        self.logs: list[str] = []
+        self._log_used = 0
+        self._logs_full = False
+        self.fetch_count = 0
+
+    def answer(self, op: str, payload: str) -> str:
+        """Answer one request; ``import`` answers with source text, others with JSON."""
+        if op == "import":
+            try:
+                return self.libraries.source(payload)
+            except ImportRefused as exc:
+                return "!" + str(exc)
+        try:
+            data = json.loads(payload)
+        except ValueError:
+            return _json({"error": {"kind": "runtime_error", "message": "malformed host request"}})
+        return _json(self._dispatch(op, data))
+
+    def _dispatch(self, op: str, data: Any) -> Any:
+        if op == "log":
+            return self._log(data)
+        if op == "random":
+            return crypto.random_bytes(data)
+        if op == "digest":
+            return crypto.digest(data)
+        if op == "hmac":
+            return crypto.hmac_sign_or_verify(data)
+        if op == "storage":
+            return self.storage.handle(data)
+        if op == "fetch":
+            return self._fetch(data)
+        return {"error": {"kind": "runtime_error", "message": f"unknown host operation {op!r}"}}
+
+    def _log(self, data: Any) -> bool:
+        if self._logs_full:
+            return False
+        if (
+            not isinstance(data, list)
+            or len(data) != 2
+            or data[0] not in LOG_LEVELS
+            or not isinstance(data[1], str)
+        ):
+            return True
+        level, text = data
+        line = text if level in ("log", "info", "debug") else f"[{level}] {text}"
+        room = self.log_bytes - self._log_used
+        if len(self.logs) >= self.log_lines or room <= 0:
+            self._close_logs()
+            return False
+        if len(line) > room:
+            line = line[:room]
+        self.logs.append(line)
+        self._log_used += len(line)
+        return True
+
+    def _close_logs(self) -> None:
+        self._logs_full = True
+        self.logs.append(f"[logs truncated: limit {self.log_lines} lines / {self.log_bytes} bytes]")
+
+    def _fetch(self, data: Any) -> dict[str, Any]:
+        if self.fetch is None:
+            return {
+                "error": {
+                    "kind": "capability_denied",
+                    "message": "fetch is not allowed: this tool has no network capability",
+                }
+            }
+        if not isinstance(data, dict):
+            return {"error": {"kind": "runtime_error", "message": "fetch: malformed request"}}
+        if time.monotonic() >= self.deadline:
+            return {"error": {"kind": "timeout", "message": "fetch: the time budget is spent"}}
+        self.fetch_count += 1
+        try:
+            return self.fetch.handle(data)
+        except Exception as exc:  # a handler must not raise; if one does, the script sees it
+            return {"error": {"kind": "runtime_error", "message": f"fetch failed: {exc}"}}
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))

@@ -1,0 +1,81 @@
+"""Lean calls into wasmtime-py for the hot path.
+
+``Func.__call__`` re-reads the function type on every call (~30 µs) and
+``Instance.exports()`` wraps every export eagerly (~5 ms); both are avoided here by calling
+wasmtime's C API through wasmtime-py's own ctypes bindings with types known in advance.
+Pinned to wasmtime-py 50 (pyproject.toml).
+"""
+
+from __future__ import annotations
+
+import ctypes
+from typing import Any
+
+import wasmtime
+from wasmtime import _ffi as ffi
+from wasmtime._func import enter_wasm
+
+_KINDS = {
+    "i32": ffi.WASMTIME_I32.value,
+    "i64": ffi.WASMTIME_I64.value,
+    "f64": ffi.WASMTIME_F64.value,
+}
+_FIELDS = {"i32": "i32", "i64": "i64", "f64": "f64"}
+
+
+def export(store: wasmtime.Store, instance: wasmtime.Instance, name: str) -> Any:
+    """Look up one export by name (no eager wrapping of the others)."""
+    raw = name.encode()
+    item = ffi.wasmtime_extern_t()
+    found = ffi.wasmtime_instance_export_get(
+        store._context(), ctypes.byref(instance._instance), raw, len(raw), ctypes.byref(item)
+    )
+    if not found:
+        raise KeyError(f"the guest has no export {name!r}")
+    kind = int(item.kind)
+    if kind == ffi.WASMTIME_EXTERN_FUNC.value:
+        return wasmtime.Func._from_raw(item.of.func)
+    if kind == ffi.WASMTIME_EXTERN_MEMORY.value:
+        return wasmtime.Memory._from_raw(item.of.memory)
+    raise KeyError(f"export {name!r} is neither a function nor a memory")
+
+
+class NumericCall:
+    """A guest function with numeric parameters and at most one numeric result, called cheaply."""
+
+    def __init__(self, func: wasmtime.Func, params: tuple[str, ...], result: str | None) -> None:
+        self._func = func
+        self._params = params
+        self._kinds = [_KINDS[p] for p in params]
+        self._result = result
+
+    def __call__(self, store: wasmtime.Store, *args: int | float) -> Any:
+        n = len(self._params)
+        if len(args) != n:
+            raise TypeError(f"expected {n} arguments, got {len(args)}")
+        params = (ffi.wasmtime_val_t * max(n, 1))()
+        for i, (kind, field, value) in enumerate(zip(self._kinds, self._params, args, strict=True)):
+            setattr(params[i], "kind", kind)  # noqa: B010 (ctypes field typed as c_ubyte)
+            setattr(params[i].of, _FIELDS[field], value)
+        results = (ffi.wasmtime_val_t * 1)()
+        nres = 0 if self._result is None else 1
+        with enter_wasm(store) as trap:
+            error = ffi.wasmtime_func_call(
+                store._context(), ctypes.byref(self._func._func), params, n, results, nres, trap
+            )
+            if error:
+                raise wasmtime.WasmtimeError._from_ptr(error)
+        if self._result is None:
+            return None
+        return getattr(results[0].of, _FIELDS[self._result])
+
+
+def memory_base(store: Any, memory: wasmtime.Memory) -> int:
+    """Address of linear memory byte 0 (changes when the memory grows)."""
+    ptr = ffi.wasmtime_memory_data(store._context(), ctypes.byref(memory._memory))
+    return ctypes.cast(ptr, ctypes.c_void_p).value or 0
+
+
+def memory_size(store: Any, memory: wasmtime.Memory) -> int:
+    """Current size of linear memory in bytes."""
+    return int(ffi.wasmtime_memory_data_size(store._context(), ctypes.byref(memory._memory)))

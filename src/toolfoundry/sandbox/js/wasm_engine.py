@@ -1,0 +1,359 @@
+"""QuickJS-NG in WebAssembly under wasmtime: the default :class:`Engine`.
+
+Every call gets a pristine instance: a fresh wasmtime store whose linear memory is restored
+from a snapshot taken once per process right after QuickJS, the polyfills and the prelude were
+initialised. A small pool prepares instances off the call path. Time is bounded by epoch
+interruption (a ticker thread), memory by the store's limiter; any trap discards the instance.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import math
+import secrets
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import wasmtime
+
+from toolfoundry.sandbox.js import wasm_calls
+from toolfoundry.sandbox.js.engine import Limits
+from toolfoundry.sandbox.js.host_calls import CallHost
+from toolfoundry.sandbox.js.module_cache import load_module
+from toolfoundry.sandbox.js.modules import BUILD_DIR, polyfills_source
+from toolfoundry.spec import CallResult, ErrorKind
+
+GUEST_WASM = BUILD_DIR / "quickjs.wasm"
+PRELUDE = Path(__file__).resolve().parent / "prelude.js"
+PAGE = 65536
+SHADOW_STACK_TOP = 1024 * 1024  # zig links the 1 MiB C stack first: [0, 1 MiB)
+JS_STACK_LIMIT = 640 * 1024  # QuickJS throws RangeError before the C stack runs out
+WASM_STACK = 2 * 1024 * 1024  # native stack for wasm frames; well under any thread's stack
+TICK_S = 0.002
+
+_local = threading.local()
+
+
+class GuestMissing(RuntimeError):
+    """The guest has not been built (run ``make setup`` or ``python -m ...guest.build``)."""
+
+
+class _EpochTicker:
+    """Advances the engine's epoch every tick while at least one call is running."""
+
+    def __init__(self, engine: wasmtime.Engine, tick_s: float) -> None:
+        self._engine = engine
+        self.tick_s = tick_s
+        self._active = 0
+        self._cond = threading.Condition()
+        self._thread: threading.Thread | None = None
+
+    def enter(self) -> None:
+        with self._cond:
+            self._active += 1
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._loop, name="tf-epoch", daemon=True)
+                self._thread.start()
+            self._cond.notify()
+
+    def leave(self) -> None:
+        with self._cond:
+            self._active -= 1
+
+    def _loop(self) -> None:
+        while True:
+            with self._cond:
+                while self._active == 0:
+                    self._cond.wait()
+            time.sleep(self.tick_s)
+            self._engine.increment_epoch()
+
+
+class Guest:
+    """One QuickJS instance in its own store."""
+
+    __slots__ = ("alloc", "eval_script", "free", "init", "instance", "memory", "run", "store")
+
+    def __init__(self, engine: wasmtime.Engine, pre: Any) -> None:
+        self.store = wasmtime.Store(engine)
+        self.store.set_epoch_deadline(1 << 40)
+        self.instance = pre.instantiate(self.store)
+        get = self._export
+        self.memory: wasmtime.Memory = get("memory")
+        self.alloc = wasm_calls.NumericCall(get("tf_alloc"), ("i32",), "i32")
+        self.free = wasm_calls.NumericCall(get("tf_free"), ("i32",), None)
+        self.init = wasm_calls.NumericCall(get("tf_init"), ("i32",), "i32")
+        self.eval_script = wasm_calls.NumericCall(
+            get("tf_eval_script"), ("i32", "i32", "i32"), "i32"
+        )
+        self.run = wasm_calls.NumericCall(
+            get("tf_run"), ("i32", "i32", "i32", "i32", "i64", "f64"), "i64"
+        )
+
+    def _export(self, name: str) -> Any:
+        return wasm_calls.export(self.store, self.instance, name)
+
+    def base(self) -> int:
+        return wasm_calls.memory_base(self.store, self.memory)
+
+    def size(self) -> int:
+        return wasm_calls.memory_size(self.store, self.memory)
+
+    def put(self, data: bytes) -> int:
+        """Copy bytes into guest-allocated memory; return the guest pointer."""
+        ptr = int(self.alloc(self.store, max(len(data), 1)))
+        if ptr == 0:
+            raise MemoryError("guest allocation failed")
+        ctypes.memmove(self.base() + ptr, data, len(data))
+        return ptr
+
+    def read(self, ptr: int, length: int) -> bytes:
+        return ctypes.string_at(self.base() + ptr, length)
+
+
+class _Pool:
+    """Ready guests, refilled by a background thread so a call only takes one."""
+
+    def __init__(self, make: Callable[[], Guest], size: int) -> None:
+        self._make = make
+        self._size = size
+        self._ready: deque[Guest] = deque()
+        self._cond = threading.Condition()
+        self._thread: threading.Thread | None = None
+
+    def take(self) -> Guest:
+        with self._cond:
+            guest = self._ready.popleft() if self._ready else None
+            if self._size > 0:
+                if self._thread is None:
+                    self._thread = threading.Thread(target=self._fill, name="tf-pool", daemon=True)
+                    self._thread.start()
+                self._cond.notify()
+        return guest if guest is not None else self._make()
+
+    def _fill(self) -> None:
+        while True:
+            with self._cond:
+                while len(self._ready) >= self._size:
+                    self._cond.wait()
+            guest = self._make()
+            with self._cond:
+                self._ready.append(guest)
+
+
+def _host_call(
+    caller: wasmtime.Caller,
+    op_ptr: int,
+    op_len: int,
+    in_ptr: int,
+    in_len: int,
+    out_ptr: int,
+    out_cap: int,
+) -> int:
+    state = getattr(_local, "state", None)
+    if state is None:
+        return -1
+    host, guest = state
+    size = wasm_calls.memory_size(caller, guest.memory)
+    if not (0 <= op_ptr <= op_ptr + op_len <= size and 0 <= in_ptr <= in_ptr + in_len <= size):
+        return -1
+    base = wasm_calls.memory_base(caller, guest.memory)
+    op = ctypes.string_at(base + op_ptr, op_len).decode("utf-8", "replace")
+    payload = ctypes.string_at(base + in_ptr, in_len).decode("utf-8", "surrogatepass")
+    out = host.answer(op, payload).encode("utf-8", "surrogatepass")
+    if len(out) <= out_cap:
+        if not 0 <= out_ptr <= out_ptr + out_cap <= size:
+            return -1
+        ctypes.memmove(base + out_ptr, out, len(out))
+    else:
+        _local.pending = out
+    return len(out)
+
+
+def _host_take(caller: wasmtime.Caller, out_ptr: int) -> None:
+    out: bytes = getattr(_local, "pending", b"")
+    _local.pending = b""
+    state = getattr(_local, "state", None)
+    if state is None:
+        return
+    guest = state[1]
+    if 0 <= out_ptr <= out_ptr + len(out) <= wasm_calls.memory_size(caller, guest.memory):
+        ctypes.memmove(wasm_calls.memory_base(caller, guest.memory) + out_ptr, out, len(out))
+
+
+def _wasi_fd_write(caller: wasmtime.Caller, fd: int, iovs: int, n: int, written: int) -> int:
+    mem = caller.get("memory")
+    assert isinstance(mem, wasmtime.Memory)
+    raw = mem.read(caller, iovs, iovs + 8 * n)
+    total = sum(int.from_bytes(raw[i * 8 + 4 : i * 8 + 8], "little") for i in range(n))
+    mem.write(caller, total.to_bytes(4, "little"), written)
+    return 0  # the guest's stdio goes nowhere
+
+
+def _wasi_clock(caller: wasmtime.Caller, clock_id: int, precision: int, out: int) -> int:
+    now = time.time_ns() if clock_id == 0 else time.monotonic_ns()
+    mem = caller.get("memory")
+    assert isinstance(mem, wasmtime.Memory)
+    mem.write(caller, now.to_bytes(8, "little"), out)
+    return 0
+
+
+def _linker(engine: wasmtime.Engine) -> wasmtime.Linker:
+    i32, i64 = wasmtime.ValType.i32(), wasmtime.ValType.i64()
+    ft = wasmtime.FuncType
+    linker = wasmtime.Linker(engine)
+    linker.define_func("tf", "host_call", ft([i32] * 6, [i32]), _host_call, access_caller=True)
+    linker.define_func("tf", "host_take", ft([i32], []), _host_take, access_caller=True)
+    wasi = "wasi_snapshot_preview1"
+    linker.define_func(wasi, "fd_write", ft([i32] * 4, [i32]), _wasi_fd_write, access_caller=True)
+    linker.define_func(wasi, "clock_time_get", ft([i32, i64, i32], [i32]), _wasi_clock, True)
+    linker.define_func(wasi, "fd_close", ft([i32], [i32]), lambda fd: 8)
+    linker.define_func(wasi, "fd_fdstat_get", ft([i32, i32], [i32]), lambda fd, p: 8)
+    linker.define_func(wasi, "fd_seek", ft([i32, i64, i32, i32], [i32]), lambda *a: 70)
+    return linker
+
+
+class WasmEngine:
+    """The QuickJS-NG guest under wasmtime; one per process is enough (thread-safe)."""
+
+    def __init__(self, wasm_path: Path = GUEST_WASM, pool_size: int = 2) -> None:
+        if not wasm_path.exists():
+            raise GuestMissing(
+                f"{wasm_path} is missing: build it with `make setup` or "
+                "`python -m toolfoundry.sandbox.js.guest.build`"
+            )
+        config = wasmtime.Config()
+        config.epoch_interruption = True
+        config.max_wasm_stack = WASM_STACK
+        self._engine = wasmtime.Engine(config)
+        module = load_module(self._engine, wasm_path)
+        self._pre = _linker(self._engine).instantiate_pre(module)
+        self._snapshot, self._pages = self._initialise()
+        self._ticker = _EpochTicker(self._engine, TICK_S)
+        self._pool = _Pool(self.fresh, pool_size)
+
+    def _initialise(self) -> tuple[bytes, int]:
+        guest = Guest(self._engine, self._pre)
+        wasm_calls.NumericCall(guest._export("_initialize"), (), None)(guest.store)
+        if guest.init(guest.store, JS_STACK_LIMIT) != 0:
+            raise RuntimeError("QuickJS failed to initialise")
+        scripts = [(polyfills_source(), 0), (PRELUDE.read_text(encoding="utf-8"), 1)]
+        for source, keep in scripts:
+            if source is None:
+                continue
+            data = source.encode("utf-8")
+            ptr = guest.put(data)
+            err = int(guest.eval_script(guest.store, ptr, len(data), keep))
+            guest.free(guest.store, ptr)
+            if err:
+                raise RuntimeError(f"prelude failed: {ctypes.string_at(guest.base() + err)!r}")
+        size = guest.size()
+        return guest.read(SHADOW_STACK_TOP, size - SHADOW_STACK_TOP), size // PAGE
+
+    def fresh(self) -> Guest:
+        """A new instance with its memory restored from the snapshot (no call made)."""
+        guest = Guest(self._engine, self._pre)
+        grow = self._pages - guest.size() // PAGE
+        if grow > 0:
+            guest.memory.grow(guest.store, grow)
+        ctypes.memmove(guest.base() + SHADOW_STACK_TOP, self._snapshot, len(self._snapshot))
+        return guest
+
+    def take(self) -> Guest:
+        """A pristine instance, from the pool when one is ready."""
+        return self._pool.take()
+
+    def run(self, module_code: str, args: Any, limits: Limits, host: CallHost) -> CallResult:
+        """Run one module in a pristine instance (see :class:`Engine`)."""
+        return self.run_in(self.take(), module_code, args, limits, host)
+
+    def run_in(
+        self, guest: Guest, module_code: str, args: Any, limits: Limits, host: CallHost
+    ) -> CallResult:
+        """Run one module in ``guest``; the caller discards ``guest`` afterwards.
+
+        Reusing a guest for a second call keeps the first call's state: only benchmarks do it.
+        """
+        started = time.monotonic()
+        try:
+            args_json = json.dumps(args, ensure_ascii=False, allow_nan=False)
+        except (TypeError, ValueError) as exc:
+            return CallResult.failure(ErrorKind.INVALID_ARGUMENTS, f"args are not JSON: {exc}")
+        guest.store.set_limits(memory_size=limits.memory_bytes)
+        try:
+            code_b = module_code.encode("utf-8", "surrogatepass")
+            args_b = args_json.encode("utf-8", "surrogatepass")
+            code_ptr = guest.put(code_b)
+            args_ptr = guest.put(args_b)
+        except (MemoryError, wasmtime.Trap, wasmtime.WasmtimeError):
+            return self._fail(host, ErrorKind.MEMORY_LIMIT, "the module does not fit in memory")
+        remaining = limits.deadline - time.monotonic()
+        if remaining <= 0:
+            return self._fail(host, ErrorKind.TIMEOUT, "the time budget was spent before start")
+        budget_ms = (limits.deadline - started) * 1000.0
+        seed = secrets.randbits(63) | 1
+        guest.store.set_epoch_deadline(math.ceil(remaining / TICK_S) + 1)
+        _local.state = (host, guest)
+        self._ticker.enter()
+        try:
+            packed = guest.run(
+                guest.store, code_ptr, len(code_b), args_ptr, len(args_b), seed, budget_ms
+            )
+        except wasmtime.Trap as trap:
+            return self._trapped(host, trap, guest, limits)
+        except wasmtime.WasmtimeError as exc:
+            return self._fail(host, ErrorKind.RUNTIME_ERROR, f"the engine failed: {exc}")
+        finally:
+            self._ticker.leave()
+            _local.state = None
+        packed &= (1 << 64) - 1
+        ptr, length = packed >> 32, packed & 0xFFFFFFFF
+        if length > limits.output_bytes:
+            return self._fail(
+                host,
+                ErrorKind.OUTPUT_TOO_LARGE,
+                f"the result is {length} bytes of JSON; the limit is {limits.output_bytes}",
+            )
+        answer = json.loads(guest.read(ptr, length).decode("utf-8", "surrogatepass"))
+        if answer.get("ok"):
+            return CallResult.success(answer.get("value"), logs=host.logs)
+        kind = answer.get("kind")
+        if kind not in ErrorKind.__members__.values():
+            kind = ErrorKind.RUNTIME_ERROR
+        return self._fail(host, ErrorKind(kind), str(answer.get("message", "")))
+
+    def _trapped(
+        self, host: CallHost, trap: wasmtime.Trap, guest: Guest, limits: Limits
+    ) -> CallResult:
+        code = trap.trap_code
+        if code is wasmtime.TrapCode.INTERRUPT:
+            return self._fail(host, ErrorKind.TIMEOUT, "the script ran past its time budget")
+        near_cap = guest.size() + 8 * 1024 * 1024 >= limits.memory_bytes
+        if near_cap:
+            message = f"the script hit the memory cap ({limits.memory_bytes} bytes)"
+            return self._fail(host, ErrorKind.MEMORY_LIMIT, message)
+        if code in (wasmtime.TrapCode.STACK_OVERFLOW, wasmtime.TrapCode.MEMORY_OUT_OF_BOUNDS):
+            return self._fail(host, ErrorKind.RUNTIME_ERROR, "stack overflow: recursion too deep")
+        return self._fail(host, ErrorKind.RUNTIME_ERROR, f"the script crashed the engine: {code}")
+
+    @staticmethod
+    def _fail(host: CallHost, kind: ErrorKind, message: str) -> CallResult:
+        return CallResult.failure(kind, message, logs=host.logs)
+
+
+_default: WasmEngine | None = None
+_default_lock = threading.Lock()
+
+
+def default_engine() -> WasmEngine:
+    """The process-wide engine, created on first use."""
+    global _default
+    with _default_lock:
+        if _default is None:
+            _default = WasmEngine()
+        return _default

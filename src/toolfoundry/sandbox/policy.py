@@ -1,0 +1,58 @@
+"""What one sandboxed call may use: time, memory, output, logs, and the three host capabilities."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from toolfoundry.sandbox.host.protocols import FetchProvider, StorageBackend
+from toolfoundry.sandbox.host.storage import StorageQuota
+
+MIB = 1024 * 1024
+
+
+@dataclass(frozen=True)
+class SandboxPolicy:
+    """Limits and capabilities for one call of :func:`toolfoundry.sandbox.run_js`.
+
+    Nothing is reachable by default: no network, no storage. Limits are enforced by the
+    runtime (wasmtime), not by the script.
+
+    Attributes:
+        timeout_s: wall-clock budget for the whole call, compilation included.
+        memory_bytes: cap on the guest's linear memory.
+        output_bytes: cap on the JSON-encoded result (``output_too_large`` beyond it).
+        log_lines: console lines kept; later ones are dropped and a marker is added.
+        log_bytes: total console bytes kept.
+        fetch: network capability (e.g. ``FetchPolicy`` or ``FixtureFetch``); None denies fetch.
+        storage: localStorage backend; None makes every localStorage call fail with
+            ``capability_denied``.
+        storage_namespace: the namespace for localStorage; defaults to ``tool:<tool>``.
+        storage_quota: key count, value size and total bytes allowed per namespace.
+        tool: the calling tool's name, for audit and the default storage namespace.
+    """
+
+    timeout_s: float = 2.0
+    memory_bytes: int = 64 * MIB
+    output_bytes: int = 1 * MIB
+    log_lines: int = 1000
+    log_bytes: int = 64 * 1024
+    fetch: FetchProvider | None = None
+    storage: StorageBackend | None = None
+    storage_namespace: str | None = None
+    storage_quota: StorageQuota = field(default_factory=StorageQuota)
+    tool: str | None = None
+
+    def __post_init__(self) -> None:
+        if not self.timeout_s > 0:
+            raise ValueError(f"timeout_s must be positive, got {self.timeout_s!r}")
+        if self.memory_bytes < 8 * MIB:
+            raise ValueError(f"memory_bytes must be at least 8 MiB, got {self.memory_bytes!r}")
+        if self.output_bytes <= 0 or self.log_lines < 0 or self.log_bytes < 0:
+            raise ValueError("output_bytes must be positive and log caps non-negative")
+
+    @property
+    def namespace(self) -> str:
+        """The localStorage namespace this call uses."""
+        if self.storage_namespace:
+            return self.storage_namespace
+        return f"tool:{self.tool}" if self.tool else "anonymous"
