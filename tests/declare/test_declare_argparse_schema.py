@@ -151,7 +151,7 @@ COUNTS = [
 def nargs() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="cp", description="Copy files.")
     parser.add_argument("sources", nargs="+", help="Files to copy.")
-    parser.add_argument("target", nargs="?", default=".")
+    parser.add_argument("target", nargs="?", default=".")  # never filled: sources is greedy
     parser.add_argument("--point", nargs=2, type=float)
     parser.add_argument("--exclude", nargs="*", default=[])
     parser.add_argument("--one", nargs=1, type=int)
@@ -167,7 +167,6 @@ NARGS = [
         obj(
             {
                 "sources": d("Files to copy.", {"type": "array", "items": S, "minItems": 1}),
-                "target": {**S, "default": "."},
                 "point": {
                     "type": "array",
                     "items": {"type": "number"},

@@ -121,6 +121,7 @@ class ArgparseCommand:
                 argv.append(self.words[depth - 1])
             prefix = self._parser_at(depth).prefix_chars
             positionals: list[str] = []
+            open_ended = False  # an option with nargs '*'/'+' would swallow what follows
             for slot in level:
                 if slot.name not in arguments:
                     continue
@@ -129,8 +130,10 @@ class ArgparseCommand:
                     positionals.extend(slot.positional_tokens(value))
                 else:
                     argv.extend(slot.tokens(value, prefix))
+                    open_ended = open_ended or slot.action.nargs in ("*", "+")
             leaf = depth == len(self._levels) - 1
-            if leaf and any(t[:1] and t[0] in prefix for t in positionals):
+            dashed = any(t[:1] and t[0] in prefix for t in positionals)
+            if leaf and positionals and (dashed or open_ended):
                 argv.append("--")
             argv.extend(positionals)
         return argv

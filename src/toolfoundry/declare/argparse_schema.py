@@ -151,9 +151,20 @@ def parser_slots(parser: argparse.ArgumentParser, *, leaf: bool) -> list[Argumen
         leaf: whether this level is the command itself (its positionals may follow ``--``).
     """
     by_dest: dict[str, list[argparse.Action]] = {}
+    greedy = False  # after a '*'/'+' positional, argparse never fills a later '?'/'*' one
     for action in parser._actions:
         if isinstance(action, _NEVER_PARAMETERS) or action.dest == argparse.SUPPRESS:
             continue
+        if not action.option_strings:
+            if greedy and action.nargs in ("?", "*", argparse.REMAINDER):
+                continue
+            greedy = greedy or action.nargs in ("*", "+")
+        elif not leaf and action.nargs in ("*", "+"):
+            raise DeclarationError(
+                f"{parser.prog}: option {_label(action)} takes nargs={action.nargs!r} before a "
+                "subcommand, which would swallow the subcommand's name; move it to the "
+                "subcommands or give it a fixed nargs"
+            )
         if action.help == argparse.SUPPRESS:
             if action.required:
                 raise DeclarationError(
