@@ -111,8 +111,8 @@ def parse_url(url: object) -> ParsedURL:
         raise FetchError("runtime_error", "fetch URL must be a string")
     if len(url) > MAX_URL_LENGTH:
         raise denied(f"URL is longer than {MAX_URL_LENGTH} characters")
-    if any(ord(c) < 0x21 or ord(c) == 0x7F for c in url):
-        raise denied("URL contains whitespace or control characters")
+    if any(ord(c) < 0x20 or ord(c) == 0x7F for c in url):
+        raise denied("URL contains control characters (CR, LF, TAB, NUL...)")
     if "\\" in url:
         raise denied("URL contains a backslash")
     match = _SCHEME.match(url)
@@ -133,6 +133,8 @@ def parse_url(url: object) -> ParsedURL:
     authority, tail = rest[:end], rest[end:]
     if "@" in authority:
         raise denied("URLs with credentials (user:password@) are not allowed")
+    if " " in authority:
+        raise denied("URL host contains a space")
     host, port = _split_authority(authority, scheme)
     ip, host = canonical_host_and_ip(host)
     return ParsedURL(scheme=scheme, host=host, port=port, target=_target(tail), ip=ip)
