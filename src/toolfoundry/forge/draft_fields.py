@@ -11,6 +11,7 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
 
 from toolfoundry.forge.hosts import pattern_problem
+from toolfoundry.sandbox.host.netguard import FetchError, parse_url
 from toolfoundry.spec import JSON_SCHEMA_DIALECT, Capabilities, Problem
 from toolfoundry.spec.capabilities import KNOWN_CAPABILITIES, StorageScope
 
@@ -162,6 +163,11 @@ def _fixture(raw: object, path: str, problems: list[Problem]) -> dict[str, Any] 
     url = raw.get("url")
     if not isinstance(url, str) or not re.match(r"^https?://[^/?#]+", url):
         problems.append(Problem(f"{path}.url", "must be an absolute http(s) URL"))
+    else:
+        try:
+            parse_url(url)
+        except FetchError as exc:
+            problems.append(Problem(f"{path}.url", exc.message))
     method = raw.get("method", "GET")
     if not isinstance(method, str) or method.upper() not in FETCH_METHODS:
         problems.append(Problem(f"{path}.method", f"must be one of {', '.join(FETCH_METHODS)}"))

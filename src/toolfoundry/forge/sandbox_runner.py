@@ -2,24 +2,41 @@
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from toolfoundry.forge.draft import Fixture
 from toolfoundry.forge.testrun import RunLimits
-from toolfoundry.spec import CallResult, Capabilities
+from toolfoundry.sandbox import SandboxPolicy, run_js
+from toolfoundry.sandbox.host.fixtures import FixtureError, FixtureFetch
+from toolfoundry.sandbox.host.netguard import FetchError, parse_url
+from toolfoundry.sandbox.host.storage import MemoryStorage
+from toolfoundry.spec import CallResult, Capabilities, ErrorKind, StorageScope
+
+MIB = 1024 * 1024
+
+
+def canonical_fixtures(fixtures: Sequence[Fixture]) -> list[dict[str, Any]]:
+    """Fixture dicts for FixtureFetch, keeping the first of any that answer the same request."""
+    seen: set[tuple[str, str]] = set()
+    out: list[dict[str, Any]] = []
+    for fixture in fixtures:
+        try:
+            key = (fixture.method, str(parse_url(fixture.url)))
+        except FetchError:
+            key = fixture.key
+        if key not in seen:
+            seen.add(key)
+            out.append(fixture.to_dict())
+    return out
 
 
 class SandboxRunner:
-    """Runs JavaScript with ``toolfoundry.sandbox.run_js`` and fetch answered by fixtures."""
+    """Runs JavaScript with :func:`toolfoundry.sandbox.run_js`; fetch answers only from fixtures.
 
-    def __init__(self) -> None:
-        sandbox = importlib.import_module("toolfoundry.sandbox")
-        fixtures = importlib.import_module("toolfoundry.sandbox.host.fixtures")
-        self._run_js = sandbox.run_js
-        self._policy = sandbox.SandboxPolicy
-        self._fixture_fetch = fixtures.FixtureFetch
+    Each call gets a fresh sandbox and, when the tool uses storage, a fresh empty
+    localStorage, so no test sees another's state.
+    """
 
     def __call__(
         self,
@@ -31,11 +48,17 @@ class SandboxRunner:
         capabilities: Capabilities,
         tool: str | None,
     ) -> CallResult:
-        """Run once; fetch is always the fixture provider, so the network is never reached."""
-        policy = self._policy(
-            timeout=limits.timeout_s,
-            memory_mib=limits.memory_mib,
-            fetch=self._fixture_fetch([f.to_dict() for f in fixtures]),
+        """Run once; the network is never reached (unmatched requests are capability_denied)."""
+        try:
+            fetch = FixtureFetch(canonical_fixtures(fixtures))
+        except FixtureError as exc:
+            return CallResult.failure(ErrorKind.INVALID_ARGUMENTS, f"bad fixtures: {exc}")
+        storage = MemoryStorage() if capabilities.storage is not StorageScope.NONE else None
+        policy = SandboxPolicy(
+            timeout_s=limits.timeout_s,
+            memory_bytes=limits.memory_mib * MIB,
+            fetch=fetch,
+            storage=storage,
+            tool=tool,
         )
-        result: CallResult = self._run_js(code, dict(args), policy)
-        return result
+        return run_js(code, dict(args), policy)
