@@ -8,8 +8,6 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from alembic import command
-from alembic.config import Config
 from sqlalchemy import create_engine, event, text
 from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.exc import OperationalError, ProgrammingError
@@ -92,6 +90,11 @@ def migrate(engine: Engine) -> None:
     with engine.connect() as probe:
         if schema_revision(probe) == SCHEMA_HEAD:
             return
+    # Alembic loads only when there is something to migrate; opening a current database
+    # stays cheap for the CLI and short-lived processes.
+    from alembic import command
+    from alembic.config import Config
+
     config = Config()
     config.set_main_option("script_location", str(Path(__file__).parent / "migrations"))
     with engine.connect().execution_options(**write_options(engine)) as conn, conn.begin():

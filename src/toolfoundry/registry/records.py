@@ -53,6 +53,7 @@ class NewVersion:
     Attributes:
         status: ``active`` or ``pending_approval`` (the forge's verdict).
         extra: anything else worth keeping with the version (e.g. deliberately changed tests).
+        capability_hash: the hash the forge binds approvals to; computed here when None.
     """
 
     name: str
@@ -71,6 +72,7 @@ class NewVersion:
     findings: list[Any] = field(default_factory=list)
     test_results: list[Any] = field(default_factory=list)
     extra: dict[str, Any] = field(default_factory=dict)
+    capability_hash: str | None = None
 
     @property
     def sha256(self) -> str:

@@ -104,7 +104,7 @@ class Registry:
                     tests=new.tests,
                     fixtures=new.fixtures,
                     capabilities=new.capabilities.to_dict(),
-                    capability_hash=capability_hash(new.capabilities),
+                    capability_hash=new.capability_hash or capability_hash(new.capabilities),
                     level=new.level,
                     status=new.status.value,
                     author=new.author,
@@ -195,6 +195,27 @@ class Registry:
             what = f"{name!r}" if number is None else f"{name!r} version {number}"
             raise RegistryError("not_found", f"no tool {what}")
         return _version(row)
+
+    def resolve(self, name: str, version: int | None = None) -> tuple[int, int, VersionStatus]:
+        """(row id, number, status) of the named or current version: the cheap per-call lookup.
+
+        Raises:
+            RegistryError: ``not_found`` for an unknown tool or version.
+        """
+        query = select(versions.c.id, versions.c.version, versions.c.status).join(
+            tools, tools.c.id == versions.c.tool_id
+        )
+        query = query.where(tools.c.name == name)
+        if version is None:
+            query = query.where(versions.c.version == tools.c.current_version)
+        else:
+            query = query.where(versions.c.version == version)
+        with self.engine.connect() as conn:
+            row = conn.execute(query).first()
+        if row is None:
+            what = f"{name!r}" if version is None else f"{name!r} version {version}"
+            raise RegistryError("not_found", f"no tool {what}")
+        return int(row.id), int(row.version), VersionStatus(row.status)
 
     def get(self, name: str, version: int | None = None) -> ToolVersion:
         """The named version, or the current one; raises ``RegistryError('not_found')``."""

@@ -115,7 +115,4 @@ def search(conn: Connection, query: str, k: int, *, active_only: bool = True) ->
     else:
         sql, match = _SQLITE, " OR ".join(f'"{w}"' for w in words)
     rows = conn.execute(text(sql.format(status=status)), {"q": match, "k": k}).all()
-    return [
-        SearchHit(r.name, r.version, r.description, r.status, float(r.score))
-        for r in rows
-    ]
+    return [SearchHit(r.name, r.version, r.description, r.status, float(r.score)) for r in rows]

@@ -1,0 +1,193 @@
+"""Loading ``toolfoundry.toml``: capability policy, fetch allowlists and credentials, limits.
+
+Every section is optional and every problem is reported at once in a :class:`ConfigError`.
+
+    [registry]
+    url = "postgresql+psycopg://..."      # TOOLFOUNDRY_DB and --db win over this
+
+    [policy]                              # see toolfoundry.forge.Policy
+    approve = "risky"                     # or "all"
+    auto_approve_network = ["api.example.com"]
+
+    [fetch]                               # what approved tools may reach at call time
+    allow = ["api.example.com", "*.github.com"]   # absent: each tool's approved hosts
+    allow_http = ["127.0.0.1:8080"]       # plain http allowed for these
+    allow_private = ["127.0.0.1"]         # loopback/private addresses allowed for these
+    max_requests = 20
+    [[fetch.credentials]]
+    host = "api.example.com"
+    header = "Authorization"
+    env = "EXAMPLE_TOKEN"
+
+    [limits]
+    timeout_s = 2.0
+    memory_mib = 64
+    output_bytes = 1048576
+    max_code_bytes = 262144
+
+    [provider]
+    model = "openai:gpt-4o-mini"
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from toolfoundry.forge import Policy, PolicyConfigError
+from toolfoundry.sandbox.host.credentials import Credential, CredentialError
+
+CONFIG_FILE = "toolfoundry.toml"
+SECTIONS = ("registry", "policy", "fetch", "limits", "provider")
+FETCH_KEYS = ("allow", "allow_http", "allow_private", "max_requests", "credentials")
+LIMIT_KEYS = ("timeout_s", "memory_mib", "output_bytes", "max_code_bytes")
+
+
+class ConfigError(ValueError):
+    """toolfoundry.toml cannot be used; the message lists every problem with its key."""
+
+
+@dataclass(frozen=True)
+class FetchSettings:
+    """The ``[fetch]`` table. ``allow`` None means: trust each tool's approved hosts."""
+
+    allow: tuple[str, ...] | None = None
+    allow_http: tuple[str, ...] = ()
+    allow_private: tuple[str, ...] = ()
+    max_requests: int = 20
+    credentials: tuple[Credential, ...] = ()
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The ``[limits]`` table: what every call and test run may use."""
+
+    timeout_s: float = 2.0
+    memory_mib: int = 64
+    output_bytes: int = 1024 * 1024
+    max_code_bytes: int = 256 * 1024
+
+
+@dataclass(frozen=True)
+class Config:
+    """The whole configuration (defaults when there is no file)."""
+
+    policy: Policy = field(default_factory=Policy)
+    fetch: FetchSettings = field(default_factory=FetchSettings)
+    limits: Limits = field(default_factory=Limits)
+    provider: dict[str, Any] = field(default_factory=dict)
+    registry_url: str | None = None
+    path: Path | None = None
+
+
+def load_config(path: str | Path | None = None) -> Config:
+    """Read ``path``, or ``./toolfoundry.toml`` when it exists, else the defaults.
+
+    Raises:
+        ConfigError: the file is missing (when named), not TOML, or has bad values.
+    """
+    if path is None:
+        candidate = Path.cwd() / CONFIG_FILE
+        if not candidate.is_file():
+            return Config()
+        path = candidate
+    path = Path(path)
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError as exc:
+        raise ConfigError(f"{path}: no such configuration file") from exc
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from exc
+    return parse_config(data, path=path)
+
+
+def parse_config(data: Mapping[str, Any], *, path: Path | None = None) -> Config:
+    """Build a :class:`Config` from parsed TOML, collecting every problem."""
+    problems = [
+        f"unknown section [{k}] (known: {', '.join(SECTIONS)})" for k in data if k not in SECTIONS
+    ]
+    tables: dict[str, Mapping[str, Any]] = {}
+    for section in SECTIONS:
+        value = data.get(section, {})
+        if not isinstance(value, Mapping):
+            problems.append(f"[{section}] must be a table")
+            value = {}
+        tables[section] = value
+    policy = Policy()
+    try:
+        policy = Policy.from_config(tables["policy"])
+    except PolicyConfigError as exc:
+        problems.append(str(exc))
+    fetch = _fetch(tables["fetch"], problems)
+    limits = _limits(tables["limits"], problems)
+    url = tables["registry"].get("url")
+    if url is not None and not isinstance(url, str):
+        problems.append("registry.url must be a string")
+    problems += [f"unknown key registry.{k}" for k in tables["registry"] if k != "url"]
+    if problems:
+        where = f"{path}: " if path else ""
+        raise ConfigError(where + "; ".join(problems))
+    return Config(policy, fetch, limits, dict(tables["provider"]), url, path)
+
+
+def _hosts(table: Mapping[str, Any], key: str, problems: list[str]) -> tuple[str, ...]:
+    value = table.get(key, [])
+    if not isinstance(value, list) or not all(isinstance(h, str) and h for h in value):
+        problems.append(f"fetch.{key} must be a list of host patterns")
+        return ()
+    return tuple(value)
+
+
+def _fetch(table: Mapping[str, Any], problems: list[str]) -> FetchSettings:
+    problems += [
+        f"unknown key fetch.{k} (known: {', '.join(FETCH_KEYS)})"
+        for k in table
+        if k not in FETCH_KEYS
+    ]
+    credentials: list[Credential] = []
+    raw = table.get("credentials", [])
+    if not isinstance(raw, list):
+        problems.append("fetch.credentials must be an array of tables")
+        raw = []
+    for i, item in enumerate(raw):
+        if not isinstance(item, Mapping):
+            problems.append(f"fetch.credentials[{i}] must be a table")
+            continue
+        try:
+            credentials.append(Credential(**dict(item)))
+        except (CredentialError, TypeError) as exc:
+            problems.append(f"fetch.credentials[{i}]: {exc}")
+    max_requests = table.get("max_requests", 20)
+    if not isinstance(max_requests, int) or isinstance(max_requests, bool) or max_requests < 1:
+        problems.append("fetch.max_requests must be a positive integer")
+        max_requests = 20
+    return FetchSettings(
+        allow=_hosts(table, "allow", problems) if "allow" in table else None,
+        allow_http=_hosts(table, "allow_http", problems),
+        allow_private=_hosts(table, "allow_private", problems),
+        max_requests=max_requests,
+        credentials=tuple(credentials),
+    )
+
+
+def _limits(table: Mapping[str, Any], problems: list[str]) -> Limits:
+    problems += [
+        f"unknown key limits.{k} (known: {', '.join(LIMIT_KEYS)})"
+        for k in table
+        if k not in LIMIT_KEYS
+    ]
+    values: dict[str, Any] = {}
+    for key in LIMIT_KEYS:
+        if key not in table:
+            continue
+        value = table[key]
+        numeric = isinstance(value, int | float) and not isinstance(value, bool)
+        if not numeric or value <= 0 or (key != "timeout_s" and not isinstance(value, int)):
+            kind = "a positive number" if key == "timeout_s" else "a positive integer"
+            problems.append(f"limits.{key} must be {kind}")
+            continue
+        values[key] = float(value) if key == "timeout_s" else value
+    return Limits(**values)
