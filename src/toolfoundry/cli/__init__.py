@@ -14,6 +14,10 @@ import click
 COMMANDS: dict[str, str] = {
     "describe": "toolfoundry.cli.catalog:describe",
     "catalog": "toolfoundry.cli.catalog:catalog",
+    "create": "toolfoundry.cli.create:create",
+    "call": "toolfoundry.cli.call:call",
+    "tools": "toolfoundry.cli.tools:tools",
+    "approvals": "toolfoundry.cli.approvals:approvals",
 }
 
 

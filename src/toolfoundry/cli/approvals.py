@@ -1,0 +1,138 @@
+"""``toolfoundry approvals``: review pending versions, approve or reject them."""
+
+from __future__ import annotations
+
+import getpass
+import json
+import sys
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from toolfoundry.cli.tools import emit, json_option, open_foundry, store_options
+from toolfoundry.forge import code_diff, explain_capabilities
+from toolfoundry.foundry import Foundry
+from toolfoundry.registry import RegistryError, ToolVersion
+
+
+def _target(spec: str) -> tuple[str, int | None]:
+    name, sep, version = spec.partition("@")
+    if not sep:
+        return name, None
+    if not version.isdigit():
+        raise click.BadParameter(f"expected NAME or NAME@VERSION, got {spec!r}")
+    return name, int(version)
+
+
+def _default_user() -> str:
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return "cli"
+
+
+def review(fd: Foundry, v: ToolVersion) -> dict[str, Any]:
+    """What a reviewer is shown: code, diff against the current version, capabilities,
+    static findings, test results and why the policy asked."""
+    previous: ToolVersion | None = None
+    try:
+        current = fd.show(v.name)
+        previous = current if current.version != v.version else None
+    except RegistryError:
+        previous = None
+    policy = v.extra.get("policy") or {}
+    return {
+        **v.summary(),
+        "description": v.description,
+        "reasons": policy.get("reasons", []),
+        "capability_details": explain_capabilities(v.capabilities, v.language),
+        "code": v.code,
+        "diff": code_diff(previous.code if previous else None, v.code),
+        "diff_against": previous.version if previous else None,
+        "findings": v.findings,
+        "test_results": v.test_results,
+    }
+
+
+@click.group()
+def approvals() -> None:
+    """Review versions waiting for a human decision."""
+
+
+@approvals.command("list")
+@store_options
+@json_option
+def list_pending(db: str | None, config_path: str | None, as_json: bool) -> None:
+    """Versions awaiting approval, with what each asks for."""
+    with open_foundry(db, config_path) as fd:
+        packets = [review(fd, v) for v in fd.pending()]
+    if as_json:
+        emit(packets)
+        return
+    table = Table(title=f"{len(packets)} version(s) awaiting approval")
+    for column in ("tool", "version", "capabilities", "why", "tests"):
+        table.add_column(column)
+    for p in packets:
+        passed = sum(1 for t in p["test_results"] if t.get("passed"))
+        table.add_row(
+            p["name"],
+            str(p["version"]),
+            json.dumps(p["capabilities"]),
+            "; ".join(p["reasons"]),
+            f"{passed}/{len(p['test_results'])} passed",
+        )
+    Console(soft_wrap=True).print(table)
+
+
+def _decide(
+    approve: bool,
+    target: str,
+    by: str | None,
+    reason: str,
+    db: str | None,
+    config_path: str | None,
+    as_json: bool,
+) -> None:
+    name, version = _target(target)
+    with open_foundry(db, config_path) as fd:
+        if approve:
+            decision = fd.approve(name, version, by=by or _default_user(), reason=reason)
+        else:
+            decision = fd.reject(name, version, by=by or _default_user(), reason=reason)
+    if as_json:
+        emit(decision.to_dict())
+    elif decision.step.blockers:
+        click.echo(
+            f"error ({', '.join(decision.step.blockers)}): {decision.step.message}", err=True
+        )
+    else:
+        click.echo(decision.step.message)
+    sys.exit(1 if decision.step.blockers else 0)
+
+
+@approvals.command()
+@click.argument("target", metavar="NAME[@VERSION]")
+@click.option("--by", default=None, help="Who approves (default: the login name).")
+@click.option("--reason", default="", help="Why.")
+@store_options
+@json_option
+def approve(
+    target: str, by: str | None, reason: str, db: str | None, config_path: str | None, as_json: bool
+) -> None:
+    """Approve a pending version (the newest pending one without @VERSION)."""
+    _decide(True, target, by, reason, db, config_path, as_json)
+
+
+@approvals.command()
+@click.argument("target", metavar="NAME[@VERSION]")
+@click.option("--reason", required=True, help="Why (required).")
+@click.option("--by", default=None, help="Who rejects (default: the login name).")
+@store_options
+@json_option
+def reject(
+    target: str, reason: str, by: str | None, db: str | None, config_path: str | None, as_json: bool
+) -> None:
+    """Reject a pending version."""
+    _decide(False, target, by, reason, db, config_path, as_json)

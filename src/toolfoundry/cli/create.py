@@ -1,0 +1,55 @@
+"""``toolfoundry create DRAFT.json``: forge a draft and register it."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+from rich.console import Console
+
+from toolfoundry.cli.tools import emit, json_option, open_foundry, store_options
+
+
+@click.command()
+@click.argument(
+    "draft_path", metavar="DRAFT.json", type=click.Path(dir_okay=False, allow_dash=True)
+)
+@store_options
+@json_option
+def create(draft_path: str, db: str | None, config_path: str | None, as_json: bool) -> None:
+    """Check, test and register a tool draft (exit 0 active or pending, 1 rejected)."""
+    if draft_path == "-":
+        raw = sys.stdin.buffer.read()
+    else:
+        try:
+            raw = Path(draft_path).read_bytes()
+        except OSError as exc:
+            raise click.UsageError(f"cannot read {draft_path}: {exc.strerror}") from None
+    with open_foundry(db, config_path) as fd:
+        result = fd.create_tool(raw)
+    if as_json:
+        emit(result.to_dict())
+    else:
+        out = Console(soft_wrap=True)
+        where = f" v{result.version}" if result.version else ""
+        out.print(f"[bold]{result.name or '?'}[/bold]{where}: {result.status}", highlight=False)
+        if result.step.message:
+            out.print(result.step.message, markup=False, highlight=False)
+        for f in result.findings:
+            loc = f.get("path") or (f"line {f['line']}:{f['column']}" if "line" in f else "")
+            out.print(
+                f"  {f['severity']} {f['rule']} {loc}: {f['message']}",
+                markup=False,
+                highlight=False,
+            )
+        for t in result.test_results:
+            if not t.get("passed"):
+                out.print(
+                    f"  test {t['name']} failed: {t.get('reason') or t.get('error')}",
+                    markup=False,
+                    highlight=False,
+                )
+        if result.duplicate_of:
+            out.print(f"  note: duplicate of {result.duplicate_of}", markup=False)
+    sys.exit(1 if result.status == "rejected" else 0)

@@ -1,0 +1,305 @@
+"""``toolfoundry tools``: list, show, history, diff, rollback, disable, enable, search, usage."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any, TypeVar
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from toolfoundry.config import ConfigError
+from toolfoundry.foundry import Foundry
+from toolfoundry.registry import RegistryError, ToolVersion
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def store_options(func: F) -> F:
+    """``--db URL`` and ``--config PATH``, shared by every registry command."""
+    func = click.option(
+        "--config",
+        "config_path",
+        type=click.Path(dir_okay=False),
+        default=None,
+        help="toolfoundry.toml to read (default: ./toolfoundry.toml when present).",
+    )(func)
+    return click.option(
+        "--db",
+        "db",
+        default=None,
+        metavar="URL",
+        help="SQLAlchemy URL of the registry (default: TOOLFOUNDRY_DB, else ./.toolfoundry).",
+    )(func)
+
+
+def json_option(func: F) -> F:
+    """``--json``: machine-readable output."""
+    return click.option("--json", "as_json", is_flag=True, help="Print JSON.")(func)
+
+
+@contextmanager
+def open_foundry(db: str | None, config_path: str | None) -> Iterator[Foundry]:
+    """Open the foundry, turning configuration problems into a usage error (exit 2)."""
+    try:
+        foundry = Foundry.open(db, config=config_path)
+    except ConfigError as exc:
+        raise click.UsageError(str(exc)) from None
+    try:
+        yield foundry
+    finally:
+        foundry.close()
+
+
+def emit(data: Any) -> None:
+    """Print JSON to stdout."""
+    click.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
+
+
+def fail(exc: RegistryError, as_json: bool) -> None:
+    """Report a registry refusal and exit 1."""
+    if as_json:
+        emit({"error": {"kind": exc.kind, "message": exc.message}})
+    else:
+        click.echo(f"error ({exc.kind}): {exc.message}", err=True)
+    sys.exit(1)
+
+
+def console() -> Console:
+    return Console(soft_wrap=True)
+
+
+def version_table(rows: list[ToolVersion], title: str) -> Table:
+    """A rich table of versions for people."""
+    table = Table(title=title)
+    for column in ("name", "version", "status", "current", "capabilities", "author", "created"):
+        table.add_column(column)
+    for v in rows:
+        table.add_row(
+            v.name,
+            str(v.version),
+            v.status.value,
+            "*" if v.current else "",
+            json.dumps(v.capabilities.to_dict()) if not v.capabilities.is_pure else "-",
+            v.author,
+            v.created_at.strftime("%Y-%m-%d %H:%M:%S"),
+        )
+    return table
+
+
+@click.group()
+def tools() -> None:
+    """Inspect and manage registered tools and their versions."""
+
+
+@tools.command("list")
+@store_options
+@json_option
+@click.option("--active", is_flag=True, help="Only tools whose current version is active.")
+def list_tools(db: str | None, config_path: str | None, as_json: bool, active: bool) -> None:
+    """List every tool with its current version."""
+    with open_foundry(db, config_path) as fd:
+        rows = fd.tools(include_inactive=not active)
+    if as_json:
+        emit([{**v.summary(), "description": v.description} for v in rows])
+        return
+    table = Table(title=f"{len(rows)} tool(s)")
+    for column in ("name", "version", "status", "capabilities", "description"):
+        table.add_column(column)
+    for v in rows:
+        caps = "-" if v.capabilities.is_pure else json.dumps(v.capabilities.to_dict())
+        table.add_row(v.name, str(v.version), v.status.value, caps, v.description)
+    console().print(table)
+
+
+@tools.command()
+@click.argument("name")
+@click.option("--version", "version", type=int, default=None, help="Version (default: current).")
+@store_options
+@json_option
+def show(
+    name: str, version: int | None, db: str | None, config_path: str | None, as_json: bool
+) -> None:
+    """Show one version: description, schema, capabilities, code, tests, results."""
+    with open_foundry(db, config_path) as fd:
+        try:
+            v = fd.show(name, version)
+        except RegistryError as exc:
+            fail(exc, as_json)
+            return
+        stats = fd.usage(name)
+    if as_json:
+        emit({**v.to_dict(), "usage": stats.to_dict()})
+        return
+    out = console()
+    out.print(
+        f"[bold]{v.name}[/bold] v{v.version}  {v.status.value}{'  (current)' if v.current else ''}"
+    )
+    out.print(v.description)
+    out.print(f"capabilities: {json.dumps(v.capabilities.to_dict())}   sha256: {v.sha256}")
+    out.print(f"parameters: {json.dumps(v.parameters, indent=2)}")
+    passed = sum(1 for r in v.test_results if r.get("passed"))
+    out.print(f"tests: {passed}/{len(v.test_results)} passed   calls: {stats.calls}")
+    out.print(v.code, markup=False, highlight=False)
+
+
+@tools.command()
+@click.argument("name")
+@store_options
+@json_option
+def history(name: str, db: str | None, config_path: str | None, as_json: bool) -> None:
+    """Every version of a tool, oldest first."""
+    with open_foundry(db, config_path) as fd:
+        try:
+            rows = fd.history(name)
+        except RegistryError as exc:
+            fail(exc, as_json)
+            return
+    if as_json:
+        emit([v.summary() for v in rows])
+    else:
+        console().print(version_table(rows, f"{name}: {len(rows)} version(s)"))
+
+
+@tools.command()
+@click.argument("name")
+@click.argument("a", type=int)
+@click.argument("b", type=int)
+@store_options
+@json_option
+def diff(name: str, a: int, b: int, db: str | None, config_path: str | None, as_json: bool) -> None:
+    """Unified diff of code and schema between versions A and B."""
+    with open_foundry(db, config_path) as fd:
+        try:
+            text = fd.diff(name, a, b)
+        except RegistryError as exc:
+            fail(exc, as_json)
+            return
+    if as_json:
+        emit({"name": name, "from": a, "to": b, "diff": text})
+    else:
+        click.echo(text, nl=False)
+
+
+def _lifecycle(
+    action: str, name: str, db: str | None, config_path: str | None, as_json: bool, **kw: Any
+) -> None:
+    with open_foundry(db, config_path) as fd:
+        try:
+            v = getattr(fd, action)(name, **kw)
+        except RegistryError as exc:
+            fail(exc, as_json)
+            return
+    if as_json:
+        emit(v.summary())
+    else:
+        click.echo(f"{v.name}: current version {v.version} is {v.status.value}")
+
+
+@tools.command()
+@click.argument("name")
+@click.argument("version", type=int)
+@store_options
+@json_option
+def rollback(
+    name: str, version: int, db: str | None, config_path: str | None, as_json: bool
+) -> None:
+    """Make an earlier active VERSION current again (nothing is deleted)."""
+    _lifecycle("rollback", name, db, config_path, as_json, to=version)
+
+
+@tools.command()
+@click.argument("name")
+@store_options
+@json_option
+def disable(name: str, db: str | None, config_path: str | None, as_json: bool) -> None:
+    """Stop a tool from being called or listed."""
+    _lifecycle("disable", name, db, config_path, as_json)
+
+
+@tools.command()
+@click.argument("name")
+@store_options
+@json_option
+def enable(name: str, db: str | None, config_path: str | None, as_json: bool) -> None:
+    """Re-enable a disabled tool."""
+    _lifecycle("enable", name, db, config_path, as_json)
+
+
+@tools.command()
+@click.argument("query")
+@click.option("-k", "k", type=int, default=5, show_default=True, help="How many results.")
+@click.option("--all", "include_inactive", is_flag=True, help="Include tools that are not active.")
+@store_options
+@json_option
+def search(
+    query: str,
+    k: int,
+    include_inactive: bool,
+    db: str | None,
+    config_path: str | None,
+    as_json: bool,
+) -> None:
+    """Full-text search over tool names, descriptions and parameter docs."""
+    with open_foundry(db, config_path) as fd:
+        hits = fd.search(query, k, include_inactive=include_inactive)
+    if as_json:
+        emit([h.to_dict() for h in hits])
+        return
+    table = Table(title=f"{len(hits)} result(s) for {query!r}")
+    for column in ("name", "version", "status", "score", "description"):
+        table.add_column(column)
+    for h in hits:
+        table.add_row(h.name, str(h.version), h.status, f"{h.score:.3f}", h.description)
+    console().print(table)
+
+
+@tools.command()
+@click.argument("name")
+@store_options
+@json_option
+def usage(name: str, db: str | None, config_path: str | None, as_json: bool) -> None:
+    """Calls, failures by kind, p50/p95 duration and last use of a tool."""
+    with open_foundry(db, config_path) as fd:
+        stats = fd.usage(name)
+    if as_json:
+        emit(stats.to_dict())
+        return
+    click.echo(
+        f"{name}: {stats.calls} call(s), failures {stats.failures or 'none'}, "
+        f"p50 {stats.p50_ms} ms, p95 {stats.p95_ms} ms, last used {stats.last_used}"
+    )
+
+
+@tools.command()
+@click.argument("name", required=False)
+@click.option("--limit", type=int, default=50, show_default=True, help="Newest N rows.")
+@store_options
+@json_option
+def audit(
+    name: str | None, limit: int, db: str | None, config_path: str | None, as_json: bool
+) -> None:
+    """The append-only audit log (of one tool, or all), oldest first."""
+    with open_foundry(db, config_path) as fd:
+        rows = fd.audit(name, limit=limit)
+    if as_json:
+        emit([r.to_dict() for r in rows])
+        return
+    table = Table(title="audit")
+    for column in ("id", "at", "tool", "version", "event", "actor", "detail"):
+        table.add_column(column)
+    for r in rows:
+        table.add_row(
+            str(r.id),
+            r.at.strftime("%Y-%m-%d %H:%M:%S"),
+            r.tool,
+            str(r.version or ""),
+            r.event.value,
+            r.actor,
+            json.dumps(r.detail),
+        )
+    console().print(table)
