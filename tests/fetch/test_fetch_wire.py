@@ -230,7 +230,9 @@ def test_resolver_failure_and_garbage_answers(fetch):
 
     out = fetch(FetchPolicy(allow=("gone.test",), resolver=broken), "https://gone.test/")
     assert out["error"] == {"kind": "runtime_error", "message": "could not resolve gone.test"}
-    out = fetch(FetchPolicy(allow=("odd.test",), resolver=lambda h: ["0x7f.1"]), "https://odd.test/")
+    out = fetch(
+        FetchPolicy(allow=("odd.test",), resolver=lambda h: ["0x7f.1"]), "https://odd.test/"
+    )
     assert out["error"]["kind"] == "runtime_error"
     out = fetch(FetchPolicy(allow=("none.test",), resolver=lambda h: []), "https://none.test/")
     assert out["error"]["kind"] == "runtime_error"
@@ -296,7 +298,8 @@ def test_every_request_is_audited(allowed, canary):
     )
     assert bad.error == "capability_denied"
     assert bad.host is None
-    assert set(ok.to_dict()) >= {"tool", "method", "host", "status", "error", "bytes", "duration_ms"}
+    fields = {"tool", "method", "host", "status", "error", "bytes", "duration_ms"}
+    assert set(ok.to_dict()) >= fields
     assert canary.hits == []
 
 

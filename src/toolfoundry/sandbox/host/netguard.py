@@ -287,6 +287,7 @@ _V6_DENIED = [
         ("2001::/32", "Teredo (embeds an IPv4 address)"),
         ("2001:db8::/32", "documentation"),
         ("2002::/16", "6to4 (embeds an IPv4 address)"),
+        ("3fff::/20", "documentation"),
         ("fc00::/7", "unique local (ULA)"),
         ("fe80::/10", "link-local"),
         ("fec0::/10", "site-local"),
