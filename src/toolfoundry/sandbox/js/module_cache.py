@@ -1,4 +1,4 @@
-"""Compiled guest modules cached on disk, keyed by the wasm's hash and the wasmtime version.
+"""Compiled guest modules cached on disk, keyed by their inputs and the wasmtime version.
 
 Compiling the guest takes about 0.6 s; deserialising a cached compilation takes milliseconds.
 """
@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import os
 import tempfile
+from collections.abc import Callable
 from importlib.metadata import version
 from pathlib import Path
 
@@ -20,21 +21,25 @@ def cache_dir() -> Path:
     return Path(base) / "toolfoundry" / "wasm"
 
 
-def load_module(engine: wasmtime.Engine, wasm_path: Path) -> wasmtime.Module:
-    """Deserialise a cached compilation of ``wasm_path``, or compile it and cache the result.
+def cache_key(*parts: bytes) -> str:
+    """A key over ``parts`` plus the wasmtime version and the engine settings we use."""
+    h = hashlib.sha256(f"wasmtime-{version('wasmtime')}-epoch-stack2m".encode())
+    for part in parts:
+        h.update(hashlib.sha256(part).digest())
+    return h.hexdigest()[:40]
 
-    The key includes the engine settings that change generated code (epoch interruption and
-    stack size are fixed by the caller), so a stale or foreign entry is never loaded.
-    """
-    wasm = wasm_path.read_bytes()
-    key = hashlib.sha256(wasm + f"wasmtime-{version('wasmtime')}-epoch".encode()).hexdigest()
-    cached = cache_dir() / f"{key[:32]}.cwasm"
+
+def cached_module(
+    engine: wasmtime.Engine, key: str, produce: Callable[[], bytes]
+) -> wasmtime.Module:
+    """Deserialise the compilation cached under ``key``, or compile ``produce()`` and cache it."""
+    cached = cache_dir() / f"{key}.cwasm"
     if cached.exists():
         try:
             return wasmtime.Module.deserialize_file(engine, str(cached))
         except wasmtime.WasmtimeError:
             cached.unlink(missing_ok=True)
-    module = wasmtime.Module(engine, wasm)
+    module = wasmtime.Module(engine, produce())
     try:
         cached.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=cached.parent, suffix=".tmp")

@@ -24,8 +24,9 @@ import wasmtime
 from toolfoundry.sandbox.js import wasm_calls
 from toolfoundry.sandbox.js.engine import Limits
 from toolfoundry.sandbox.js.host_calls import CallHost
-from toolfoundry.sandbox.js.module_cache import load_module
+from toolfoundry.sandbox.js.module_cache import cache_key, cached_module
 from toolfoundry.sandbox.js.modules import BUILD_DIR, polyfills_source
+from toolfoundry.sandbox.js.snapshot import bake
 from toolfoundry.spec import CallResult, ErrorKind
 
 GUEST_WASM = BUILD_DIR / "quickjs.wasm"
@@ -66,12 +67,20 @@ class _EpochTicker:
             self._active -= 1
 
     def _loop(self) -> None:
+        # Epochs follow the wall clock, not the number of wake-ups: a late wake-up (GIL, load)
+        # catches up at once, so a deadline in ticks is a deadline in time.
+        origin, done = time.monotonic(), 0
         while True:
             with self._cond:
-                while self._active == 0:
-                    self._cond.wait()
+                if self._active == 0:
+                    while self._active == 0:
+                        self._cond.wait()
+                    origin = time.monotonic() - done * self.tick_s
             time.sleep(self.tick_s)
-            self._engine.increment_epoch()
+            due = int((time.monotonic() - origin) / self.tick_s)
+            for _ in range(due - done):
+                self._engine.increment_epoch()
+            done = max(done, due)
 
 
 class Guest:
@@ -231,14 +240,24 @@ class WasmEngine:
         config.epoch_interruption = True
         config.max_wasm_stack = WASM_STACK
         self._engine = wasmtime.Engine(config)
-        module = load_module(self._engine, wasm_path)
-        self._pre = _linker(self._engine).instantiate_pre(module)
-        self._snapshot, self._pages = self._initialise()
+        self._linker = _linker(self._engine)
+        wasm = wasm_path.read_bytes()
+        prelude = PRELUDE.read_bytes()
+        polyfills = (polyfills_source() or "").encode("utf-8")
+        key = cache_key(wasm, polyfills, prelude, str(JS_STACK_LIMIT).encode())
+
+        def snapshot() -> bytes:
+            base = cached_module(self._engine, cache_key(wasm), lambda: wasm)
+            image, pages = self._initialise(self._linker.instantiate_pre(base))
+            return bake(wasm, image, SHADOW_STACK_TOP, pages)
+
+        self._pre = self._linker.instantiate_pre(cached_module(self._engine, key, snapshot))
         self._ticker = _EpochTicker(self._engine, TICK_S)
         self._pool = _Pool(self.fresh, pool_size)
 
-    def _initialise(self) -> tuple[bytes, int]:
-        guest = Guest(self._engine, self._pre)
+    def _initialise(self, pre: Any) -> tuple[bytes, int]:
+        """Run QuickJS's set-up, the polyfills and the prelude; return the memory image."""
+        guest = Guest(self._engine, pre)
         wasm_calls.NumericCall(guest._export("_initialize"), (), None)(guest.store)
         if guest.init(guest.store, JS_STACK_LIMIT) != 0:
             raise RuntimeError("QuickJS failed to initialise")
@@ -256,13 +275,8 @@ class WasmEngine:
         return guest.read(SHADOW_STACK_TOP, size - SHADOW_STACK_TOP), size // PAGE
 
     def fresh(self) -> Guest:
-        """A new instance with its memory restored from the snapshot (no call made)."""
-        guest = Guest(self._engine, self._pre)
-        grow = self._pages - guest.size() // PAGE
-        if grow > 0:
-            guest.memory.grow(guest.store, grow)
-        ctypes.memmove(guest.base() + SHADOW_STACK_TOP, self._snapshot, len(self._snapshot))
-        return guest
+        """A new instance of the baked module: initialised QuickJS, no code run."""
+        return Guest(self._engine, self._pre)
 
     def take(self) -> Guest:
         """A pristine instance, from the pool when one is ready."""

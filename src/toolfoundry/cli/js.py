@@ -1,0 +1,138 @@
+"""``toolfoundry js run FILE.js``: run a one-off ES module in the sandbox."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from toolfoundry.sandbox.policy import MIB
+
+
+@click.group()
+def js() -> None:
+    """Run JavaScript in the sandbox (QuickJS in WebAssembly, nothing ambient)."""
+
+
+def _parse_args(value: str | None) -> Any:
+    if value is None:
+        return {}
+    try:
+        return json.loads(value)
+    except ValueError as exc:
+        raise click.BadParameter(f"not valid JSON: {exc}", param_hint="--args") from exc
+
+
+@js.command("run")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--args", "args_json", metavar="JSON", help="Arguments passed to handler(args).")
+@click.option(
+    "--allow-host",
+    "allow_hosts",
+    multiple=True,
+    metavar="HOST",
+    help="Host the script may fetch (repeatable; *.suffix and host:port work).",
+)
+@click.option(
+    "--allow-private",
+    "allow_private",
+    multiple=True,
+    metavar="HOST_OR_CIDR",
+    help="Private address or host the script may reach (repeatable).",
+)
+@click.option(
+    "--credential",
+    "credentials",
+    multiple=True,
+    metavar="HOST:HEADER:ENV_VAR",
+    help="Add header HEADER with $ENV_VAR's value to requests to HOST (repeatable).",
+)
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    default=2.0,
+    show_default=True,
+    help="Time budget in seconds, compilation included.",
+)
+@click.option(
+    "--memory",
+    type=click.IntRange(min=8),
+    default=64,
+    show_default=True,
+    metavar="MIB",
+    help="Linear-memory cap in MiB.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the whole CallResult as JSON.")
+def run(
+    file: Path,
+    args_json: str | None,
+    allow_hosts: tuple[str, ...],
+    allow_private: tuple[str, ...],
+    credentials: tuple[str, ...],
+    timeout: float,
+    memory: int,
+    as_json: bool,
+) -> None:
+    """Run FILE (an ES module; top-level await works).
+
+    If it exports handler, handler(args) is called; otherwise its default export is the
+    result. Exit code 0 when the script succeeded, 1 when it failed, 2 for usage errors.
+    """
+    from toolfoundry.sandbox import SandboxPolicy, run_js
+    from toolfoundry.sandbox.host.storage import MemoryStorage
+
+    args = _parse_args(args_json)
+    try:
+        code = file.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise click.BadParameter(f"cannot read {file}: {exc}", param_hint="FILE") from exc
+    fetch = _fetch_policy(allow_hosts, allow_private, credentials)
+    policy = SandboxPolicy(
+        timeout_s=timeout,
+        memory_bytes=memory * MIB,
+        fetch=fetch,
+        storage=MemoryStorage(),
+        tool=file.stem,
+    )
+    result = run_js(code, args, policy)
+    if as_json:
+        click.echo(json.dumps(result.to_dict(), ensure_ascii=False, indent=2))
+    else:
+        for line in result.logs:
+            click.echo(line, err=True)
+        if result.error is None:
+            click.echo(json.dumps(result.value, ensure_ascii=False, indent=2))
+        else:
+            click.echo(f"error ({result.error.kind.value}): {result.error.message}", err=True)
+    sys.exit(0 if result.ok else 1)
+
+
+def _fetch_policy(
+    allow_hosts: tuple[str, ...], allow_private: tuple[str, ...], credentials: tuple[str, ...]
+) -> Any:
+    if not (allow_hosts or allow_private or credentials):
+        return None
+    from toolfoundry.sandbox.host import fetch
+    from toolfoundry.sandbox.host.credentials import Credential
+
+    bound = []
+    for spec in credentials:
+        parts = spec.rsplit(":", 2)
+        if len(parts) != 3 or not all(parts):
+            raise click.BadParameter(
+                f"{spec!r}: expected HOST:HEADER:ENV_VAR", param_hint="--credential"
+            )
+        host, header, env = parts
+        try:
+            bound.append(Credential(host=host, header=header, env=env))
+        except ValueError as exc:
+            raise click.BadParameter(str(exc), param_hint="--credential") from exc
+    try:
+        return fetch.FetchPolicy(
+            allow=allow_hosts, allow_private=allow_private, credentials=tuple(bound)
+        )
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--allow-host") from exc
