@@ -14,6 +14,7 @@ import click
 COMMANDS: dict[str, str] = {
     "describe": "toolfoundry.cli.catalog:describe",
     "catalog": "toolfoundry.cli.catalog:catalog",
+    "js": "toolfoundry.cli.js:js",
     "create": "toolfoundry.cli.create:create",
     "call": "toolfoundry.cli.call:call",
     "tools": "toolfoundry.cli.tools:tools",
