@@ -15,3 +15,4 @@ import "core-js/modules/web.url-search-params.delete.js";
 import "core-js/modules/web.url-search-params.has.js";
 import "core-js/modules/web.url-search-params.size.js";
 import "core-js/modules/web.structured-clone.js";
+import "./base64-arity.js";
