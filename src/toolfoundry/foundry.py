@@ -274,9 +274,11 @@ class Foundry:
             )
         if status is not VersionStatus.ACTIVE:
             message = f"{name!r} version {number} is {status.value}; only active versions run"
-            return _with_step(
-                CallResult.failure(ErrorKind.NOT_ACTIVE, message, duration_ms=_ms(started))
+            refused = CallResult.failure(ErrorKind.NOT_ACTIVE, message, duration_ms=_ms(started))
+            self.registry.record_call(
+                name, number, duration_ms=refused.duration_ms, error_kind=ErrorKind.NOT_ACTIVE.value
             )
+            return _with_step(refused)
         tool, policy = self._prepared(row_id, name, number)
         problems = argument_problems(tool.parameters, args)
         if problems:

@@ -1,0 +1,136 @@
+"""Real parts for the foundry tests: a registry database, a loopback HTTP server, drafts.
+
+Draft files live in ``drafts/`` so the CLI and subprocess tests can use them as they are.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import func, select
+
+from toolfoundry import Foundry
+from toolfoundry.registry.schema import metadata
+
+DRAFTS = Path(__file__).parent / "drafts"
+BACKENDS = [
+    "sqlite",
+    pytest.param("postgresql", marks=[pytest.mark.slow, pytest.mark.postgres]),
+]
+
+
+class Kit:
+    """Drafts and checks shared by the foundry tests."""
+
+    drafts = DRAFTS
+    slugify_path = DRAFTS / "slugify.json"
+    better = (DRAFTS / "slugify_better.js").read_text()  # passes v1's tests, trims dashes
+    regression = (DRAFTS / "slugify_regression.js").read_text()  # upper-cases: breaks v1
+
+    @staticmethod
+    def slugify(**changes: Any) -> dict[str, Any]:
+        """A fresh copy of the slugify draft with some fields replaced."""
+        draft: dict[str, Any] = json.loads(Kit.slugify_path.read_text())
+        draft.update(copy.deepcopy(changes))
+        return draft
+
+    @staticmethod
+    def snapshot(fd: Foundry) -> dict[str, int]:
+        """Row counts of every registry table: equal snapshots mean nothing was stored."""
+        with fd.registry.engine.connect() as conn:
+            return {
+                t.name: conn.execute(select(func.count()).select_from(t)).scalar_one()
+                for t in metadata.sorted_tables
+            }
+
+    @staticmethod
+    def weather(host: str) -> dict[str, Any]:
+        """A network tool for the loopback server, tested with a fetch fixture."""
+        return {
+            "name": "weather",
+            "description": "Current temperature for a city",
+            "parameters": {
+                "type": "object",
+                "properties": {"city": {"type": "string", "description": "city name"}},
+                "required": ["city"],
+            },
+            "code": (
+                "export async function handler({ city }) {\n"
+                f"  const r = await fetch('http://{host}/w?city=' + encodeURIComponent(city));\n"
+                "  return (await r.json()).temp;\n"
+                "}\n"
+            ),
+            "capabilities": {"network": [host]},
+            "fixtures": [
+                {
+                    "url": f"http://{host}/w?city=Oslo",
+                    "method": "GET",
+                    "status": 200,
+                    "headers": {"content-type": "application/json"},
+                    "body": '{"temp": -3}',
+                }
+            ],
+            "tests": [{"input": {"city": "Oslo"}, "expected": -3}],
+        }
+
+    @staticmethod
+    def loopback_config(host: str) -> str:
+        """toolfoundry.toml text letting calls reach the loopback server over plain http."""
+        return f'[fetch]\nallow_http = ["{host}"]\nallow_private = ["127.0.0.1"]\n'
+
+
+@pytest.fixture
+def kit() -> type[Kit]:
+    return Kit
+
+
+@pytest.fixture(params=BACKENDS)
+def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """An empty registry database on each backend (PostgreSQL only under ``-m slow``)."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'registry.db'}"
+    url: str = request.getfixturevalue("pg_url")
+    return url
+
+
+@pytest.fixture
+def fd(db_url: str) -> Iterator[Foundry]:
+    foundry = Foundry.open(db_url)
+    yield foundry
+    foundry.close()
+
+
+class _Weather(BaseHTTPRequestHandler):
+    requests: list[str] = []
+
+    def do_GET(self) -> None:
+        self.requests.append(self.path)
+        city = self.path.rpartition("=")[2]
+        body = json.dumps({"city": city, "temp": len(city)}).encode()
+        self.send_response(200)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture
+def weather_server() -> Iterator[str]:
+    """A real HTTP server on loopback answering ``{"temp": len(city)}``; yields host:port."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Weather)
+    _Weather.requests = []
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"127.0.0.1:{server.server_port}"
+    server.shutdown()
+    server.server_close()

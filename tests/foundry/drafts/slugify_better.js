@@ -1,0 +1,3 @@
+export function handler({ text }) {
+  return text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '');
+}

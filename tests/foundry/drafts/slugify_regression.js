@@ -1,0 +1,3 @@
+export function handler({ text }) {
+  return text.toUpperCase().replace(/[^A-Z0-9]+/g, '-').replace(/^-+|-+$/g, '');
+}
