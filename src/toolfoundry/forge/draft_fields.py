@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Mapping
+from functools import lru_cache
 from typing import Any
 
 from jsonschema import Draft202012Validator
@@ -50,6 +51,19 @@ def _remote_refs(schema: object, path: str) -> list[str]:
     return found
 
 
+@lru_cache(maxsize=256)
+def _meta_errors(schema_text: str) -> tuple[tuple[tuple[str | int, ...], str], ...]:
+    # Cached by canonical text: an agent resubmits the same schema while it fixes its code.
+    return tuple(
+        (tuple(e.absolute_path), e.message) for e in _META.iter_errors(json.loads(schema_text))
+    )
+
+
+@lru_cache(maxsize=256)
+def _validator(schema_text: str) -> Draft202012Validator:
+    return Draft202012Validator(json.loads(schema_text))
+
+
 def check_schema(
     value: object, path: str, problems: list[Problem], require_object: bool
 ) -> JsonObject | None:
@@ -70,8 +84,8 @@ def check_schema(
     except (TypeError, ValueError) as exc:
         problems.append(Problem(path, f"must be plain JSON: {exc}"))
         return None
-    for error in _META.iter_errors(value):
-        problems.append(Problem(_error_path(path, error.absolute_path), error.message))
+    for where, message in _meta_errors(json.dumps(value, sort_keys=True)):
+        problems.append(Problem(_error_path(path, where), message))
     for ref in _remote_refs(value, path):
         problems.append(Problem(ref, "only local references ('#/...') are allowed"))
     return dict(value) if len(problems) == before else None
@@ -82,7 +96,8 @@ def validate_instance(
 ) -> None:
     """Record every way ``instance`` fails ``schema`` (a schema already meta-validated)."""
     try:
-        errors: list[ValidationError] = list(Draft202012Validator(schema).iter_errors(instance))
+        validator = _validator(json.dumps(schema, sort_keys=True))
+        errors: list[ValidationError] = list(validator.iter_errors(instance))
     except Exception as exc:  # an unresolvable $ref and the like: report, never crash
         problems.append(Problem(path, f"cannot validate against the schema: {exc}"))
         return

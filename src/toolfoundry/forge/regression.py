@@ -19,6 +19,7 @@ from toolfoundry.forge.testrun import (
     RunLimits,
     TestResult,
     ToolRunner,
+    in_parallel,
     merge_fixtures,
     run_case,
 )
@@ -135,34 +136,33 @@ def regression_gate(
 ) -> RegressionOutcome:
     """Run the previous version's tests (minus ``draft.changes_tests``) against the draft."""
     changed, unknown = _changed_indexes(draft.changes_tests, previous.tests)
-    results: list[TestResult] = []
     schema = draft.parameters
-    for i, case in enumerate(previous.tests):
-        if i in changed:
-            continue
+    fixtures = merge_fixtures(previous.fixtures, draft.fixtures)
+
+    def work(case: TestCase) -> TestResult:
         label = f"v{previous.version}:{case.name}"
         problems: list[Problem] = []
         validate_instance(case.input, schema, "$", problems)
         if problems:
             why = "; ".join(f"{p.path}: {p.message}" for p in problems)
             reason = f"this input no longer satisfies the new parameters schema ({why})"
-            results.append(TestResult(label, False, 0.0, reason=reason))
-            continue
-        results.append(
-            run_case(
-                runner,
-                draft.code,
-                case,
-                limits=limits,
-                fixtures=merge_fixtures(previous.fixtures, draft.fixtures),
-                capabilities=draft.capabilities,
-                tool=draft.name,
-                label=label,
-            )
+            return TestResult(label, False, 0.0, reason=reason)
+        return run_case(
+            runner,
+            draft.code,
+            case,
+            limits=limits,
+            fixtures=fixtures,
+            capabilities=draft.capabilities,
+            tool=draft.name,
+            label=label,
         )
+
+    kept = [case for i, case in enumerate(previous.tests) if i not in changed]
+    results = in_parallel(work, kept, limits.parallel)
     return RegressionOutcome(
         previous_version=previous.version,
-        results=tuple(results),
+        results=results,
         changed=tuple(previous.tests[i].name for i in sorted(changed)),
         unknown_changes=tuple(unknown),
     )

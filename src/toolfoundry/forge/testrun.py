@@ -9,14 +9,16 @@ from __future__ import annotations
 import difflib
 import json
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar, Protocol, TypeVar
 
 from toolfoundry.forge.draft import Fixture, TestCase
 from toolfoundry.spec import CallResult, Capabilities
 
 MAX_DIFF_CHARS = 4000
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -25,6 +27,7 @@ class RunLimits:
 
     timeout_s: float = 2.0
     memory_mib: int = 64
+    parallel: int = 2  # cases run at once; the engine is thread-safe and wasm calls drop the GIL
 
 
 class ToolRunner(Protocol):
@@ -193,6 +196,16 @@ def run_case(
     )
 
 
+def in_parallel(
+    work: Callable[[T], TestResult], items: Sequence[T], parallel: int
+) -> tuple[TestResult, ...]:
+    """Apply ``work`` to every item, ``parallel`` at a time, keeping the items' order."""
+    if parallel <= 1 or len(items) <= 1:
+        return tuple(work(item) for item in items)
+    with ThreadPoolExecutor(max_workers=min(parallel, len(items))) as pool:
+        return tuple(pool.map(work, items))
+
+
 def run_cases(
     runner: ToolRunner,
     code: str,
@@ -203,9 +216,10 @@ def run_cases(
     capabilities: Capabilities | None = None,
     tool: str | None = None,
 ) -> tuple[TestResult, ...]:
-    """Run every case (never stopping at the first failure)."""
-    return tuple(
-        run_case(
+    """Run every case (never stopping at the first failure), ``limits.parallel`` at a time."""
+
+    def work(case: TestCase) -> TestResult:
+        return run_case(
             runner,
             code,
             case,
@@ -214,5 +228,5 @@ def run_cases(
             capabilities=capabilities,
             tool=tool,
         )
-        for case in cases
-    )
+
+    return in_parallel(work, list(cases), limits.parallel)
