@@ -121,6 +121,9 @@ def _serve(
         address_family = family
         daemon_threads = True
 
+        def handle_error(self, request: Any, client_address: Any) -> None:
+            pass  # clients that time out on purpose leave broken pipes behind
+
     server = Server((address, port), _Handler)
     if tls is not None:
         server.socket = tls.wrap_socket(server.socket, server_side=True)
