@@ -262,3 +262,16 @@ def test_the_parser_is_left_untouched() -> None:
     cmd.call({"board": "x"})
     assert parser.format_help() == before
     assert cmd.parser is parser
+
+
+def test_exclusive_check_survives_values_of_the_wrong_shape() -> None:
+    parser = argparse.ArgumentParser(prog="shape")
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("-v", action="count")
+    group.add_argument("--tags", action="append")
+    group.add_argument("item", nargs="?")
+    [cmd] = from_argparse(parser, handler=lambda ns: vars(ns))
+    problems = _problems(cmd.call({"v": "x", "tags": 3, "item": "a"}))
+    assert [p.path for p in problems] == ["$.item", "$.tags", "$.tags", "$.v"]
+    assert cmd.call({"item": "a"}).value == {"v": None, "tags": None, "item": "a"}
+    assert _problems(cmd.call({"v": 1, "item": "a"})) == [Problem("$.item", "not allowed with 'v'")]

@@ -273,7 +273,12 @@ def _path(name: str | None) -> str:
 
 def _present(slot: ArgumentSlot, value: Any) -> bool:
     """Whether ``value`` puts anything on the command line (what argparse's groups count)."""
-    return value is not None and bool(slot.tokens(value, "-") or slot.positional)
+    if value is None or slot.positional:
+        return value is not None
+    try:
+        return bool(slot.tokens(value, "-"))
+    except (TypeError, ValueError):
+        return True  # a value of the wrong shape, already reported by the schema
 
 
 def _schema_problems(

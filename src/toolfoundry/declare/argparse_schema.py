@@ -75,7 +75,7 @@ class ArgumentSlot:
             return [] if value else [self.option]
         if enc is Encoding.BOOLEAN_OPTIONAL:
             strings = self.action.option_strings
-            positive = [s for s in strings if not s.startswith(prefix_chars[0] * 2 + "no-")]
+            positive = [s for s in strings if not s.startswith("--no-")]
             negative = [s for s in strings if s not in positive]
             return [positive[0] if value else negative[0]]
         if enc is Encoding.COUNT:
