@@ -91,3 +91,41 @@ def test_async_function() -> None:
     assert double.is_async
     assert double.call({"n": 4}).value == 8
     assert asyncio.run(double.acall({"n": 5})).value == 10
+
+
+class Shop:
+    """A shop with a price list."""
+
+    def __init__(self, unit: float) -> None:
+        self.unit = unit
+
+    def price(self, item: str, qty: int = 1) -> float:
+        """Price an item.
+
+        Args:
+            item: The item name.
+            qty: How many.
+        """
+        return self.unit * qty
+
+    async def __call__(self, query: str) -> list[str]:
+        return [query]
+
+
+def test_bound_method_and_callable_object() -> None:
+    shop = Shop(2.5)
+    price = from_function(shop.price)
+    assert price.spec.parameters == {
+        "type": "object",
+        "properties": {
+            "item": {"description": "The item name.", "type": "string"},
+            "qty": {"default": 1, "description": "How many.", "type": "integer"},
+        },
+        "required": ["item"],
+        "additionalProperties": False,
+    }
+    assert price.call({"item": "tea", "qty": 2}).value == 5.0
+    search = from_function(shop, name="shop_search")
+    assert search.spec.description == "A shop with a price list."
+    assert search.is_async
+    assert search.call({"query": "tea"}).value == ["tea"]

@@ -75,14 +75,16 @@ class FunctionTool(Generic[P, R]):
             validate_name(label)
         except InvalidName as exc:
             raise DeclarationError(f"{exc}; pass name=... to choose a valid tool name") from exc
-        docs = parse_docstring(inspect.getdoc(fn) if not inspect.isfunction(fn) else fn.__doc__)
+        docs = parse_docstring(_docstring(fn))
         text = description if description is not None else docs.description
         if text is None or not text.strip():
             raise DeclarationError(
                 f"{label}: a tool needs a description; give the function a docstring whose "
                 "first line says what it does, or pass description=..."
             )
-        self.is_async = inspect.iscoroutinefunction(fn)
+        self.is_async = inspect.iscoroutinefunction(fn) or (
+            not inspect.isroutine(fn) and inspect.iscoroutinefunction(type(fn).__call__)
+        )
         self.arguments = ArgumentsModel(fn, label, docs)
         hints = resolve_hints(fn, label)
         returns = returns_schema(hints["return"], docs.returns) if "return" in hints else None
@@ -151,6 +153,13 @@ class FunctionTool(Generic[P, R]):
         except Exception as exc:
             return _raised(exc, start)
         return _returned(value, start)
+
+
+def _docstring(fn: Callable[..., Any]) -> str | None:
+    if inspect.isfunction(fn) or inspect.ismethod(fn):
+        return fn.__doc__
+    # A callable object: its class docstring, else its __call__'s.
+    return type(fn).__doc__ or getattr(type(fn).__call__, "__doc__", None)
 
 
 def _since(start: float) -> float:

@@ -224,7 +224,7 @@ def _bare(annotation: Any) -> Any:
 def _has_duplicates(value: Any) -> bool:
     if not isinstance(value, list):
         return False
-    return len({json.dumps(item, sort_keys=True) for item in value}) != len(value)
+    return len({json.dumps(item, sort_keys=True, default=repr) for item in value}) != len(value)
 
 
 def _type_name(annotation: Any) -> str:
