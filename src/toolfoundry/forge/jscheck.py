@@ -32,6 +32,7 @@ BUNDLED_LIBRARIES = (
     "jsonpath-plus",
 )
 MAX_SYNTAX_FINDINGS = 20
+_WORD = re.compile(r"[A-Za-z_$][\w$]*")
 _JS_DIR = Path(__file__).resolve().parent.parent / "sandbox" / "js"
 _LANGUAGE = Language(tree_sitter_javascript.language())
 
@@ -105,20 +106,23 @@ def check_javascript(
         locate,
     )
     syntax: list[Finding] = []
-    words: set[str] = set()
-    stack: list[tuple[Node, bool]] = [(tree.root_node, False)]
+    # (node, inside an ERROR node, parent has an error below it)
+    stack: list[tuple[Node, bool, bool]] = [(tree.root_node, False, True)]
     while stack:
-        node, in_error = stack.pop()
-        if node.is_missing or (node.type == "ERROR" and not in_error):
+        node, in_error, near_error = stack.pop()
+        kind = node.type
+        if near_error and (node.is_missing or (kind == "ERROR" and not in_error)):
             if len(syntax) < MAX_SYNTAX_FINDINGS:
                 syntax.append(_syntax_finding(node, locate))
             if node.is_missing:
                 continue
-        walker.visit(node)
-        if node.child_count == 0 or node.type == "string_fragment":
-            words.add(text(node))
-        inside = in_error or node.type == "ERROR"
-        stack.extend((child, inside) for child in reversed(node.children))
+        walker.visit(node, kind)
+        has_error = node.has_error
+        # Anonymous nodes (punctuation, keywords) matter only where tree-sitter saw an error.
+        children = node.children if has_error else node.named_children
+        inside = in_error or kind == "ERROR"
+        stack.extend((child, inside, has_error) for child in reversed(children))
+    words = set(_WORD.findall(code))
     findings = syntax + walker.findings
     if not syntax and not _exports_handler(tree.root_node):
         findings.append(

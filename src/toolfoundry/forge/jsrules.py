@@ -100,9 +100,8 @@ class RuleWalker:
         self._seen.add((rule, line, column))
         self.findings.append(Finding(rule, severity, message, line, column))
 
-    def visit(self, node: Node) -> None:
-        """Apply the rules that concern this node's type."""
-        kind = node.type
+    def visit(self, node: Node, kind: str) -> None:
+        """Apply the rules that concern this node's type (``kind`` is ``node.type``)."""
         if kind in ("identifier", "shorthand_property_identifier"):
             self._name(node, text(node))
         elif kind in ("member_expression", "subscript_expression"):
