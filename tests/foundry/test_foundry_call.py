@@ -1,0 +1,179 @@
+"""Foundry.call: validation, status checks, capabilities mapped to the sandbox, usage, audit."""
+
+from __future__ import annotations
+
+import pytest
+
+from toolfoundry import Foundry
+from toolfoundry.config import ConfigError, parse_config
+from toolfoundry.registry import AuditEvent
+from toolfoundry.spec import StepStatus
+
+STORE = {
+    "name": "counter",
+    "description": "Count how many times a key was seen, kept between calls",
+    "parameters": {
+        "type": "object",
+        "properties": {"key": {"type": "string"}},
+        "required": ["key"],
+    },
+    "code": (
+        "export function handler({ key }) {\n"
+        "  const n = Number(localStorage.getItem(key) || '0') + 1;\n"
+        "  localStorage.setItem(key, String(n));\n"
+        "  return n;\n"
+        "}\n"
+    ),
+    "capabilities": {"storage": True},
+    "tests": [{"input": {"key": "a"}, "expected": 1}],
+}
+
+
+def test_invalid_arguments_report_every_problem_with_its_path(fd, kit):
+    fd.create_tool(
+        kit.slugify(
+            name="pairs",
+            parameters={
+                "type": "object",
+                "properties": {
+                    "text": {"type": "string"},
+                    "items": {"type": "array", "items": {"type": "integer"}},
+                },
+                "required": ["text"],
+                "additionalProperties": False,
+            },
+            tests=[{"input": {"text": "A b"}, "expected": "a-b"}],
+        )
+    )
+    out = fd.call("pairs", {"items": [1, "two", 3.5], "extra": True})
+    assert not out.ok
+    assert out.error.kind.value == "invalid_arguments"
+    paths = sorted(p.path for p in out.error.problems)
+    assert paths == ["$", "$", "$.items[1]", "$.items[2]"]
+    messages = " ".join(p.message for p in out.error.problems)
+    assert "'text' is a required property" in messages
+    assert "'extra' was unexpected" in messages
+    assert out.details["step"]["blockers"] == ["invalid_arguments"]
+    assert not fd.call("pairs", ["not", "an", "object"]).ok
+
+
+def test_unknown_tools_and_versions_are_not_found(fd, kit):
+    assert fd.call("nope", {}).error.kind.value == "not_found"
+    fd.create_tool(kit.slugify())
+    assert fd.call("slugify", {"text": "x"}, version=7).error.kind.value == "not_found"
+
+
+def test_pinned_versions_and_rollback(fd, kit):
+    fd.create_tool(kit.slugify())
+    fd.create_tool(kit.slugify(code=kit.better))
+    assert fd.call("slugify", {"text": "-a-"}).value == "a"
+    assert fd.call("slugify", {"text": "-a-"}, version=1).value == "-a-"
+    fd.rollback("slugify", 1)
+    assert fd.call("slugify", {"text": "-a-"}).value == "-a-"
+    assert [v.version for v in fd.history("slugify")] == [1, 2]
+
+
+def test_disabled_and_pending_tools_are_not_active(fd, kit, weather_server):
+    fd.create_tool(kit.slugify())
+    fd.disable("slugify")
+    out = fd.call("slugify", {"text": "x"})
+    assert out.error.kind.value == "not_active"
+    assert out.details["step"]["status"] == StepStatus.BLOCKED.value
+    assert fd.active_specs() == []
+    fd.enable("slugify")
+    assert fd.call("slugify", {"text": "x"}).ok
+    fd.create_tool(kit.weather(weather_server))
+    assert fd.call("weather", {"city": "Oslo"}).error.kind.value == "not_active"
+    assert fd.usage("weather").failures == {"not_active": 1}
+
+
+def test_usage_and_called_audit_rows(fd, kit):
+    fd.create_tool(kit.slugify())
+    for text in ("a", "b", "c"):
+        assert fd.call("slugify", {"text": text}).ok
+    fd.call("slugify", {"text": 1})
+    stats = fd.usage("slugify")
+    assert stats.calls == 4
+    assert stats.failures == {"invalid_arguments": 1}
+    assert stats.p50_ms is not None
+    assert stats.p95_ms >= stats.p50_ms
+    called = [e for e in fd.audit("slugify") if e.event is AuditEvent.CALLED]
+    assert len(called) == 4
+    assert [e.detail["ok"] for e in called] == [True, True, True, False]
+
+
+def test_storage_capability_persists_in_the_registry(db_url):
+    first = Foundry.open(db_url)
+    assert first.create_tool(STORE).status == "active"  # own namespace: no approval needed
+    assert [first.call("counter", {"key": "k"}).value for _ in range(3)] == [1, 2, 3]
+    first.close()
+    second = Foundry.open(db_url)
+    assert second.call("counter", {"key": "k"}).value == 4
+    assert second.registry.storage.keys("tool:counter") == ["k"]
+    second.close()
+
+
+def test_network_tool_waits_for_approval_then_reaches_the_server(db_url, kit, weather_server):
+    config = parse_config(
+        {"fetch": {"allow_http": [weather_server], "allow_private": ["127.0.0.1"]}}
+    )
+    fd = Foundry.open(db_url, config=config)
+    result = fd.create_tool(kit.weather(weather_server))
+    assert result.status == "pending_approval"
+    assert result.step.blockers == ("awaiting_approval",)
+    assert [p.name for p in fd.pending()] == ["weather"]
+    decision = fd.approve("weather", by="alice", reason="reads a public API")
+    assert decision.status == "active"
+    assert decision.step.status is StepStatus.COMPLETED
+    (approval,) = fd.registry.approvals("weather")
+    assert approval.code_sha256 == fd.show("weather").sha256
+    out = fd.call("weather", {"city": "Bergen"})
+    assert out.ok, out.to_dict()
+    assert out.value == 6
+    fd.close()
+
+
+def test_configured_allowlist_narrows_an_approved_tool(db_url, kit, weather_server):
+    config = parse_config(
+        {
+            "fetch": {
+                "allow": ["api.example.com"],
+                "allow_http": [weather_server],
+                "allow_private": ["127.0.0.1"],
+            }
+        }
+    )
+    fd = Foundry.open(db_url, config=config)
+    fd.create_tool(kit.weather(weather_server))
+    fd.approve("weather", by="alice", reason="ok")
+    out = fd.call("weather", {"city": "Oslo"})
+    assert not out.ok
+    assert out.error.kind.value == "capability_denied"
+    fd.close()
+
+
+def test_approve_and_reject_report_blocked_steps(fd, kit):
+    fd.create_tool(kit.slugify())
+    nothing = fd.approve("slugify", by="alice")
+    assert nothing.step.blockers == ("not_pending",)
+    assert fd.reject("ghost", by="alice", reason="x").step.blockers == ("not_found",)
+
+
+def test_bad_configuration_is_one_clear_error(tmp_path):
+    path = tmp_path / "toolfoundry.toml"
+    path.write_text('[fetch]\nallow = "everything"\n[limits]\ntimeout_s = -1\n[colour]\n')
+    with pytest.raises(ConfigError) as err:
+        Foundry.open(f"sqlite:///{tmp_path / 'r.db'}", config=path)
+    message = str(err.value)
+    assert "fetch.allow" in message
+    assert "limits.timeout_s" in message
+    assert "[colour]" in message
+
+
+def test_catalog_and_active_specs(fd, kit):
+    fd.create_tool(kit.slugify())
+    (spec,) = fd.active_specs()
+    assert spec.name == "slugify"
+    assert spec.version == 1
+    assert '"slugify"' in fd.catalog("openai")
+    assert [h.name for h in fd.search("url slug title")] == ["slugify"]
