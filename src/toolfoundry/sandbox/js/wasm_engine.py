@@ -266,7 +266,7 @@ class WasmEngine:
             if source is None:
                 continue
             data = source.encode("utf-8")
-            ptr = guest.put(data)
+            ptr = guest.put(data + b"\0")
             err = int(guest.eval_script(guest.store, ptr, len(data), keep))
             guest.free(guest.store, ptr)
             if err:
@@ -302,7 +302,7 @@ class WasmEngine:
         try:
             code_b = module_code.encode("utf-8", "surrogatepass")
             args_b = args_json.encode("utf-8", "surrogatepass")
-            code_ptr = guest.put(code_b)
+            code_ptr = guest.put(code_b + b"\0")  # QuickJS reads sources NUL-terminated
             args_ptr = guest.put(args_b)
         except (MemoryError, wasmtime.Trap, wasmtime.WasmtimeError):
             return self._fail(host, ErrorKind.MEMORY_LIMIT, "the module does not fit in memory")

@@ -66,7 +66,9 @@ static char *tf_normalize(JSContext *ctx, const char *base, const char *name, vo
 }
 
 static JSModuleDef *tf_load(JSContext *ctx, const char *name, void *opaque) {
-    int32_t n = tf_host_call("import", 6, name, (int32_t)strlen(name), tf_scratch, TF_SCRATCH);
+    /* one byte kept free: QuickJS wants the source NUL-terminated */
+    int32_t n =
+        tf_host_call("import", 6, name, (int32_t)strlen(name), tf_scratch, TF_SCRATCH - 1);
     char *src = tf_scratch;
     JSModuleDef *m = NULL;
     JSValue fn;
@@ -74,12 +76,13 @@ static JSModuleDef *tf_load(JSContext *ctx, const char *name, void *opaque) {
         JS_ThrowTypeError(ctx, "import refused");
         return NULL;
     }
-    if (n > TF_SCRATCH) {
+    if (n > TF_SCRATCH - 1) {
         src = js_malloc(ctx, (size_t)n + 1);
         if (!src)
             return NULL;
         tf_host_take(src);
     }
+    src[n] = '\0';
     if (n > 0 && src[0] == '!') {
         JS_ThrowTypeError(ctx, "%.*s", (int)(n - 1), src + 1);
     } else {
