@@ -288,6 +288,12 @@ POLYFILL_CASES: dict[str, tuple[str, Any]] = {
         " new TextDecoder('utf-8', { ignoreBOM: true }).decode(bom).length]; })()",
         ["😀!", "A", 2],
     ),
+    "TextDecoder stream flush": (
+        "(() => { const d = new TextDecoder();"
+        " return [d.decode(new Uint8Array([0x61, 0xe2, 0x82]), { stream: true }), d.decode(),"
+        " d.decode(new Uint8Array([0x62]))]; })()",
+        ["a", "\ufffd", "b"],
+    ),
     "TextDecoder input kinds": (
         "(() => { const b = new TextEncoder().encode('😀!'); const d = new TextDecoder();"
         " let bad; try { d.decode('text'); } catch (e) { bad = e instanceof TypeError; }"
