@@ -129,3 +129,14 @@ def test_bound_method_and_callable_object() -> None:
     assert search.spec.description == "A shop with a price list."
     assert search.is_async
     assert search.call({"query": "tea"}).value == ["tea"]
+
+
+def test_redeclaring_a_tool_and_top_level_import() -> None:
+    import toolfoundry
+
+    assert toolfoundry.tool is tool
+    assert toolfoundry.from_function is from_function
+    renamed = from_function(posts, name="feed", level=Level.WORKFLOW)
+    assert renamed.spec.name == "feed"
+    assert renamed.spec.parameters == posts.spec.parameters
+    assert renamed.call({"board": "b", "limit": 1}).value == [{"board": "b", "sort": "hot", "n": 0}]

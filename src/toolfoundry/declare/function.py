@@ -55,6 +55,9 @@ class FunctionTool(Generic[P, R]):
         is_async: whether the wrapped function is a coroutine function.
     """
 
+    __wrapped__: Callable[P, R]
+    _fn: Callable[P, R]
+
     def __init__(
         self,
         fn: Callable[P, R],
@@ -67,8 +70,11 @@ class FunctionTool(Generic[P, R]):
     ) -> None:
         if not callable(fn):
             raise DeclarationError(f"tool() needs a function, got {type(fn).__name__}")
+        if isinstance(fn, FunctionTool):  # re-declaring a tool with other options
+            fn = fn._fn
         functools.update_wrapper(self, fn)
         self._fn = fn
+        self.__wrapped__ = fn
         self._run: Callable[..., Any] = fn
         label = name if name is not None else getattr(fn, "__name__", type(fn).__name__)
         try:
