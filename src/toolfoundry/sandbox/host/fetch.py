@@ -577,6 +577,7 @@ def _outgoing_headers(
     if "accept" not in seen:
         out.append(("Accept", "*/*"))
     out.append(("Accept-Encoding", "gzip, deflate"))
+    out.append(("Connection", "close"))  # one connection per request: nothing is reused
     return out
 
 
