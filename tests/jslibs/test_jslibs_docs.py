@@ -13,11 +13,6 @@ from toolfoundry.sandbox import run_js
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "js-libraries.md"
 BLOCKS = re.findall(r"```js\n(.*?)```", DOC.read_text(), flags=re.S)
-NUL_BUG = pytest.mark.xfail(
-    reason="engine bug (sandbox area): a library loaded after a larger one is parsed with "
-    "trailing garbage (module sources reach JS_Eval without a NUL terminator)",
-    strict=False,
-)
 # block index -> (args, expected value)
 EXPECTED: dict[int, tuple[Any, Any]] = {
     0: (None, [1, "0.3"]),
@@ -40,9 +35,7 @@ def test_every_block_is_checked() -> None:
     assert set(EXPECTED) == set(range(len(BLOCKS)))
 
 
-@pytest.mark.parametrize(
-    "index", [pytest.param(0, marks=NUL_BUG), 1], ids=["import forms", "papaparse tool"]
-)
+@pytest.mark.parametrize("index", [0, 1], ids=["import forms", "papaparse tool"])
 def test_code_block_runs(built: Path, index: int) -> None:
     args, expected = EXPECTED[index]
     result = run_js(BLOCKS[index], args)

@@ -9,8 +9,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from toolfoundry.sandbox import run_js
 from toolfoundry.spec import ErrorKind
 
@@ -29,12 +27,6 @@ def test_polyfill(built: Path, polyfill_case: tuple[str, str, Any]) -> None:
     assert result.value == expected
 
 
-@pytest.mark.xfail(
-    reason="engine bug (sandbox area): module sources reach JS_Eval without a NUL terminator "
-    "(guest.c tf_load reuses the scratch buffer; wasm_engine put()), so a library loaded after "
-    "a larger one, or a tool module over ~500 bytes, is parsed with trailing garbage",
-    strict=False,
-)
 def test_tool_handler_uses_several_libraries(built: Path) -> None:
     code = """
 import yaml from "js-yaml";
