@@ -275,3 +275,44 @@ def test_exclusive_check_survives_values_of_the_wrong_shape() -> None:
     assert [p.path for p in problems] == ["$.item", "$.tags", "$.tags", "$.v"]
     assert cmd.call({"item": "a"}).value == {"v": None, "tags": None, "item": "a"}
     assert _problems(cmd.call({"v": 1, "item": "a"})) == [Problem("$.item", "not allowed with 'v'")]
+
+
+class Upper(argparse.Action):
+    def __call__(self, parser: Any, namespace: Any, values: Any, option: Any = None) -> None:
+        setattr(namespace, self.dest, values.upper())
+
+
+class Switch(argparse.Action):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, nargs=0, **kwargs)
+
+    def __call__(self, parser: Any, namespace: Any, values: Any, option: Any = None) -> None:
+        setattr(namespace, self.dest, "on")
+
+
+def test_custom_actions_remainder_and_exit_on_error_false() -> None:
+    parser = argparse.ArgumentParser(prog="edge", exit_on_error=False)
+    parser.add_argument("--name", action=Upper)
+    parser.add_argument("--on", action=Switch)
+    parser.add_argument("--hex", type=lambda s: int(s, 16))
+    parser.add_argument("cmd")
+    parser.add_argument("rest", nargs=argparse.REMAINDER)
+    [cmd] = from_argparse(parser, handler=vars)
+    args = {"name": "abc", "on": True, "cmd": "ls", "rest": ["-l", "x"], "hex": "ff"}
+    assert cmd.call(args).value == {"name": "ABC", "on": "on", "hex": 255, "cmd": "ls",
+                                    "rest": ["-l", "x"]}  # fmt: skip
+    assert cmd.parse(args) == parser.parse_args(shlex.split("--name abc --on --hex ff ls -l x"))
+    assert _problems(cmd.call({"cmd": "ls", "hex": "zz"})) == [
+        Problem("$.hex", "invalid <lambda> value: 'zz'")
+    ]
+
+
+def test_values_argparse_cannot_carry_get_plain_messages() -> None:
+    problems = _problems(commands()["posts"].call({"board": "--", "words": ["-w"]}))
+    assert problems == [
+        Problem("$.board", "a bare '--' cannot be passed as a value through argparse"),
+        Problem(
+            "$.words[0]",
+            "a value here cannot start with an option prefix (argparse reads it as an option)",
+        ),
+    ]

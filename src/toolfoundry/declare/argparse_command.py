@@ -17,6 +17,7 @@ from typing import Any
 import jsonschema
 
 from toolfoundry.declare.argparse_slot import ArgumentSlot
+from toolfoundry.declare.argparse_values import NOT_DOUBLE_DASH
 from toolfoundry.spec import (
     CallResult,
     ErrorKind,
@@ -273,6 +274,11 @@ def _schema_problems(
         extra = [k for k in arguments if k not in known]
         hint = f"known parameters: {', '.join(known)}" if known else "this command takes none"
         return [Problem(f"$.{k}", f"unknown parameter; {hint}") for k in extra]
+    if error.validator == "pattern" and error.validator_value == NOT_DOUBLE_DASH:
+        return [Problem(where, "a bare '--' cannot be passed as a value through argparse")]
+    if error.validator == "pattern" and str(error.validator_value).startswith("^(?!["):
+        message = "a value here cannot start with an option prefix (argparse reads it as an option)"
+        return [Problem(where, message)]
     return [Problem(where, error.message)]
 
 
