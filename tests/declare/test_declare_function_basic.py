@@ -94,7 +94,11 @@ def test_async_function() -> None:
 
 
 class Shop:
-    """A shop with a price list."""
+    """A shop with a price list.
+
+    Attributes:
+        unit: Price of one item (documented attributes are not parameters).
+    """
 
     def __init__(self, unit: float) -> None:
         self.unit = unit

@@ -68,6 +68,8 @@ def parse_docstring(doc: str | None) -> DocInfo:
         return DocInfo(description=_tidy(text))
     params: dict[str, str] = {}
     for param in parsed.params:
+        if param.args and param.args[0] == "attribute":
+            continue  # a callable object's documented attributes are not its parameters
         name = param.arg_name.split()[-1].lstrip("*")
         if param.description:
             params[name] = _tidy(param.description) or ""
