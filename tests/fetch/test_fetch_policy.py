@@ -171,3 +171,8 @@ def test_from_config():
 def test_bad_config_tables(table, message):
     with pytest.raises(FetchPolicyError, match=message):
         FetchPolicy.from_config(table)
+
+
+def test_scheme_in_a_plain_pattern_gets_a_pointed_message():
+    with pytest.raises(FetchPolicyError, match="allow_http"):
+        FetchPolicy(allow=("http://127.0.0.1:8000",))

@@ -11,7 +11,6 @@ headers added last, the response streamed under a size cap and scrubbed of crede
 from __future__ import annotations
 
 import base64
-import binascii
 import functools
 import ipaddress
 import logging
@@ -22,14 +21,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from toolfoundry.sandbox.host.credentials import (
-    HEADER_NAME,
-    RESERVED_HEADERS,
-    Credential,
-    CredentialError,
-    SecretStore,
-)
-from toolfoundry.sandbox.host.fetch_wire import send
+from toolfoundry.sandbox.host.credentials import Credential, CredentialError, SecretStore
+from toolfoundry.sandbox.host.fetch_wire import METHODS, request_body, request_headers, send
 from toolfoundry.sandbox.host.netguard import (
     FetchError,
     IPAddress,
@@ -47,12 +40,6 @@ from toolfoundry.sandbox.host.netguard import (
 )
 
 log = logging.getLogger(__name__)
-
-METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE")
-MAX_HEADERS = 100
-MAX_HEADER_BYTES = 64 * 1024
-# Set by the host, so a script's own value is dropped rather than refused.
-_HOST_OWNED = frozenset({"content-length", "accept-encoding"})
 
 
 class FetchPolicyError(ValueError):
@@ -80,6 +67,11 @@ class HostPattern:
         """
         if not isinstance(text, str) or not text:
             raise FetchPolicyError(f"host pattern must be a non-empty string, got {text!r}")
+        if "://" in text:
+            raise FetchPolicyError(
+                f"host pattern {text!r} has a scheme: list the host in allow (and in allow_http "
+                "for plain http); FetchPolicy.from_cli and from_config accept http:// prefixes"
+            )
         wildcard = text.startswith("*.")
         body = text[2:] if wildcard else text
         port: int | None = None
@@ -441,8 +433,8 @@ class FetchSession:
                 f"allowed: {allowed}"
             )
         credential = next((c for c in policy.credentials if c.applies_to(url.host, url.port)), None)
-        headers = _outgoing_headers(request.get("headers", []), url, credential)
-        body = _body(request.get("body"), method, policy.max_request_bytes)
+        headers = request_headers(request.get("headers", []), url, credential)
+        body = request_body(request.get("body"), method, policy.max_request_bytes)
         if body is not None or method in ("POST", "PUT", "PATCH"):
             headers.append(("Content-Length", str(len(body or b""))))
         if url.ip is not None:
@@ -535,65 +527,3 @@ class _Trace:
         for secret in self.secrets:
             body = body.replace(secret.encode("utf-8"), b"[redacted]")
         return body
-
-
-def _outgoing_headers(
-    raw: object, url: ParsedURL, credential: Credential | None
-) -> list[tuple[str, str]]:
-    if not isinstance(raw, list | tuple) or len(raw) > MAX_HEADERS:
-        raise FetchError("runtime_error", f"headers must be a list of at most {MAX_HEADERS} pairs")
-    out: list[tuple[str, str]] = [("Host", url.authority)]
-    seen: set[str] = set()
-    size = 0
-    stripped = credential.header.lower() if credential is not None else None
-    for pair in raw:
-        if not isinstance(pair, list | tuple) or len(pair) != 2:
-            raise FetchError("runtime_error", "each header must be a [name, value] pair")
-        name, value = pair
-        if not isinstance(name, str) or not isinstance(value, str):
-            raise FetchError("runtime_error", "header names and values must be strings")
-        if not HEADER_NAME.fullmatch(name):
-            raise denied(f"header name {name[:40]!r} is not a valid token (CR/LF/NUL refused)")
-        if any((ord(c) < 0x20 and c != "\t") or ord(c) == 0x7F for c in value):
-            raise denied(f"header {name!r} contains CR, LF, NUL or other control characters")
-        if any(ord(c) > 0xFF for c in value):
-            raise FetchError("runtime_error", f"header {name!r} value is not Latin-1")
-        lowered = name.lower()
-        if lowered in _HOST_OWNED or lowered == stripped:
-            continue
-        if (
-            lowered in RESERVED_HEADERS
-            or lowered.startswith(("proxy-", "x-forwarded-"))
-            or lowered == "x-real-ip"
-        ):
-            raise denied(f"header {name!r} may not be set by a script")
-        size += len(name) + len(value)
-        if size > MAX_HEADER_BYTES:
-            raise FetchError("runtime_error", f"request headers exceed {MAX_HEADER_BYTES} bytes")
-        seen.add(lowered)
-        out.append((name, value))
-    if "user-agent" not in seen:
-        out.append(("User-Agent", "toolfoundry-fetch/0.1"))
-    if "accept" not in seen:
-        out.append(("Accept", "*/*"))
-    out.append(("Accept-Encoding", "gzip, deflate"))
-    out.append(("Connection", "close"))  # one connection per request: nothing is reused
-    return out
-
-
-def _body(raw: object, method: str, limit: int) -> bytes | None:
-    if raw is None:
-        return None
-    if not isinstance(raw, str):
-        raise FetchError("runtime_error", "request body must be base64 text or null")
-    if method in ("GET", "HEAD"):
-        raise FetchError("runtime_error", f"{method} requests cannot have a body")
-    if len(raw) > (limit + 2) // 3 * 4 + 4:
-        raise FetchError("runtime_error", f"request body exceeds {limit} bytes")
-    try:
-        body = base64.b64decode(raw, validate=True)
-    except (binascii.Error, ValueError):
-        raise FetchError("runtime_error", "request body is not valid base64") from None
-    if len(body) > limit:
-        raise FetchError("runtime_error", f"request body exceeds {limit} bytes")
-    return body

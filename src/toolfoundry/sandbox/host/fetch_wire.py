@@ -8,6 +8,8 @@ decoded (gzip, deflate) incrementally under the size cap, so a compression bomb 
 
 from __future__ import annotations
 
+import base64
+import binascii
 import http
 import ssl
 import time
@@ -19,7 +21,14 @@ from typing import Any
 import httpcore
 from httpcore._backends.base import SOCKET_OPTION
 
-from toolfoundry.sandbox.host.netguard import FetchError, IPAddress, ParsedURL
+from toolfoundry.sandbox.host.credentials import HEADER_NAME, RESERVED_HEADERS, Credential
+from toolfoundry.sandbox.host.netguard import FetchError, IPAddress, ParsedURL, denied
+
+METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE")
+MAX_HEADERS = 100
+MAX_HEADER_BYTES = 64 * 1024
+# Set by the host, so a script's own value is dropped rather than refused.
+_HOST_OWNED = frozenset({"content-length", "accept-encoding"})
 
 
 @dataclass(frozen=True)
@@ -255,3 +264,74 @@ class _DeadlineStream(httpcore.NetworkStream):
 
     def get_extra_info(self, info: str) -> Any:
         return self._inner.get_extra_info(info)
+
+
+def request_headers(
+    raw: object, url: ParsedURL, credential: Credential | None
+) -> list[tuple[str, str]]:
+    """The headers actually sent: the script's, checked, plus the ones the host owns.
+
+    Raises:
+        FetchError: ``capability_denied`` for forbidden names or CR/LF/NUL anywhere,
+            ``runtime_error`` for a malformed list.
+    """
+    if raw is None:
+        raw = []
+    if not isinstance(raw, list | tuple) or len(raw) > MAX_HEADERS:
+        raise FetchError("runtime_error", f"headers must be a list of at most {MAX_HEADERS} pairs")
+    out: list[tuple[str, str]] = [("Host", url.authority)]
+    seen: set[str] = set()
+    size = 0
+    stripped = credential.header.lower() if credential is not None else None
+    for pair in raw:
+        if not isinstance(pair, list | tuple) or len(pair) != 2:
+            raise FetchError("runtime_error", "each header must be a [name, value] pair")
+        name, value = pair
+        if not isinstance(name, str) or not isinstance(value, str):
+            raise FetchError("runtime_error", "header names and values must be strings")
+        if not HEADER_NAME.fullmatch(name):
+            raise denied(f"header name {name[:40]!r} is not a valid token (CR/LF/NUL refused)")
+        if any((ord(c) < 0x20 and c != "\t") or ord(c) == 0x7F for c in value):
+            raise denied(f"header {name!r} contains CR, LF, NUL or other control characters")
+        if any(ord(c) > 0xFF for c in value):
+            raise FetchError("runtime_error", f"header {name!r} value is not Latin-1")
+        lowered = name.lower()
+        if lowered in _HOST_OWNED or lowered == stripped:
+            continue
+        if (
+            lowered in RESERVED_HEADERS
+            or lowered.startswith(("proxy-", "x-forwarded-"))
+            or lowered == "x-real-ip"
+        ):
+            raise denied(f"header {name!r} may not be set by a script")
+        size += len(name) + len(value)
+        if size > MAX_HEADER_BYTES:
+            raise FetchError("runtime_error", f"request headers exceed {MAX_HEADER_BYTES} bytes")
+        seen.add(lowered)
+        out.append((name, value))
+    if "user-agent" not in seen:
+        out.append(("User-Agent", "toolfoundry-fetch/0.1"))
+    if "accept" not in seen:
+        out.append(("Accept", "*/*"))
+    out.append(("Accept-Encoding", "gzip, deflate"))
+    out.append(("Connection", "close"))  # one connection per request: nothing is reused
+    return out
+
+
+def request_body(raw: object, method: str, limit: int) -> bytes | None:
+    """Decode the script's base64 body, refusing bodies on GET/HEAD and beyond ``limit``."""
+    if raw is None:
+        return None
+    if not isinstance(raw, str):
+        raise FetchError("runtime_error", "request body must be base64 text or null")
+    if method in ("GET", "HEAD"):
+        raise FetchError("runtime_error", f"{method} requests cannot have a body")
+    if len(raw) > (limit + 2) // 3 * 4 + 4:
+        raise FetchError("runtime_error", f"request body exceeds {limit} bytes")
+    try:
+        body = base64.b64decode(raw, validate=True)
+    except (binascii.Error, ValueError):
+        raise FetchError("runtime_error", "request body is not valid base64") from None
+    if len(body) > limit:
+        raise FetchError("runtime_error", f"request body exceeds {limit} bytes")
+    return body

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from toolfoundry.sandbox.host.fetch import METHODS
+from toolfoundry.sandbox.host.fetch_wire import METHODS
 from toolfoundry.sandbox.host.netguard import FetchError, denied, parse_url
 
 _KEYS = {"url", "method", "status", "headers", "body"}
