@@ -335,3 +335,36 @@ def test_draft_error_message_lists_problems() -> None:
     assert "$.name" in text
     assert "$.code" in text
     assert info.value.to_dict()["problems"]
+
+
+def _deep(levels: int) -> dict[str, Any]:
+    root: dict[str, Any] = {}
+    current = root
+    for _ in range(levels):
+        current["a"] = {}
+        current = current["a"]
+    return root
+
+
+@pytest.mark.parametrize(
+    ("data", "path", "fragment"),
+    [
+        ("[" * 100_000, "$", "nests too deeply"),
+        (
+            good(tests=[{"input": {"text": "x", "deep": _deep(5000)}, "expected": 1}]),
+            "$",
+            "nests too deeply",
+        ),
+        (good(parameters={"type": "object", "$schema": 5}), "$.parameters.$schema", ""),
+        (good(parameters={"type": "object", 1: "x"}), "$.parameters", "string keys"),
+        (
+            good(tests=[{"input": {"text": float("nan")}, "expected": 1}]),
+            "$.tests[0].input.text",
+            "",
+        ),
+    ],
+)
+def test_hostile_structures_give_problems_not_crashes(data: Any, path: str, fragment: str) -> None:
+    found = problems_of(data)
+    assert path in found, found
+    assert fragment in found[path]

@@ -20,6 +20,7 @@ from toolfoundry.forge.draft_fields import (
     key_path,
     validate_instance,
 )
+from toolfoundry.forge.hosts import url_allowed
 from toolfoundry.spec import Capabilities, ErrorKind, InvalidName, Problem, ToolSpec, validate_name
 
 # The foundry's own meta-tools: a draft must never shadow them in a catalog.
@@ -252,6 +253,14 @@ def parse_draft(
     Raises:
         DraftError: carrying every problem found, each as ``Problem(path, message)``.
     """
+    try:
+        return _parse(data, limits)
+    except RecursionError:
+        # Deeply nested JSON exhausts the parser's stack; refuse it like any other bad input.
+        raise DraftError([Problem("$", "the draft nests too deeply")]) from None
+
+
+def _parse(data: Mapping[str, Any] | str | bytes, limits: DraftLimits) -> Draft:
     problems: list[Problem] = []
     obj = _load(data, limits, problems)
     if obj is None:
@@ -410,12 +419,11 @@ def _code(value: object, limits: DraftLimits, problems: list[Problem]) -> str | 
 
 
 def _language(value: object, problems: list[Problem]) -> Language | None:
-    try:
-        return Language(str(value)) if isinstance(value, str) else Language("")
-    except ValueError:
-        known = ", ".join(repr(x.value) for x in Language)
-        problems.append(Problem("$.language", f"unknown language {value!r}; known: {known}"))
-        return None
+    if isinstance(value, str) and value in {x.value for x in Language}:
+        return Language(value)
+    known = ", ".join(repr(x.value) for x in Language)
+    problems.append(Problem("$.language", f"unknown language {value!r}; known: {known}"))
+    return None
 
 
 def _tests(
@@ -535,8 +543,6 @@ def _check_fixture_hosts(
     capabilities: Capabilities,
     problems: list[Problem],
 ) -> None:
-    from toolfoundry.forge.hosts import url_allowed
-
     located = [(f"$.fixtures[{i}].url", f) for i, f in enumerate(fixtures)]
     for t, case in enumerate(tests):
         located += [(f"$.tests[{t}].fixtures[{i}].url", f) for i, f in enumerate(case.fixtures)]

@@ -77,14 +77,14 @@ def check_schema(
             Problem(path, 'the parameters schema must have "type": "object" at the top level')
         )
     dialect = value.get("$schema")
-    if dialect is not None and dialect.rstrip("#") != JSON_SCHEMA_DIALECT:
+    if dialect is not None and str(dialect).rstrip("#") != JSON_SCHEMA_DIALECT:
         problems.append(Problem(f"{path}.$schema", f"only {JSON_SCHEMA_DIALECT} is supported"))
     try:
-        json.dumps(value, allow_nan=False)
+        text = json.dumps(value, allow_nan=False, sort_keys=True)
     except (TypeError, ValueError) as exc:
-        problems.append(Problem(path, f"must be plain JSON: {exc}"))
+        problems.append(Problem(path, f"must be plain JSON with string keys: {exc}"))
         return None
-    for where, message in _meta_errors(json.dumps(value, sort_keys=True)):
+    for where, message in _meta_errors(text):
         problems.append(Problem(_error_path(path, where), message))
     for ref in _remote_refs(value, path):
         problems.append(Problem(ref, "only local references ('#/...') are allowed"))

@@ -35,10 +35,10 @@ _BRACED_ESCAPE = re.compile(r"\\u\{([0-9a-fA-F]{1,6})\}")
 
 def literal_value(node: Node | None) -> str | None:
     """The value of a string literal or substitution-free template, else None."""
+    while node is not None and node.type == "parenthesized_expression":
+        node = node.named_children[0] if node.named_child_count == 1 else None
     if node is None:
         return None
-    if node.type == "parenthesized_expression" and node.named_child_count == 1:
-        return literal_value(node.named_children[0])
     if node.type not in ("string", "template_string"):
         return None
     parts: list[str] = []

@@ -13,7 +13,14 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from toolfoundry.forge.draft import Draft, Fixture, Language, TestCase, parse_test_cases
+from toolfoundry.forge.draft import (
+    Draft,
+    DraftError,
+    Fixture,
+    Language,
+    TestCase,
+    parse_test_cases,
+)
 from toolfoundry.forge.draft_fields import check_fixtures, validate_instance
 from toolfoundry.forge.testrun import (
     RunLimits,
@@ -65,21 +72,23 @@ class ExistingTool:
         Raises:
             DraftError: when the stored tests or fixtures are malformed.
         """
-        from toolfoundry.forge.draft import DraftError
-
         problems: list[Problem] = []
         fixtures = check_fixtures(data.get("fixtures"), "$.fixtures", problems)
+        language = data.get("language", "javascript")
+        if language not in {x.value for x in Language}:
+            problems.append(Problem("$.language", f"unknown language {language!r}"))
         if problems:
             raise DraftError(problems)
         parameters = data.get("parameters")
+        tests = data.get("tests")
         return cls(
             name=str(data["name"]),
             version=int(data["version"]),
             code=str(data["code"]),
-            tests=parse_test_cases(data.get("tests") or []) if data.get("tests") else (),
+            tests=parse_test_cases(tests) if tests else (),
             fixtures=tuple(Fixture(**f) for f in fixtures),
             capabilities=Capabilities.from_dict(data.get("capabilities")),
-            language=Language(data.get("language", "javascript")),
+            language=Language(language),
             parameters_json=None if parameters is None else json.dumps(parameters),
         )
 

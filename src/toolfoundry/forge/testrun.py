@@ -183,7 +183,10 @@ def run_case(
     except Exception as exc:  # a runner must not raise; if one does, the case fails, loudly
         result = CallResult.failure("runtime_error", f"the test runner failed: {exc!r}")
     elapsed = (time.perf_counter() - started) * 1000
-    passed, diff, reason = judge(case, result)
+    try:
+        passed, diff, reason = judge(case, result)
+    except RecursionError:
+        passed, diff, reason = False, None, "the returned value nests too deeply to compare"
     return TestResult(
         name=label or case.name,
         passed=passed,
