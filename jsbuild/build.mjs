@@ -16,7 +16,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
-import { bundleFileName, LIBRARIES, RESOLVE } from "./libraries.mjs";
+import { bundleFileName, importables, RESOLVE } from "./libraries.mjs";
 import { forbiddenConstructs } from "./scan.mjs";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -111,7 +111,7 @@ function checkClean(rel, text) {
 
 async function buildLibraries(esbuild, work, files) {
   const manifest = { libs: {} };
-  for (const lib of LIBRARIES) {
+  for (const lib of importables()) {
     const shape = await probe(esbuild, work, lib);
     const result = await esbuild.build({
       ...RESOLVE,
@@ -129,7 +129,7 @@ async function buildLibraries(esbuild, work, files) {
     checkClean(`libs/${file}`, text);
     const module = await importFile(work, file, text);
     if (module.default === undefined) throw new Error(`${lib.name}: bundle has no default export`);
-    const pkg = JSON.parse(readFileSync(join(HERE, "node_modules", lib.name, "package.json")));
+    const pkg = JSON.parse(readFileSync(join(HERE, "node_modules", lib.package, "package.json")));
     files.set(`libs/${file}`, Buffer.from(text));
     manifest.libs[lib.name] = {
       file,

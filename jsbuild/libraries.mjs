@@ -8,6 +8,40 @@
 //   { export: "name" } - one named export serves as the default (e.g. marked's callable `marked`)
 // aliases: extra names (named and on the default object) that point at an existing export,
 //   for APIs that models still write from older major versions.
+// subpaths: importable files inside the package (`<name>/<subpath>`), each bundled on its own
+//   with the file's default export.
+
+// dayjs plugins that need nothing beyond the language (timezone needs Intl, which QuickJS lacks).
+const DAYJS_PLUGINS = [
+  "advancedFormat",
+  "arraySupport",
+  "calendar",
+  "customParseFormat",
+  "dayOfYear",
+  "duration",
+  "isBetween",
+  "isLeapYear",
+  "isSameOrAfter",
+  "isSameOrBefore",
+  "isToday",
+  "isTomorrow",
+  "isYesterday",
+  "isoWeek",
+  "isoWeeksInYear",
+  "localeData",
+  "localizedFormat",
+  "minMax",
+  "objectSupport",
+  "quarterOfYear",
+  "relativeTime",
+  "toArray",
+  "toObject",
+  "utc",
+  "weekOfYear",
+  "weekYear",
+  "weekday",
+];
+
 export const LIBRARIES = [
   { name: "decimal.js", default: "package" },
   {
@@ -15,7 +49,7 @@ export const LIBRARIES = [
     default: "namespace",
     aliases: { safeLoad: "load", safeLoadAll: "loadAll", safeDump: "dump" },
   },
-  { name: "dayjs", default: "package" },
+  { name: "dayjs", default: "package", subpaths: DAYJS_PLUGINS.map((p) => `plugin/${p}`) },
   { name: "papaparse", default: "package" },
   { name: "marked", default: { export: "marked" } },
   { name: "fast-xml-parser", default: "namespace" },
@@ -41,6 +75,18 @@ export const RESOLVE = {
     document: "undefined",
   },
 };
+
+/** Every importable name: each library, then its subpaths (which share its package version). */
+export function importables() {
+  return LIBRARIES.flatMap((lib) => [
+    { ...lib, package: lib.name },
+    ...(lib.subpaths ?? []).map((sub) => ({
+      name: `${lib.name}/${sub}`,
+      package: lib.name,
+      default: "package",
+    })),
+  ]);
+}
 
 /** The file name a library's bundle gets: its npm name with anything unusual replaced. */
 export function bundleFileName(name) {

@@ -98,6 +98,20 @@ LIB_CASES: dict[str, tuple[str, Any]] = {
         'export default [isDayjs(dayjs("2020-02-29")), dayjs("2020-02-29").endOf("month").date()];',
         [True, 29],
     ),
+    "dayjs plugins": (
+        'import dayjs from "dayjs";\nimport utc from "dayjs/plugin/utc";\n'
+        'import customParseFormat from "dayjs/plugin/customParseFormat";\n'
+        'import duration from "dayjs/plugin/duration";\n'
+        'import relativeTime from "dayjs/plugin/relativeTime";\n'
+        'import isoWeek from "dayjs/plugin/isoWeek";\n'
+        "for (const p of [utc, customParseFormat, duration, relativeTime, isoWeek])"
+        " dayjs.extend(p);\n"
+        'export default [dayjs.utc("2024-03-05T10:20:30+02:00").format(),'
+        ' dayjs("05/03/2024", "DD/MM/YYYY").format("YYYY-MM-DD"),'
+        ' dayjs.duration(90, "minutes").asHours(),'
+        ' dayjs("2024-01-01").from(dayjs("2024-03-01")), dayjs("2024-03-05").isoWeek()];',
+        ["2024-03-05T08:20:30Z", "2024-03-05", 1.5, "2 months ago", 10],
+    ),
     "papaparse default": (
         'import Papa from "papaparse";\n'
         'const r = Papa.parse("name,qty\\napple,3\\n\\"pear, green\\",5\\n",'
