@@ -145,7 +145,8 @@ class FetchPolicy:
         credentials: headers the host adds for exact hosts.
         connect_timeout: seconds for TCP connect and TLS handshake.
         read_timeout: seconds of silence allowed while sending or receiving.
-        total_timeout: seconds for one whole request (always also within the call's deadline).
+        total_timeout: seconds for one request's HTTP exchange, connect to last byte (always
+            also within the call's deadline).
         dns_timeout: seconds for resolving one host.
         max_response_bytes: decoded response body cap; larger bodies fail the request.
         max_request_bytes: request body cap.
@@ -296,9 +297,26 @@ class FetchPolicy:
 
     def allows(self, url: ParsedURL) -> bool:
         """True when scheme, host and port of ``url`` pass the allowlist (no address check)."""
-        if url.scheme == "http" and not any(p.matches(url.host) for p in self._http):
+        try:
+            self.check_url(url)
+        except FetchError:
             return False
-        return any(p.matches(url.host, url.port) for p in self._allow)
+        return True
+
+    def check_url(self, url: ParsedURL) -> None:
+        """Refuse a URL whose scheme, host or port the allowlist does not cover.
+
+        Raises:
+            FetchError: ``capability_denied`` saying what is allowed instead.
+        """
+        if url.scheme == "http" and not any(p.matches(url.host) for p in self._http):
+            raise denied(f"plain http to {url.host} is not allowed; use https")
+        if not any(p.matches(url.host, url.port) for p in self._allow):
+            allowed = ", ".join(str(p) for p in self._allow[:10]) or "none"
+            raise denied(
+                f"{url.authority} (port {url.port}) is not in this tool's fetch allowlist; "
+                f"allowed: {allowed}"
+            )
 
     def private_allowed(self, host: str, ip: IPAddress) -> bool:
         """True when ``allow_private`` covers this host name or address."""
@@ -424,14 +442,7 @@ class FetchSession:
         trace.host, trace.port = url.host, url.port
         if count > policy.max_requests:
             raise denied(f"this call already made {policy.max_requests} requests (the limit)")
-        if url.scheme == "http" and not any(p.matches(url.host) for p in policy._http):
-            raise denied(f"plain http to {url.host} is not allowed; use https")
-        if not policy.allows(url):
-            allowed = ", ".join(str(p) for p in policy._allow[:10]) or "none"
-            raise denied(
-                f"{url.authority} (port {url.port}) is not in this tool's fetch allowlist; "
-                f"allowed: {allowed}"
-            )
+        policy.check_url(url)
         credential = next((c for c in policy.credentials if c.applies_to(url.host, url.port)), None)
         headers = request_headers(request.get("headers", []), url, credential)
         body = request_body(request.get("body"), method, policy.max_request_bytes)
