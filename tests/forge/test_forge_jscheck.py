@@ -37,6 +37,10 @@ GOOD_TOOLS = [
     "export function handler({ o }) { return Object.keys(o).map(k => `${k}=${o[k]}`).join('&') }",
     "export function handler() { while (true) { if (Date.now() > 0) break } return 1 }",
     "export function handler() { const o = { __proto__: null, a: 1 }; return o.a }",
+    "export function handler({ x }) {\n"
+    "  if (x.constructor === Object && typeof x.constructor === 'function') return 'object';\n"
+    "  return [x.constructor.name, x instanceof Array]\n}",
+    "class P { clone() { return new this.constructor() } }\nexport default new P().clone()",
 ]
 
 
@@ -81,6 +85,11 @@ FORBIDDEN = [
     ),
     (tool("const f = () => 1; return new f.constructor('return 1')"), "no_function_constructor"),
     (tool("const f = () => 1; return f.constructor('return 1')"), "no_function_constructor"),
+    (tool("const f = async () => 1; const C = f.constructor; return C"), "no_function_constructor"),
+    (tool("const f = async () => 1; return [f.constructor][0]('x')"), "no_function_constructor"),
+    (tool("const f = async () => 1; return (f.constructor)('x')"), "no_function_constructor"),
+    (tool("const f = () => 1; return new (f.constructor)('x')"), "no_function_constructor"),
+    (tool("return Reflect.get(args.f, 'constructor')"), "no_function_constructor"),
     # imports
     ("import fs from 'fs';\nexport function handler() { return 1 }", "forbidden_import"),
     (

@@ -29,6 +29,10 @@ FUNCTION_LIKE = frozenset(
 LANGUAGE_DUNDERS = frozenset(
     {"__proto__", "__defineGetter__", "__defineSetter__", "__lookupGetter__", "__lookupSetter__"}
 )
+SAFE_CONSTRUCTOR_USES = frozenset(
+    {"member_expression", "subscript_expression", "binary_expression", "unary_expression"}
+    | {"new_expression", "expression_statement"}
+)
 LONG_LITERAL_CHARS = 10_000
 _BRACED_ESCAPE = re.compile(r"\\u\{([0-9a-fA-F]{1,6})\}")
 
@@ -268,15 +272,15 @@ class RuleWalker:
             or literal_value(target.child_by_field_name("index")) == "constructor"
         )
         parent = node.parent
-        called = (
-            parent is not None
-            and parent.type == "call_expression"
-            and parent.child_by_field_name("function") == node
-        )
+        while parent is not None and parent.type == "parenthesized_expression":
+            parent = parent.parent
+        # Reading `x.constructor` to compare it, test it or read `.name` is fine; calling it or
+        # handing it on (a variable, an argument, a return value) can launder Function.
+        handed_on = parent is None or parent.type not in SAFE_CONSTRUCTOR_USES
         proto_of = target.type == "call_expression" and "getPrototypeOf" in text(
             target.child_by_field_name("function")
         )
-        if chained or called or proto_of or target.type in FUNCTION_LIKE:
+        if chained or handed_on or proto_of or target.type in FUNCTION_LIKE:
             self.report(
                 "no_function_constructor",
                 node,
@@ -317,6 +321,13 @@ class RuleWalker:
                 "no_eval", node, f"`{name}` with a string runs code from text; pass a function"
             )
         for arg in arg_nodes:
+            if literal_value(arg) == "constructor":
+                self.report(
+                    "no_function_constructor",
+                    arg,
+                    "looking up `constructor` by name (Reflect.get, getOwnPropertyDescriptor) "
+                    "can get the Function constructor; write an ordinary function",
+                )
             if unwrap(arg).type == "identifier" and text(unwrap(arg)) in GLOBAL_OBJECTS:
                 self.report(
                     "global_reflection",
@@ -330,6 +341,7 @@ class RuleWalker:
         args = node.child_by_field_name("arguments")
         if ctor is None or args is None:
             return
+        ctor = unwrap(ctor)
         is_ctor_prop = (
             ctor.type == "member_expression"
             and text(ctor.child_by_field_name("property")) == "constructor"
