@@ -263,3 +263,26 @@ def test_direct_calls_still_work() -> None:
     assert order([Item(id=1, name="x")])["count"] == 1
     assert asyncio.run(fetch("q")) == "Q"
     assert fetch.__wrapped__.__name__ == "fetch"  # type: ignore[attr-defined]
+
+
+def test_names_pydantic_reserves_are_ordinary_parameters() -> None:
+    @tool
+    def reserved(
+        model_config: str, json: int, _hidden: str = "x", model_fields: int = 0, copy: bool = False
+    ) -> str:
+        """Take names that clash with pydantic's own attributes."""
+        return f"{model_config}{json}{_hidden}{model_fields}{copy}"
+
+    assert list(reserved.spec.parameters["properties"]) == [
+        "model_config",
+        "json",
+        "_hidden",
+        "model_fields",
+        "copy",
+    ]
+    args = {"model_config": "a", "json": 1, "_hidden": "y", "model_fields": 2, "copy": True}
+    assert reserved.call(args).value == "a1y2True"
+    assert problems(reserved.call({"model_config": 1})) == [
+        ("$.model_config", "Input should be a valid string"),
+        ("$.json", "required argument is missing"),
+    ]
