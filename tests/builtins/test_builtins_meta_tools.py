@@ -1,0 +1,79 @@
+"""The meta-tools an agent or MCP client uses, called as tools (JSON in, CallResult out)."""
+
+import pytest
+
+from toolfoundry.builtins import META_TOOL_NAMES, builtin_tools
+from toolfoundry.foundry import Foundry
+
+SLUG_V1 = """
+export function handler({ text }) {
+  return text.toLowerCase().trim().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "");
+}
+"""
+
+
+@pytest.fixture
+def tools(tmp_path):
+    foundry = Foundry.open(f"sqlite:///{tmp_path / 'registry.db'}")
+    yield {t.spec.name: t for t in builtin_tools(foundry)}
+    foundry.close()
+
+
+def draft(code: str = SLUG_V1, **extra):
+    return {
+        "name": "slugify",
+        "description": "Turn a title into a URL slug.",
+        "parameters": {
+            "type": "object",
+            "properties": {"text": {"type": "string"}},
+            "required": ["text"],
+        },
+        "code": code,
+        "tests": [{"input": {"text": "Hello, World!"}, "expected": "hello-world"}],
+        **extra,
+    }
+
+
+def test_names_and_levels(tools):
+    assert tuple(tools) == META_TOOL_NAMES
+    assert all(t.spec.capabilities.is_pure for t in tools.values())
+
+
+def test_create_search_history_rollback_through_the_meta_tools(tools):
+    created = tools["create_tool"].call(draft()).unwrap()
+    assert (created["status"], created["version"]) == ("active", 1)
+
+    v2 = draft(SLUG_V1.replace('"-"', '"_"').replace("^-|-$", "^_|_$"))
+    refused = tools["create_tool"].call(v2).unwrap()
+    assert refused["status"] == "rejected"
+    assert "tests_failed" in refused["step"]["blockers"] or "regression" in str(refused)
+
+    hits = tools["search_tools"].call({"query": "slug for a title"}).unwrap()
+    assert hits[0]["name"] == "slugify"
+
+    history = tools["tool_history"].call({"name": "slugify"}).unwrap()
+    assert [h["version"] for h in history] == [1]
+
+    better = draft(SLUG_V1.replace("trim()", "trim().normalize('NFKD')"))
+    assert tools["create_tool"].call(better).unwrap()["version"] == 2
+    back = tools["rollback_tool"].call({"name": "slugify", "version": 1}).unwrap()
+    assert (back["version"], back["current"]) == (1, True)
+
+
+def test_create_tool_reports_bad_arguments_with_paths(tools):
+    result = tools["create_tool"].call({"name": "x", "tests": "nope"})
+    assert result.error is not None
+    assert result.error.kind == "invalid_arguments"
+    paths = {p.path for p in result.error.problems}
+    assert {"$.description", "$.parameters", "$.code", "$.tests"} <= paths
+
+
+def test_run_js_is_sandboxed_and_reports_errors(tools):
+    ok = tools["run_js"].call({"code": "export default 6 * 7"}).unwrap()
+    assert ok["ok"] is True
+    assert ok["value"] == 42
+    denied = (
+        tools["run_js"].call({"code": "export default await fetch('https://example.com')"}).unwrap()
+    )
+    assert denied["ok"] is False
+    assert denied["error"]["kind"] == "capability_denied"
