@@ -139,9 +139,7 @@ COUNTS = [
         obj(
             {
                 "verbose": d("More detail.", {"type": "integer", "minimum": 0, "default": 0}),
-                "q": d(
-                    "Each occurrence adds 1 to the default 2.", {"type": "integer", "minimum": 0}
-                ),
+                "q": d("Counts up from the default 2.", {"type": "integer", "minimum": 0}),
             }
         ),
     )
@@ -225,11 +223,11 @@ APPENDS = [
                     "minItems": 1,
                 },
                 "lib": d(
-                    "Given values are added after the default ['core'].",
+                    'Given values are added after the default ["core"].',
                     {"type": "array", "items": S, "default": ["core"]},
                 ),
                 "modes": d(
-                    "true passes --strict (which stores 'strict').",
+                    'true adds "strict" to the list.',
                     {"type": "boolean", "default": False},
                 ),
             }
@@ -260,7 +258,7 @@ CONSTS = [
             {
                 "format": {"type": "string", "enum": ["json", "csv", "text"], "default": "text"},
                 "fast": d(
-                    "Go fast. true passes --fast (which stores 10).",
+                    "Go fast. true sets it to 10 (otherwise 1).",
                     {"type": "boolean", "default": False},
                 ),
                 "modes": {"type": "array", "items": {"type": "string", "enum": ["a", "b"]}},

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import json
 import re
 from collections.abc import Sequence
 from typing import Any
 
-from toolfoundry.declare.argparse_slot import ArgumentSlot, Encoding, option_of, same_json, to_json
+from toolfoundry.declare.argparse_slot import ArgumentSlot, Encoding, same_json, to_json
 from toolfoundry.declare.argparse_values import (
     NOT_DOUBLE_DASH,
     array_schema,
@@ -92,7 +93,7 @@ def _slot(
         encoding = Encoding.FLAG if flag_true else Encoding.NEGATED_FLAG
         return ArgumentSlot(dest, (action,), encoding, schema, False)
     if isinstance(action, argparse._StoreConstAction | argparse._AppendConstAction):
-        notes[dest] = f"true passes {option_of(action)} (which stores {action.const!r})."
+        notes[dest] = _const_note(action)
         schema = _described(parser, action, {"type": "boolean", "default": False})
         return ArgumentSlot(dest, (action,), Encoding.FLAG, schema, False)
     if isinstance(action, argparse.BooleanOptionalAction):
@@ -102,7 +103,7 @@ def _slot(
     if isinstance(action, argparse._CountAction):
         schema = _described(parser, action, {"type": "integer", "minimum": 0})
         if isinstance(action.default, int) and action.default:
-            notes[dest] = f"Each occurrence adds 1 to the default {action.default}."
+            notes[dest] = f"Counts up from the default {action.default}."
         else:
             schema["default"] = 0
         return ArgumentSlot(dest, (action,), Encoding.COUNT, schema, action.required)
@@ -168,7 +169,7 @@ def _repeated(
     ok, default = to_json(action.default)
     if ok and action.default is not None:
         schema["default"] = default
-        notes[dest] = f"Given values are added after the default {default!r}."
+        notes[dest] = f"Given values are added after the default {_shown(default)}."
     return ArgumentSlot(dest, (action,), Encoding.REPEATED, schema, action.required, grouped)
 
 
@@ -231,3 +232,15 @@ def tidy(text: str, *, raw: bool) -> str:
     if raw:
         return "\n".join(line.rstrip() for line in text.strip().splitlines())
     return " ".join(text.split())
+
+
+def _shown(value: Any) -> str:
+    ok, as_json = to_json(value)
+    return json.dumps(as_json, ensure_ascii=False) if ok else repr(value)
+
+
+def _const_note(action: argparse.Action) -> str:
+    if isinstance(action, argparse._AppendConstAction):
+        return f"true adds {_shown(action.const)} to the list."
+    otherwise = "" if action.default is None else f" (otherwise {_shown(action.default)})"
+    return f"true sets it to {_shown(action.const)}{otherwise}."
