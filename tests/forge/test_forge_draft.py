@@ -214,6 +214,11 @@ def test_every_problem_is_reported_at_once() -> None:
             "must be true, false",
         ),
         ({"capabilities": {"system": "yes"}}, "$.capabilities.system", "true or false"),
+        (
+            {"capabilities": {"network": ["a.example"], "credentials": ["b.example"]}},
+            "$.capabilities.credentials[0]",
+            "not in capabilities.network",
+        ),
         ({"fixtures": {"url": "x"}}, "$.fixtures", "must be a list"),
         ({"fixtures": [{"url": "ftp://x/y"}]}, "$.fixtures[0].url", "http(s) URL"),
         (

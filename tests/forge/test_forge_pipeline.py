@@ -175,6 +175,7 @@ def test_malformed_drafts_are_rejected_never_raised(data: Any) -> None:
     assert report.status is VersionStatus.REJECTED
     assert report.blockers == ("invalid_draft",)
     assert report.problems
+    assert report.problems[0].path in report.step.message
     assert all(f.rule == "invalid_draft" and f.path for f in report.findings)
     assert report.to_dict()["spec"] is None
 

@@ -11,7 +11,7 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
 
-from toolfoundry.forge.hosts import pattern_problem
+from toolfoundry.forge.hosts import pattern_covered, pattern_problem
 from toolfoundry.sandbox.host.netguard import FetchError, parse_url
 from toolfoundry.spec import JSON_SCHEMA_DIALECT, Capabilities, Problem
 from toolfoundry.spec.capabilities import KNOWN_CAPABILITIES, StorageScope
@@ -138,6 +138,17 @@ def check_capabilities(value: object, problems: list[Problem]) -> Capabilities |
         )
     if not isinstance(value.get("system", False), bool):
         problems.append(Problem("$.capabilities.system", "must be true or false"))
+    if len(problems) == before:
+        network = value.get("network", [])
+        for i, host in enumerate(value.get("credentials", [])):
+            if not pattern_covered(host, network):
+                problems.append(
+                    Problem(
+                        f"$.capabilities.credentials[{i}]",
+                        f"{host!r} is not in capabilities.network; a credential is only sent "
+                        "to a host the tool may fetch",
+                    )
+                )
     if len(problems) > before:
         return None
     try:

@@ -111,6 +111,12 @@ def _problem_findings(problems: tuple[Problem, ...]) -> tuple[Finding, ...]:
     return tuple(Finding("invalid_draft", Severity.ERROR, p.message, path=p.path) for p in problems)
 
 
+def _problem_summary(problems: tuple[Problem, ...]) -> str:
+    shown = "; ".join(f"{p.path}: {p.message}" for p in problems[:3])
+    more = f" (and {len(problems) - 3} more)" if len(problems) > 3 else ""
+    return f"the draft has {len(problems)} problem(s): {shown}{more}"
+
+
 def _default_runner() -> ToolRunner | None:
     try:
         from toolfoundry.forge.sandbox_runner import SandboxRunner
@@ -158,7 +164,7 @@ def forge_draft(
                 started,
                 name=name if isinstance(name, str) else None,
                 status=VersionStatus.REJECTED,
-                step=_blocked(["invalid_draft"], f"the draft has {len(exc.problems)} problem(s)"),
+                step=_blocked(["invalid_draft"], _problem_summary(exc.problems)),
                 findings=_problem_findings(exc.problems),
                 problems=exc.problems,
             )
