@@ -121,7 +121,7 @@ def test_built_files_match_committed_checksums(built: Path) -> None:
     produced = {str(p.relative_to(BUILD)) for p in [*bundles(), BUILD / "libs" / "manifest.json"]}
     assert produced | {"polyfills.js"} == set(recorded)
     for rel, digest in recorded.items():
-        assert sha256(BUILD / rel) == digest, f"{rel} differs from jsbuild/checksums.json"
+        assert sha256(BUILD / rel) == digest, f"{rel} differs from checksums.json: make jslibs"
 
 
 def test_build_check_mode_detects_tampering(built: Path, node: str, tmp_path: Path) -> None:
