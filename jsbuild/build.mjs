@@ -72,7 +72,8 @@ async function probe(esbuild, work, lib) {
   });
   const entry = result.metafile.inputs["<stdin>"].imports[0].path;
   const commonJS = result.metafile.inputs[entry]?.format === "cjs";
-  const { ns } = await importFile(work, `probe-${bundleFileName(lib.name)}`, result.outputFiles[0].text);
+  const probeFile = `probe-${bundleFileName(lib.name)}`;
+  const { ns } = await importFile(work, probeFile, result.outputFiles[0].text);
   const names = Object.keys(ns).filter((n) => IDENTIFIER.test(n) && !RESERVED.has(n));
   return { names: names.sort(), commonJS, hasDefault: ns.default !== undefined };
 }
