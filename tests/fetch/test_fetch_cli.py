@@ -1,0 +1,69 @@
+"""``toolfoundry js run`` with fetch flags: hostile scripts refused, bad flags usage errors."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from toolfoundry.cli import main
+
+HOSTILE = """
+export async function handler({ urls }) {
+  for (const u of urls.slice(1)) {
+    try { await fetch(u) } catch (e) { console.log(e.message) }
+  }
+  await fetch(urls[0]);
+}
+"""
+
+
+def test_js_run_refuses_ssrf_tricks(tmp_path, canary):
+    script = tmp_path / "hostile.js"
+    script.write_text(HOSTILE)
+    port = canary.port
+    urls = [
+        f"https://localhost:{port}/",
+        f"https://2130706433:{port}/",
+        f"https://[::ffff:127.0.0.1]:{port}/",
+        f"https://allowed.test@127.0.0.1:{port}/",
+        f"http://127.0.0.1:{port}/",
+    ]
+    result = CliRunner().invoke(
+        main,
+        [
+            "js",
+            "run",
+            str(script),
+            "--json",
+            "--args",
+            json.dumps({"urls": urls}),
+            "--allow-host",
+            f"localhost:{port}",
+            "--allow-host",
+            f"127.0.0.1:{port}",
+        ],
+    )
+    assert result.exit_code == 1, result.output
+    out = json.loads(result.output)
+    assert out["ok"] is False
+    assert out["error"]["kind"] == "capability_denied"
+    assert canary.hits == []
+
+
+@pytest.mark.parametrize(
+    ("flag", "value"),
+    [
+        ("--allow-host", "0x7f000001"),
+        ("--allow-host", "*"),
+        ("--allow-private", "10.0.0.0/33"),
+        ("--credential", "api.example.com:Authorization"),
+        ("--credential", "*.example.com:Authorization:TOKEN"),
+    ],
+)
+def test_js_run_rejects_malformed_fetch_flags(tmp_path, flag, value):
+    script = tmp_path / "ok.js"
+    script.write_text("export default 1;")
+    result = CliRunner().invoke(main, ["js", "run", str(script), flag, value])
+    assert result.exit_code == 2, result.output
