@@ -19,6 +19,7 @@ COMMANDS: dict[str, str] = {
     "call": "toolfoundry.cli.call:call",
     "tools": "toolfoundry.cli.tools:tools",
     "approvals": "toolfoundry.cli.approvals:approvals",
+    "demo": "toolfoundry.cli.demo:demo",
 }
 
 

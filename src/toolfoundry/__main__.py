@@ -1,0 +1,5 @@
+"""``python -m toolfoundry`` runs the CLI."""
+
+from toolfoundry.cli import main
+
+main()

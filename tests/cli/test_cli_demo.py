@@ -1,0 +1,32 @@
+"""`toolfoundry demo` (the README's first command) runs the whole cycle offline."""
+
+import subprocess
+import sys
+
+import pytest
+
+from toolfoundry.foundry import Foundry
+
+
+@pytest.mark.slow
+def test_demo_runs_the_whole_cycle_on_a_fresh_store(tmp_path):
+    proc = subprocess.run(
+        [sys.executable, "-m", "toolfoundry", "demo"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    assert "tests_failed" in out
+    assert "awaiting_approval" in out
+    assert '"blockers": ["regression"]' in out
+    assert "found-again-after-a-restart" in out
+
+    with Foundry.open(f"sqlite:///{tmp_path / '.toolfoundry' / 'demo.db'}") as foundry:
+        history = foundry.history("slugify")
+        assert [(v.version, v.current) for v in history] == [(1, True), (2, False)]
+        assert foundry.show("weather_now").status.value == "active"
+        assert foundry.usage("slugify").calls == 3
