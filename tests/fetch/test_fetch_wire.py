@@ -194,7 +194,7 @@ def test_call_deadline_bounds_every_request(allowed, fetch):
     started = time.monotonic()
     out = fetch(_policy(allowed), f"{allowed.base}/slow?s=1.5", budget=0.3)
     assert out["error"]["kind"] == "timeout"
-    assert time.monotonic() - started < 0.8
+    assert time.monotonic() - started < 1.0
 
 
 def test_total_timeout_stops_a_slow_drip(allowed, fetch):
@@ -202,7 +202,7 @@ def test_total_timeout_stops_a_slow_drip(allowed, fetch):
     started = time.monotonic()
     out = fetch(policy, f"{allowed.base}/drip?s=0.05")
     assert out["error"]["kind"] == "timeout"
-    assert time.monotonic() - started < 1.0
+    assert time.monotonic() - started < 1.3
 
 
 def test_spent_budget_fails_fast(allowed, fetch):
@@ -221,7 +221,7 @@ def test_dns_timeout(fetch):
     out = fetch(policy, "https://slow-dns.test/")
     assert out["error"]["kind"] == "timeout"
     assert "resolving slow-dns.test" in out["error"]["message"]
-    assert time.monotonic() - started < 0.6
+    assert time.monotonic() - started < 1.0
 
 
 def test_resolver_failure_and_garbage_answers(fetch):
