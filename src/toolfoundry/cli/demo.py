@@ -20,7 +20,7 @@ from rich.table import Table
 
 from toolfoundry.foundry import CreateResult, Foundry
 
-SLUG_PARAMS = {
+SLUG_PARAMS: dict[str, Any] = {
     "type": "object",
     "properties": {
         "text": {"type": "string", "description": "The title to turn into a slug."},
@@ -29,7 +29,7 @@ SLUG_PARAMS = {
     "required": ["text"],
     "additionalProperties": False,
 }
-SLUG_TESTS = [
+SLUG_TESTS: list[dict[str, Any]] = [
     {"name": "basic", "input": {"text": "Hello, World!"}, "expected": "hello-world"},
     {
         "name": "accents",
