@@ -1,0 +1,56 @@
+"""The second tier's seam: run one Python tool call under OS isolation, wherever that is.
+
+Implementations: a bubblewrap jail spawned by this process (with a warm pool), a remote
+executor service over HTTP, and Docker where an engine runs. The forge and the foundry only
+see this protocol.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from toolfoundry.spec import CallResult
+
+MIB = 1024 * 1024
+
+
+@dataclass(frozen=True)
+class ProcessLimits:
+    """What one Python call may use.
+
+    Attributes:
+        timeout_s: wall-clock budget for the whole call, interpreter start included.
+        cpu_s: CPU-seconds rlimit.
+        memory_bytes: address-space rlimit.
+        max_processes: process-count rlimit inside the jail.
+        max_file_bytes: largest file the tool may write (in its tmpfs).
+        output_bytes: cap on the JSON-encoded result.
+        log_bytes: cap on captured stdout/stderr.
+        allowed_packages: installed packages the tool may import besides the stdlib allowlist.
+    """
+
+    timeout_s: float = 5.0
+    cpu_s: int = 5
+    memory_bytes: int = 512 * MIB
+    max_processes: int = 16
+    max_file_bytes: int = 16 * MIB
+    output_bytes: int = 1 * MIB
+    log_bytes: int = 64 * 1024
+    allowed_packages: tuple[str, ...] = ()
+
+
+class Executor(Protocol):
+    """Runs ``handler(args)`` of a Python tool module in isolation and returns a CallResult.
+
+    Never raises for anything the tool does: timeouts, crashes, bombs and bad output all come
+    back as a failed CallResult with the right error kind.
+    """
+
+    def run(
+        self, code: str, args: Any, limits: ProcessLimits, *, tool: str | None = None
+    ) -> CallResult: ...
+
+    def close(self) -> None:
+        """Stop warm workers and release resources."""
+        ...
