@@ -171,16 +171,13 @@
       if (!logsOpen) return;
       logsOpen = call("log", [level, args.map(show).join(" ")]) === true;
     };
-  define(
-    "console",
-    freeze({
-      log: logger("log"),
-      info: logger("info"),
-      warn: logger("warn"),
-      error: logger("error"),
-      debug: logger("debug"),
-    }),
-  );
+  define("console", {
+    log: logger("log"),
+    info: logger("info"),
+    warn: logger("warn"),
+    error: logger("error"),
+    debug: logger("debug"),
+  });
 
   // ---- timers: a virtual clock run by the guest's job loop ----
   let clock = 0;
@@ -338,13 +335,13 @@
       return storageOp({ op: "key", index: Number(index) >>> 0 });
     }
     getItem(key) {
-      return storageOp({ op: "get", key: String(key) });
+      return storageOp({ op: "get", key: `${key}` });
     }
     setItem(key, value) {
-      storageOp({ op: "set", key: String(key), value: String(value) });
+      storageOp({ op: "set", key: `${key}`, value: `${value}` });
     }
     removeItem(key) {
-      storageOp({ op: "remove", key: String(key) });
+      storageOp({ op: "remove", key: `${key}` });
     }
     clear() {
       storageOp({ op: "clear" });
@@ -363,7 +360,7 @@
       },
       set(t, p, v) {
         if (!isItem(p)) return false;
-        storageOp({ op: "set", key: p, value: String(v) });
+        storageOp({ op: "set", key: p, value: `${v}` });
         return true;
       },
       deleteProperty(t, p) {

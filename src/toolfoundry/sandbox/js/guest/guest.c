@@ -84,7 +84,12 @@ static JSModuleDef *tf_load(JSContext *ctx, const char *name, void *opaque) {
     }
     src[n] = '\0';
     if (n > 0 && src[0] == '!') {
-        JS_ThrowTypeError(ctx, "%.*s", (int)(n - 1), src + 1);
+        /* built by hand: JS_ThrowTypeError cuts messages at 256 bytes */
+        JSValue err = JS_NewObjectProtoClass(ctx, ctx->native_error_proto[JS_TYPE_ERROR],
+                                             JS_CLASS_ERROR);
+        JS_DefinePropertyValueStr(ctx, err, "message", JS_NewStringLen(ctx, src + 1, n - 1),
+                                  JS_PROP_WRITABLE | JS_PROP_CONFIGURABLE);
+        JS_Throw(ctx, err);
     } else {
         fn = JS_Eval(ctx, src, (size_t)n, name, JS_EVAL_TYPE_MODULE | JS_EVAL_FLAG_COMPILE_ONLY);
         if (!JS_IsException(fn)) {

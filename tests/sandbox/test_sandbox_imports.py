@@ -1,0 +1,116 @@
+"""The module loader: bundled libraries by name only, everything else refused clearly."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from toolfoundry.sandbox import run_js
+from toolfoundry.sandbox.host.storage import StorageHook, StorageQuota
+from toolfoundry.sandbox.js.host_calls import CallHost
+from toolfoundry.sandbox.js.modules import MANIFEST, LibraryCatalog
+from toolfoundry.spec import ErrorKind
+
+needs_libs = pytest.mark.skipif(not MANIFEST.exists(), reason="npm libraries not built")
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [
+        "./x.js",
+        "../x.js",
+        "/etc/passwd",
+        "node:fs",
+        "fs",
+        "child_process",
+        "https://evil.example/x.js",
+        "data:text/javascript,export default 1",
+        "qjs:std",
+        "qjs:os",
+        "std",
+        "decimal.js/../../../etc/passwd",
+        "decimal.js/",
+        "DECIMAL.JS",
+    ],
+)
+def test_unbundled_specifiers_are_refused(spec: str) -> None:
+    for code in (
+        f"import x from {json.dumps(spec)}; export default 1",
+        f"export default await import({json.dumps(spec)})",
+    ):
+        r = run_js(code)
+        assert r.error is not None
+        assert r.error.kind is ErrorKind.RUNTIME_ERROR
+        assert "only bundled libraries can be imported" in r.error.message
+    assert run_js("export default 1").ok
+
+
+@needs_libs
+def test_refusal_names_the_bundled_libraries() -> None:
+    r = run_js("import fs from 'node:fs'; export default 1")
+    assert r.error is not None
+    assert "decimal.js" in r.error.message
+
+
+@needs_libs
+def test_bundled_library_does_real_work() -> None:
+    code = """import Decimal from "decimal.js";
+      export function handler({ a, b }) { return new Decimal(a).plus(b).toString() }"""
+    assert run_js(code, {"a": "0.1", "b": "0.2"}).value == "0.3"
+
+
+@needs_libs
+def test_library_state_does_not_leak_between_calls() -> None:
+    first = "import Decimal from 'decimal.js'; Decimal.set({ precision: 2 }); export default 1"
+    second = "import Decimal from 'decimal.js'; export default new Decimal(1).div(3).toString()"
+    assert run_js(first).ok
+    assert run_js(second).value == "0.33333333333333333333"
+
+
+def test_catalog_reads_only_files_inside_libs(tmp_path: object) -> None:
+    from pathlib import Path
+
+    assert isinstance(tmp_path, Path)
+    libs = tmp_path / "libs"
+    libs.mkdir()
+    (libs / "ok.mjs").write_text("export default 1")
+    (tmp_path / "outside.mjs").write_text("export default 2")
+    manifest = libs / "manifest.json"
+    manifest.write_text(
+        json.dumps({"libs": {"ok": {"file": "ok.mjs"}, "evil": {"file": "../outside.mjs"}}})
+    )
+    catalog = LibraryCatalog(manifest)
+    assert catalog.names() == ["ok"]
+    assert catalog.source("ok") == "export default 1"
+
+
+def test_host_validates_raw_requests() -> None:
+    host = CallHost(
+        fetch=None,
+        storage=StorageHook(None, "n", StorageQuota()),
+        libraries=LibraryCatalog(),
+        log_lines=5,
+        log_bytes=100,
+        deadline=1e18,
+    )
+    answers = [
+        json.loads(host.answer(op, payload))
+        for op, payload in [
+            ("random", "-1"),
+            ("random", "1000000000"),
+            ("random", '"x"'),
+            ("random", "true"),
+            ("digest", '{"alg": "MD5", "data": ""}'),
+            ("digest", '{"alg": "SHA-1", "data": "zz"}'),
+            ("hmac", '{"hash": "SHA-256", "key": "", "data": ""}'),
+            ("storage", '{"op": "set", "key": "k", "value": "v"}'),
+            ("fetch", '{"url": "https://example.com/"}'),
+            ("spawn", "{}"),
+            ("log", "not json"),
+        ]
+    ]
+    assert all("error" in a for a in answers), answers
+    assert answers[7]["error"]["kind"] == "capability_denied"
+    assert answers[8]["error"]["kind"] == "capability_denied"
+    assert host.answer("import", "node:fs").startswith("!")
