@@ -84,6 +84,7 @@ ROUND_TRIPS = [
     ),
     ("posts", {"board": "-dash"}, "posts -- -dash"),
     ("posts", {"board": "a b=c é", "limit": -3}, "posts 'a b=c é' --limit -3"),
+    ("posts", {"board": "b", "limit": 5.0}, "posts b --limit 5"),
     ("posts", {"board": "b", "color": False}, "posts b --no-color"),
     ("posts", {"board": "b", "color": True}, "posts b --color"),
     ("posts", {"board": "b", "tag": ["x", "-y", ""]}, "posts b --tag x --tag=-y --tag ''"),
@@ -96,6 +97,11 @@ ROUND_TRIPS = [
     ("copy", {"target": "-", "sources": ["a"]}, "copy - a"),
     ("copy", {"target": "--x", "sources": ["-a", "b"]}, "copy -- --x -a b"),
     ("copy", {"target": "t", "sources": ["a"], "point": [1.5, -2]}, "copy t a --point 1.5 -2"),
+    (
+        "copy",
+        {"target": "t", "sources": ["a"], "point": [-1e-7, 2e20]},
+        "copy t a --point -0.0000001 2e20",
+    ),
     ("copy", {"target": "t", "sources": ["a"], "exclude": []}, "copy t a --exclude"),
     ("copy", {"target": "t", "sources": ["a"], "exclude": ["x", "y"]}, "copy t a --exclude x y"),
     (

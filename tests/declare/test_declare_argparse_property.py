@@ -80,15 +80,44 @@ VALUES: dict[str, st.SearchStrategy[Any]] = {
 }
 
 
+def plus() -> argparse.ArgumentParser:
+    """A second shape: '+' options, an optional positional, grouped appends, type=bool."""
+    parser = argparse.ArgumentParser(prog="plus", prefix_chars="-+")
+    parser.add_argument("first", nargs="?")
+    parser.add_argument("+x", type=int)
+    parser.add_argument("--pairs", action="append", nargs=2)
+    parser.add_argument("--fill", type=bool)
+    parser.add_argument("--pick", type=int, choices=[1, 2, 3])
+    parser.add_argument("--many", nargs="*", type=float)
+    parser.add_argument("--opt", nargs="?")
+    return parser
+
+
+PLUS_PARSER = plus()
+[PLUS] = from_argparse(PLUS_PARSER)
+PLUS_VALIDATOR = jsonschema.Draft202012Validator(PLUS.spec.parameters)
+PLUS_VALUES: dict[str, st.SearchStrategy[Any]] = {
+    "first": text,
+    "x": ints,
+    "pairs": st.lists(st.lists(text, max_size=3), max_size=3),
+    "fill": st.booleans(),
+    "pick": st.integers(0, 4),
+    "many": st.lists(st.floats(-1e6, 1e6), max_size=3),
+    "opt": text,
+}
+
+
 @st.composite
-def argument_objects(draw: st.DrawFn) -> dict[str, Any]:
-    names = draw(st.lists(st.sampled_from(sorted(VALUES)), unique=True))
-    if draw(st.integers(0, 9)):  # mostly keep the required positional
-        names = sorted({*names, "name"})
+def argument_objects(
+    draw: st.DrawFn, values: dict[str, st.SearchStrategy[Any]] = VALUES, required: str = "name"
+) -> dict[str, Any]:
+    names = draw(st.lists(st.sampled_from(sorted(values)), unique=True))
+    if required and draw(st.integers(0, 9)):  # mostly keep the required positional
+        names = sorted({*names, required})
     out = {}
     for name in names:
         odd = draw(st.integers(0, 19)) == 0  # now and then a value of the wrong shape
-        out[name] = draw(junk if odd else VALUES[name])
+        out[name] = draw(junk if odd else values[name])
     if draw(st.integers(0, 29)) == 0:
         out["unknown"] = 1
     return out
@@ -104,10 +133,12 @@ def expected_namespace(arguments: dict[str, Any]) -> argparse.Namespace:
     return argparse.Namespace(**expected)
 
 
-def raw_parse(argv: list[str]) -> argparse.Namespace | None:
+def raw_parse(
+    argv: list[str], parser: argparse.ArgumentParser = PARSER
+) -> argparse.Namespace | None:
     with contextlib.redirect_stderr(io.StringIO()), contextlib.redirect_stdout(io.StringIO()):
         try:
-            return PARSER.parse_args(argv)
+            return parser.parse_args(argv)
         except SystemExit:
             return None
 
@@ -138,3 +169,25 @@ def test_schema_and_parser_agree(arguments: dict[str, Any]) -> None:
     # too many or too few items, a missing positional, a value argparse cannot carry: a shell
     # user typing the same argv is refused or gets something other than what the JSON says
     assert raw_parse(argv) != expected_namespace(arguments)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(argument_objects(PLUS_VALUES, ""))
+def test_schema_and_parser_agree_on_a_plus_prefixed_parser(arguments: dict[str, Any]) -> None:
+    errors = list(PLUS_VALIDATOR.iter_errors(arguments))
+    result = PLUS.call(arguments)
+    expected = vars(PLUS_PARSER.parse_args([]))
+    expected.update({k: v for k, v in arguments.items() if not (k == "pairs" and v == [])})
+    if not errors:
+        assert PLUS.parse(arguments) == argparse.Namespace(**expected)
+        assert result.error is not None
+        assert result.error.kind is ErrorKind.RUNTIME_ERROR  # got past validation and parsing
+        return
+    assert result.error is not None
+    assert result.error.kind is ErrorKind.INVALID_ARGUMENTS
+    if "unknown" in arguments or not {e.validator for e in errors} <= TEXTUAL:
+        return
+    argv = PLUS.to_argv(arguments)
+    if all(e.validator == "enum" for e in errors):
+        assert raw_parse(argv, PLUS_PARSER) is None
+    assert raw_parse(argv, PLUS_PARSER) != argparse.Namespace(**expected)

@@ -12,6 +12,7 @@ import json
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 
 
@@ -103,6 +104,11 @@ def token(value: Any, action: argparse.Action) -> str:
         return "1" if value else ""  # bool("") is the only way to get False from type=bool
     if isinstance(value, bool):
         return str(value)
+    if isinstance(value, float) and value.is_integer() and action.type is int:
+        return str(int(value))  # JSON Schema counts 1.0 as an integer; int("1.0") does not
+    if isinstance(value, float) and value < 0 and "e" in repr(value):
+        # argparse only takes '-1.5', never '-1.5e-07', as a negative number rather than an option
+        return format(Decimal(repr(value)), "f")
     return value if isinstance(value, str) else json.dumps(value)
 
 
