@@ -322,3 +322,18 @@ def test_values_argparse_cannot_carry_get_plain_messages() -> None:
             "a value here cannot start with an option prefix (argparse reads it as an option)",
         ),
     ]
+
+
+def test_set_defaults_are_inherited_as_the_namespace_inherits_them() -> None:
+    parser = argparse.ArgumentParser(prog="ops")
+    parser.set_defaults(func=lambda ns: f"root saw {ns.command}", _command_level="workflow")
+    sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("deploy", help="Deploy.")
+    check = sub.add_parser("check", help="Check.")
+    check.set_defaults(func=lambda ns: "check ran", _command_level="primitive")
+    deploy, check_cmd = from_argparse(parser)
+    assert deploy.spec.level.value == "workflow"
+    assert check_cmd.spec.level.value == "primitive"
+    assert deploy.call({}).value == "root saw deploy"
+    assert check_cmd.call({}).value == "check ran"
+    assert "command" not in deploy.spec.parameters["properties"]

@@ -162,20 +162,29 @@ def _command(
     if required:
         schema["required"] = required
     schema["additionalProperties"] = False
-    level_value = leaf.get_default("_command_level")
+    level_value = _inherited(chain, "_command_level")
     try:
         kind = Level(level_value) if level_value is not None else Level.PRIMITIVE
     except ValueError as exc:
         raise DeclarationError(
             f"{leaf.prog}: _command_level must be 'primitive' or 'workflow', not {level_value!r}"
         ) from exc
-    chosen = handler or leaf.get_default("func") or leaf.get_default("handler")
+    chosen = handler or _inherited(chain, "func") or _inherited(chain, "handler")
     if chosen is not None and not callable(chosen):
         raise DeclarationError(f"{leaf.prog}: the handler {chosen!r} is not callable")
     description = _description(leaf, help_, exclusive)
     spec = ToolSpec(name, description, schema, level=kind, capabilities=caps, group=group)
     rules = tuple((r, n) for r, n in exclusive if len(n) > 1)
     return ArgparseCommand(spec, chain[0], words, tuple(kept), rules, chosen)
+
+
+def _inherited(chain: list[argparse.ArgumentParser], key: str) -> Any:
+    """A ``set_defaults`` value as the Namespace will hold it: the deepest parser's wins."""
+    for parser in reversed(chain):
+        value = parser.get_default(key)
+        if value is not None:
+            return value
+    return None
 
 
 def _exclusive_groups(
