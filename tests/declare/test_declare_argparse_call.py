@@ -337,3 +337,13 @@ def test_set_defaults_are_inherited_as_the_namespace_inherits_them() -> None:
     assert deploy.call({}).value == "root saw deploy"
     assert check_cmd.call({}).value == "check ran"
     assert "command" not in deploy.spec.parameters["properties"]
+
+
+def test_sync_call_of_an_async_handler_inside_a_loop_says_use_acall() -> None:
+    async def inside() -> Any:
+        return _lone(_double).call({"n": 1})
+
+    result = asyncio.run(inside())
+    assert result.error is not None
+    assert result.error.kind is ErrorKind.RUNTIME_ERROR
+    assert "use acall" in result.error.message

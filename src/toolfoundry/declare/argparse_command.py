@@ -141,6 +141,13 @@ class ArgparseCommand:
         try:
             value = handler(namespace)
             if inspect.isawaitable(value):
+                if _loop_running():
+                    if inspect.iscoroutine(value):
+                        value.close()
+                    message = f"{self._spec.name} has an async handler: use acall in an event loop"
+                    return CallResult.failure(
+                        ErrorKind.RUNTIME_ERROR, message, duration_ms=_ms(started)
+                    )
                 value = asyncio.run(_awaited(value))
         except BaseException as exc:
             return self._failed(exc, started)
@@ -239,6 +246,14 @@ class ArgparseCommand:
         if argument:
             return [Problem(_path(names.get(argument["name"])), argument["rest"])]
         return [Problem("$", message)]
+
+
+def _loop_running() -> bool:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
 
 
 async def _awaited(value: Any) -> Any:
