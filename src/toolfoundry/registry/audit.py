@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import insert, select
+from sqlalchemy import JSON, DateTime, bindparam, select, text
 from sqlalchemy.engine import Connection, Row
 
 from toolfoundry.registry.records import AuditEntry, AuditEvent
@@ -22,6 +22,12 @@ def as_utc(value: datetime) -> datetime:
     return value if value.tzinfo else value.replace(tzinfo=UTC)
 
 
+_APPEND = text(
+    "INSERT INTO tf_audit (at, tool, version, event, actor, detail) "
+    "VALUES (:at, :tool, :version, :event, :actor, :detail)"
+).bindparams(bindparam("at", type_=DateTime(timezone=True)), bindparam("detail", type_=JSON))
+
+
 def append(
     conn: Connection,
     tool: str,
@@ -31,16 +37,8 @@ def append(
     detail: dict[str, Any] | None = None,
 ) -> None:
     """Add one row; it becomes visible when the caller's transaction commits."""
-    conn.execute(
-        insert(audit).values(
-            at=now(),
-            tool=tool,
-            version=version,
-            event=event.value,
-            actor=actor,
-            detail=detail or {},
-        )
-    )
+    row = {"at": now(), "tool": tool, "version": version, "event": event.value, "actor": actor}
+    conn.execute(_APPEND, {**row, "detail": detail or {}})
 
 
 def entries(

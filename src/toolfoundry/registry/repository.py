@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from sqlalchemy import func, insert, select, update
+from sqlalchemy import func, insert, select, text, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import Connection, Engine, Row
@@ -40,6 +40,13 @@ from toolfoundry.registry.storage import SqlStorage
 from toolfoundry.spec import Capabilities
 
 _VERSION_COLUMNS = [*versions.c, tools.c.name, tools.c.current_version]
+# The per-call lookup, as fixed statements (compiled once).
+_RESOLVE = (
+    "SELECT v.id, v.version, v.status FROM tf_versions v JOIN tf_tools t ON t.id = v.tool_id "
+    "WHERE t.name = :name AND v.version = "
+)
+_RESOLVE_CURRENT = text(_RESOLVE + "t.current_version")
+_RESOLVE_VERSION = text(_RESOLVE + ":version")
 
 
 class Registry:
@@ -202,16 +209,11 @@ class Registry:
         Raises:
             RegistryError: ``not_found`` for an unknown tool or version.
         """
-        query = select(versions.c.id, versions.c.version, versions.c.status).join(
-            tools, tools.c.id == versions.c.tool_id
-        )
-        query = query.where(tools.c.name == name)
-        if version is None:
-            query = query.where(versions.c.version == tools.c.current_version)
-        else:
-            query = query.where(versions.c.version == version)
         with self.engine.connect() as conn:
-            row = conn.execute(query).first()
+            if version is None:
+                row = conn.execute(_RESOLVE_CURRENT, {"name": name}).first()
+            else:
+                row = conn.execute(_RESOLVE_VERSION, {"name": name, "version": version}).first()
         if row is None:
             what = f"{name!r}" if version is None else f"{name!r} version {version}"
             raise RegistryError("not_found", f"no tool {what}")

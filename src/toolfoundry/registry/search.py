@@ -1,8 +1,12 @@
 """Full-text search over tools: SQLite FTS5 (bm25) or PostgreSQL tsvector (ts_rank).
 
 The index holds one document per tool, built from its current version: the name (weighted
-highest), the description, and the parameters' names and descriptions. Queries are OR-ed
-words, so a model's loose phrasing ("turn a title into a url slug") still finds the tool.
+highest), the description, and the parameters' names and descriptions.
+
+A query first asks for tools matching every word (few rows to rank, and the best matches);
+only when that finds fewer than ``k`` does it widen to any word, so a model's loose phrasing
+("turn a title into a url slug") still finds the tool. Ranking every tool that matches one
+common word is what makes OR-only search slow on a large registry.
 """
 
 from __future__ import annotations
@@ -109,10 +113,21 @@ def search(conn: Connection, query: str, k: int, *, active_only: bool = True) ->
     words = terms(query)
     if not words or k <= 0:
         return []
+    hits = _ranked(conn, words, k, every=True, active_only=active_only)
+    if len(hits) < k and len(words) > 1:
+        seen = {h.name for h in hits}
+        wider = _ranked(conn, words, k + len(hits), every=False, active_only=active_only)
+        hits += [h for h in wider if h.name not in seen][: k - len(hits)]
+    return hits
+
+
+def _ranked(
+    conn: Connection, words: list[str], k: int, *, every: bool, active_only: bool
+) -> list[SearchHit]:
     status = "AND t.current_status = 'active'" if active_only else ""
     if conn.dialect.name == "postgresql":
-        sql, match = _POSTGRESQL, " | ".join(words)
+        sql, match = _POSTGRESQL, (" & " if every else " | ").join(words)
     else:
-        sql, match = _SQLITE, " OR ".join(f'"{w}"' for w in words)
+        sql, match = _SQLITE, (" AND " if every else " OR ").join(f'"{w}"' for w in words)
     rows = conn.execute(text(sql.format(status=status)), {"q": match, "k": k}).all()
     return [SearchHit(r.name, r.version, r.description, r.status, float(r.score)) for r in rows]

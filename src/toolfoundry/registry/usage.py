@@ -1,7 +1,7 @@
 """Usage counters: calls, failures by kind, and a duration histogram for p50/p95.
 
-Each call adds to a few counter rows with one multi-row upsert (``n = n + 1``), so concurrent
-callers never read-modify-write and recording costs one statement. Durations go into
+Each call adds to two or three counter rows with one upsert (``n = n + 1``), so concurrent
+callers never read-modify-write and recording costs one executemany. Durations go into
 log-scaled buckets (four per doubling, from 10 µs), so a percentile is read from at most ~100
 rows and is exact to within one bucket (+19 %), whatever the number of calls.
 """
@@ -10,9 +10,7 @@ from __future__ import annotations
 
 import math
 
-from sqlalchemy import select
-from sqlalchemy.dialects.postgresql import insert as pg_insert
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy import DateTime, bindparam, select, text
 from sqlalchemy.engine import Connection
 
 from toolfoundry.registry.audit import as_utc, now
@@ -37,27 +35,25 @@ def bucket_upper(b: int) -> float:
     return _BASE_MS * 2 ** (b / _PER_DOUBLING)
 
 
+# One statement for both dialects (SQLite >= 3.24 and PostgreSQL share ON CONFLICT syntax);
+# a fixed text() statement is compiled once, which keeps the per-call cost to the execute.
+_UPSERT = text(
+    "INSERT INTO tf_usage (tool, counter, n, total_ms, last_at) "
+    "VALUES (:tool, :counter, 1, :ms, :at) "
+    "ON CONFLICT (tool, counter) DO UPDATE SET n = tf_usage.n + 1, "
+    "total_ms = tf_usage.total_ms + excluded.total_ms, last_at = excluded.last_at"
+).bindparams(bindparam("at", type_=DateTime(timezone=True)))
+
+
 def record(conn: Connection, tool: str, duration_ms: float, error_kind: str | None) -> None:
     """Count one call (inside the caller's transaction)."""
     at = now()
     counters = ["calls", f"ms:{bucket(duration_ms)}"]
     if error_kind:
         counters.append(f"failed:{error_kind}")
-    rows = [
-        {"tool": tool, "counter": c, "n": 1, "total_ms": duration_ms, "last_at": at}
-        for c in counters
-    ]
-    insert = pg_insert if conn.dialect.name == "postgresql" else sqlite_insert
-    stmt = insert(usage).values(rows)
-    stmt = stmt.on_conflict_do_update(
-        index_elements=[usage.c.tool, usage.c.counter],
-        set_={
-            "n": usage.c.n + stmt.excluded.n,
-            "total_ms": usage.c.total_ms + stmt.excluded.total_ms,
-            "last_at": stmt.excluded.last_at,
-        },
+    conn.execute(
+        _UPSERT, [{"tool": tool, "counter": c, "ms": duration_ms, "at": at} for c in counters]
     )
-    conn.execute(stmt)
 
 
 def stats(conn: Connection, tool: str) -> UsageStats:
