@@ -347,3 +347,17 @@ def test_sync_call_of_an_async_handler_inside_a_loop_says_use_acall() -> None:
     assert result.error is not None
     assert result.error.kind is ErrorKind.RUNTIME_ERROR
     assert "use acall" in result.error.message
+
+
+def test_suppressed_defaults_and_required_counts() -> None:
+    parser = argparse.ArgumentParser(prog="odd")
+    parser.add_argument("--on", action="store_true", default=argparse.SUPPRESS)
+    parser.add_argument("-v", action="count", required=True)
+    [cmd] = from_argparse(parser, handler=vars)
+    props = cmd.spec.parameters["properties"]
+    assert props["on"] == {"type": "boolean"}
+    assert props["v"] == {"type": "integer", "minimum": 1}
+    assert cmd.spec.parameters["required"] == ["v"]
+    assert cmd.call({"v": 2}).value == {"v": 2}  # 'on' left out: argparse stores nothing
+    assert cmd.call({"v": 1, "on": True}).value == {"v": 1, "on": True}
+    assert [p.path for p in _problems(cmd.call({"v": 0}))] == ["$.v"]

@@ -89,7 +89,10 @@ def _slot(
     if isinstance(action, argparse._StoreTrueAction | argparse._StoreFalseAction):
         flag_true = isinstance(action, argparse._StoreTrueAction)
         schema = _described(parser, action, {"type": "boolean"})
-        schema["default"] = bool(action.default) if action.default is not None else not flag_true
+        if action.default is None:
+            schema["default"] = not flag_true
+        elif action.default is not argparse.SUPPRESS:
+            schema["default"] = bool(action.default)
         encoding = Encoding.FLAG if flag_true else Encoding.NEGATED_FLAG
         return ArgumentSlot(dest, (action,), encoding, schema, False)
     if isinstance(action, argparse._StoreConstAction | argparse._AppendConstAction):
@@ -101,10 +104,11 @@ def _slot(
         put_default(schema, action, parser)
         return ArgumentSlot(dest, (action,), Encoding.BOOLEAN_OPTIONAL, schema, action.required)
     if isinstance(action, argparse._CountAction):
-        schema = _described(parser, action, {"type": "integer", "minimum": 0})
+        least = 1 if action.required else 0  # a required flag must appear at least once
+        schema = _described(parser, action, {"type": "integer", "minimum": least})
         if isinstance(action.default, int) and action.default:
             notes[dest] = f"Counts up from the default {action.default}."
-        else:
+        elif not action.required:
             schema["default"] = 0
         return ArgumentSlot(dest, (action,), Encoding.COUNT, schema, action.required)
     if isinstance(action, argparse._AppendAction):  # append and extend
