@@ -17,18 +17,16 @@ from toolfoundry.forge.approval import (
     explain_capabilities,
     review_packet,
 )
+from toolfoundry.forge.cases import Fixture, TestCase, parse_test_cases
 from toolfoundry.forge.draft import (
     RESERVED_NAMES,
     RESERVED_PREFIXES,
     Draft,
-    DraftError,
     DraftLimits,
-    Fixture,
     Language,
-    TestCase,
     parse_draft,
-    parse_test_cases,
 )
+from toolfoundry.forge.draft_fields import DraftError
 from toolfoundry.forge.findings import Finding, Severity
 from toolfoundry.forge.jscheck import bundled_libraries, check_javascript
 from toolfoundry.forge.pipeline import ForgeReport, VersionStatus, forge_draft

@@ -10,18 +10,19 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, ClassVar
+from typing import Any
 
+from toolfoundry.forge.cases import Fixture, TestCase, parse_cases
 from toolfoundry.forge.draft_fields import (
-    JsonObject,
+    DraftError,
+    canonical_json,
     check_capabilities,
     check_fixtures,
     check_schema,
     key_path,
-    validate_instance,
 )
 from toolfoundry.forge.hosts import url_allowed
-from toolfoundry.spec import Capabilities, ErrorKind, InvalidName, Problem, ToolSpec, validate_name
+from toolfoundry.spec import Capabilities, InvalidName, Problem, ToolSpec, validate_name
 
 # The foundry's own meta-tools: a draft must never shadow them in a catalog.
 RESERVED_NAMES = frozenset(
@@ -43,7 +44,6 @@ DRAFT_FIELDS = (
     "changes_tests",
     "author",
 )
-TEST_FIELDS = ("name", "input", "expected", "error", "error_kind", "fixtures")
 EMPTY_PARAMETERS: dict[str, Any] = {"type": "object", "properties": {}}
 
 
@@ -62,118 +62,6 @@ class DraftLimits:
     max_draft_bytes: int = 8 * 1024 * 1024
     max_tests: int = 200
     max_description_chars: int = 4096
-
-
-class DraftError(ValueError):
-    """A draft the forge refuses, carrying every problem found (never just the first)."""
-
-    def __init__(self, problems: list[Problem] | tuple[Problem, ...]) -> None:
-        self.problems = tuple(problems)
-        lines = "; ".join(f"{p.path}: {p.message}" for p in self.problems)
-        super().__init__(f"invalid draft ({len(self.problems)} problem(s)): {lines}")
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form: ``{"problems": [{"path", "message"}, ...]}``."""
-        return {"problems": [p.to_dict() for p in self.problems]}
-
-
-@dataclass(frozen=True)
-class Fixture:
-    """A canned HTTP answer the host's fetch gives during tests instead of the network."""
-
-    url: str
-    method: str = "GET"
-    status: int = 200
-    headers: tuple[tuple[str, str], ...] = ()
-    body: str = ""
-
-    @property
-    def key(self) -> tuple[str, str]:
-        """What a fixture answers: (method, url)."""
-        return (self.method, self.url)
-
-    def to_dict(self) -> dict[str, Any]:
-        """The fixture dict form ``{"url", "method", "status", "headers", "body"}``."""
-        return {
-            "url": self.url,
-            "method": self.method,
-            "status": self.status,
-            "headers": dict(self.headers),
-            "body": self.body,
-        }
-
-
-@dataclass(frozen=True)
-class TestCase:
-    """One example case: an input and either the expected JSON value or an error substring.
-
-    Attributes:
-        name: the case's name (``#<index>`` when the draft gave none).
-        input_json: the input arguments as canonical JSON (see :attr:`input`).
-        expected_json: the expected value as JSON, or None for an error case.
-        error: a substring the error message must contain, for an error case.
-        error_kind: the error kind the call must fail with, when the case names one.
-        fixtures: fetch fixtures for this case only (they win over the draft's).
-    """
-
-    __test__: ClassVar[bool] = False  # not a pytest class, despite the name
-
-    name: str
-    input_json: str
-    expected_json: str | None = None
-    error: str | None = None
-    error_kind: ErrorKind | None = None
-    fixtures: tuple[Fixture, ...] = ()
-
-    @classmethod
-    def of(
-        cls,
-        input: Mapping[str, Any],
-        *,
-        expected: Any = None,
-        error: str | None = None,
-        name: str = "#0",
-        error_kind: ErrorKind | str | None = None,
-        fixtures: tuple[Fixture, ...] = (),
-    ) -> TestCase:
-        """Build a case from Python values (``expected`` is ignored when ``error`` is given)."""
-        return cls(
-            name=name,
-            input_json=_dumps(dict(input)),
-            expected_json=None if error is not None else _dumps(expected),
-            error=error,
-            error_kind=ErrorKind(error_kind) if error_kind else None,
-            fixtures=fixtures,
-        )
-
-    @property
-    def input(self) -> dict[str, Any]:
-        """The input arguments (a fresh copy)."""
-        value: dict[str, Any] = json.loads(self.input_json)
-        return value
-
-    @property
-    def expects_error(self) -> bool:
-        """True when the case expects the call to fail."""
-        return self.error is not None
-
-    @property
-    def expected(self) -> Any:
-        """The expected value (a fresh copy); None for an error case."""
-        return None if self.expected_json is None else json.loads(self.expected_json)
-
-    def to_dict(self) -> dict[str, Any]:
-        """The draft form of this case."""
-        out: dict[str, Any] = {"name": self.name, "input": self.input}
-        if self.error is not None:
-            out["error"] = self.error
-            if self.error_kind is not None:
-                out["error_kind"] = self.error_kind.value
-        else:
-            out["expected"] = self.expected
-        if self.fixtures:
-            out["fixtures"] = [f.to_dict() for f in self.fixtures]
-        return out
 
 
 @dataclass(frozen=True)
@@ -287,7 +175,7 @@ def _parse(data: Mapping[str, Any] | str | bytes, limits: DraftLimits) -> Draft:
     fixtures = tuple(
         Fixture(**f) for f in check_fixtures(obj.get("fixtures"), "$.fixtures", problems)
     )
-    tests = _tests(obj.get("tests"), parameters, returns, limits, problems)
+    tests = parse_cases(obj.get("tests"), parameters, returns, limits.max_tests, problems)
     changes = _changes(obj.get("changes_tests"), problems)
     author = obj.get("author")
     if author is not None and not isinstance(author, str):
@@ -302,33 +190,16 @@ def _parse(data: Mapping[str, Any] | str | bytes, limits: DraftLimits) -> Draft:
     return Draft(
         name=name,
         description=description,
-        parameters_json=_dumps(parameters),
+        parameters_json=canonical_json(parameters),
         code=code,
         language=language,
         tests=tests,
         capabilities=capabilities,
         fixtures=fixtures,
-        returns_json=None if returns is None else _dumps(returns),
+        returns_json=None if returns is None else canonical_json(returns),
         changes_tests=changes,
         author=author,
     )
-
-
-def parse_test_cases(data: object, path: str = "$.tests") -> tuple[TestCase, ...]:
-    """Parse a list of test cases on their own (e.g. a stored version's tests).
-
-    Raises:
-        DraftError: with every problem found.
-    """
-    problems: list[Problem] = []
-    tests = _tests(data, None, None, DraftLimits(max_tests=10**6), problems, path=path)
-    if problems:
-        raise DraftError(problems)
-    return tests
-
-
-def _dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
 
 def _load(
@@ -424,99 +295,6 @@ def _language(value: object, problems: list[Problem]) -> Language | None:
     known = ", ".join(repr(x.value) for x in Language)
     problems.append(Problem("$.language", f"unknown language {value!r}; known: {known}"))
     return None
-
-
-def _tests(
-    value: object,
-    parameters: JsonObject | None,
-    returns: JsonObject | None,
-    limits: DraftLimits,
-    problems: list[Problem],
-    path: str = "$.tests",
-) -> tuple[TestCase, ...]:
-    if value is None or (isinstance(value, list) and not value):
-        problems.append(
-            Problem(path, 'at least one test is required: [{"input": {...}, "expected": ...}]')
-        )
-        return ()
-    if not isinstance(value, list):
-        problems.append(Problem(path, "must be a list of test cases"))
-        return ()
-    if len(value) > limits.max_tests:
-        problems.append(Problem(path, f"{len(value)} tests; the cap is {limits.max_tests}"))
-        return ()
-    out: list[TestCase] = []
-    seen: set[str] = set()
-    for i, raw in enumerate(value):
-        case = _test(raw, i, f"{path}[{i}]", parameters, returns, problems)
-        if case is None:
-            continue
-        if case.name in seen:
-            problems.append(Problem(f"{path}[{i}].name", f"duplicate test name {case.name!r}"))
-        seen.add(case.name)
-        out.append(case)
-    return tuple(out)
-
-
-def _test(
-    raw: object,
-    index: int,
-    path: str,
-    parameters: JsonObject | None,
-    returns: JsonObject | None,
-    problems: list[Problem],
-) -> TestCase | None:
-    if not isinstance(raw, Mapping):
-        problems.append(Problem(path, "a test case must be an object with 'input' and 'expected'"))
-        return None
-    before = len(problems)
-    for key in raw:
-        if key not in TEST_FIELDS:
-            problems.append(
-                Problem(
-                    key_path(path, str(key)), f"unknown field; a test has: {', '.join(TEST_FIELDS)}"
-                )
-            )
-    name = raw.get("name", f"#{index}")
-    if not isinstance(name, str) or not name.strip():
-        problems.append(Problem(f"{path}.name", "must be a non-empty string"))
-    args = raw.get("input")
-    if not isinstance(args, Mapping):
-        problems.append(Problem(f"{path}.input", "must be an object of arguments"))
-    elif parameters is not None:
-        validate_instance(args, parameters, f"{path}.input", problems)
-    has_expected, error = "expected" in raw, raw.get("error")
-    if has_expected == (error is not None):
-        problems.append(Problem(path, "give exactly one of 'expected' (a JSON value) or 'error'"))
-    if error is not None and (not isinstance(error, str) or not error):
-        problems.append(
-            Problem(f"{path}.error", "must be a non-empty substring of the error message")
-        )
-    kind = raw.get("error_kind")
-    if kind is not None and kind not in {k.value for k in ErrorKind}:
-        problems.append(
-            Problem(
-                f"{path}.error_kind",
-                f"unknown kind; known: {', '.join(k.value for k in ErrorKind)}",
-            )
-        )
-    if has_expected and returns is not None:
-        validate_instance(raw["expected"], returns, f"{path}.expected", problems)
-    fixtures = check_fixtures(raw.get("fixtures"), f"{path}.fixtures", problems)
-    if len(problems) > before:
-        return None
-    try:
-        return TestCase(
-            name=str(name),
-            input_json=_dumps(dict(args)),  # type: ignore[arg-type]
-            expected_json=_dumps(raw["expected"]) if has_expected else None,
-            error=error,
-            error_kind=ErrorKind(kind) if kind is not None else None,
-            fixtures=tuple(Fixture(**f) for f in fixtures),
-        )
-    except (TypeError, ValueError) as exc:
-        problems.append(Problem(path, f"input and expected must be plain JSON values: {exc}"))
-        return None
 
 
 def _changes(value: object, problems: list[Problem]) -> tuple[str | int, ...]:

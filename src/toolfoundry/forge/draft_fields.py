@@ -23,6 +23,24 @@ _META = Draft202012Validator(Draft202012Validator.META_SCHEMA)
 _IDENT = re.compile(r"^[A-Za-z_$][A-Za-z0-9_$]*$")
 
 
+class DraftError(ValueError):
+    """A draft the forge refuses, carrying every problem found (never just the first)."""
+
+    def __init__(self, problems: list[Problem] | tuple[Problem, ...]) -> None:
+        self.problems = tuple(problems)
+        lines = "; ".join(f"{p.path}: {p.message}" for p in self.problems)
+        super().__init__(f"invalid draft ({len(self.problems)} problem(s)): {lines}")
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form: ``{"problems": [{"path", "message"}, ...]}``."""
+        return {"problems": [p.to_dict() for p in self.problems]}
+
+
+def canonical_json(value: Any) -> str:
+    """Compact JSON text of a value (no NaN), the form drafts keep their JSON parts in."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
 def key_path(base: str, key: str | int) -> str:
     """Extend a JSON path: ``$.a``, ``$.a[2]``, ``$["odd key"]``."""
     if isinstance(key, int):

@@ -13,7 +13,8 @@ from enum import StrEnum
 from typing import Any
 
 from toolfoundry.forge.approval import ReviewPacket, capabilities_hash, code_sha256, review_packet
-from toolfoundry.forge.draft import Draft, DraftError, DraftLimits, Language, parse_draft
+from toolfoundry.forge.draft import Draft, DraftLimits, Language, parse_draft
+from toolfoundry.forge.draft_fields import DraftError
 from toolfoundry.forge.findings import Finding, Severity
 from toolfoundry.forge.jscheck import check_javascript
 from toolfoundry.forge.policy import Policy, PolicyDecision

@@ -13,15 +13,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from toolfoundry.forge.draft import (
-    Draft,
-    DraftError,
-    Fixture,
-    Language,
-    TestCase,
-    parse_test_cases,
-)
-from toolfoundry.forge.draft_fields import check_fixtures, validate_instance
+from toolfoundry.forge.cases import Fixture, TestCase, parse_test_cases
+from toolfoundry.forge.draft import Draft, Language
+from toolfoundry.forge.draft_fields import DraftError, check_fixtures, validate_instance
 from toolfoundry.forge.testrun import (
     RunLimits,
     TestResult,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from toolfoundry.forge.draft import Fixture
+from toolfoundry.forge.cases import Fixture
 from toolfoundry.forge.testrun import RunLimits
 from toolfoundry.sandbox import SandboxPolicy, run_js
 from toolfoundry.sandbox.host.fixtures import FixtureError, FixtureFetch

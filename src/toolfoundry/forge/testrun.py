@@ -14,7 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol, TypeVar
 
-from toolfoundry.forge.draft import Fixture, TestCase
+from toolfoundry.forge.cases import Fixture, TestCase
 from toolfoundry.spec import CallResult, Capabilities
 
 MAX_DIFF_CHARS = 4000
