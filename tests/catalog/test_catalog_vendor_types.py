@@ -67,7 +67,8 @@ def test_openai_responses_tools_match_sdk_types(specimens: list[ToolSpec]) -> No
     adapter = TypeAdapter(FunctionToolParam)
     for tool in openai_responses_tools(specimens):
         assert validated(adapter, tool) == tool
-        assert tool["type"] == "function" and "function" not in tool
+        assert tool["type"] == "function"
+        assert "function" not in tool
         Draft202012Validator.check_schema(tool["parameters"])
 
 
@@ -154,7 +155,8 @@ def test_gemini_declarations_use_only_the_openapi_subset(specimens: list[ToolSpe
             assert all(isinstance(v, str) for v in schema.get("enum", []))
     tree = next(d for d in declarations if d["name"] == "tree_sum")
     cut = tree["parameters"]["properties"]["root"]["properties"]["children"]["items"]
-    assert cut["type"] == "object" and "recursive" in cut["description"]
+    assert cut["type"] == "object"
+    assert "recursive" in cut["description"]
     boards = next(d for d in declarations if d["name"] == "list_boards")
     assert "parameters" not in boards
 
@@ -186,7 +188,8 @@ def test_skill_front_matter_follows_agent_skills_rules(specimens: list[ToolSpec]
     assert match, "SKILL.md must open with YAML front matter"
     front = yaml.safe_load(match.group(1))
     assert set(front) == {"name", "description"}
-    assert re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", front["name"]) and len(front["name"]) <= 64
+    assert re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", front["name"])
+    assert len(front["name"]) <= 64
     assert 0 < len(front["description"]) <= 1024
     body = match.group(2)
     primitives = body.index("## Primitives (8)")
@@ -200,7 +203,8 @@ def test_skill_description_stays_within_limit_for_many_tools() -> None:
     many = [ToolSpec(f"tool_number_{i:03d}", "Does a numbered thing.") for i in range(200)]
     front = yaml.safe_load(render("skill", many).split("---\n")[1])
     assert len(front["description"]) <= 1024
-    assert "more" in front["description"] and "200 tools" in front["description"]
+    assert "more" in front["description"]
+    assert "200 tools" in front["description"]
 
 
 def test_describe_counts_are_computed(specimens: list[ToolSpec]) -> None:
@@ -224,7 +228,8 @@ def test_describe_counts_are_computed(specimens: list[ToolSpec]) -> None:
         "default": 80,
     }
     classify = next(c for c in commands if c["name"] == "classify_item")
-    assert [p["name"] for p in classify["parameters"]] == ["type", "title", "description", "ratings"]
+    names = [p["name"] for p in classify["parameters"]]
+    assert names == ["type", "title", "description", "ratings"]
 
 
 def _order(spec: ToolSpec) -> tuple[str, str]:
