@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import secrets
+import os
 from collections.abc import Mapping
 from typing import Any
 
@@ -30,7 +30,7 @@ def random_bytes(count: object) -> dict[str, Any]:
     """``count`` CSPRNG bytes as hex; the prelude turns an over-limit request into a quota error."""
     if not isinstance(count, int) or isinstance(count, bool) or not 0 <= count <= MAX_RANDOM_BYTES:
         return _error(f"getRandomValues: 0 to {MAX_RANDOM_BYTES} bytes may be requested")
-    return {"hex": secrets.token_bytes(count).hex()}
+    return {"hex": os.urandom(count).hex()}
 
 
 def digest(request: object) -> dict[str, Any]:

@@ -115,5 +115,8 @@ class CallHost:
             return {"error": {"kind": "runtime_error", "message": f"fetch failed: {exc}"}}
 
 
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+
+
 def _json(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return _ENCODER.encode(value)

@@ -9,6 +9,7 @@ Pinned to wasmtime-py 50 (pyproject.toml).
 from __future__ import annotations
 
 import ctypes
+from collections.abc import Callable
 from typing import Any
 
 import wasmtime
@@ -79,3 +80,49 @@ def memory_base(store: Any, memory: wasmtime.Memory) -> int:
 def memory_size(store: Any, memory: wasmtime.Memory) -> int:
     """Current size of linear memory in bytes."""
     return int(ffi.wasmtime_memory_data_size(store._context(), ctypes.byref(memory._memory)))
+
+
+RawValues = Any  # ctypes array of wasmtime_val_raw_t: the arguments, then the results
+RawHost = Callable[[Any, RawValues], None]
+_keepalive: list[Any] = []
+
+
+def define_raw(
+    linker: wasmtime.Linker,
+    module: str,
+    name: str,
+    ty: wasmtime.FuncType,
+    fn: RawHost,
+) -> None:
+    """Define a host function that receives the caller's context and the raw value slots.
+
+    wasmtime-py's generic trampoline converts every value through Python objects (~100 µs per
+    call with six arguments); this path reads and writes the slots directly. ``fn`` must not
+    raise; if it does, the guest traps.
+    """
+
+    def callback(env: Any, caller: Any, values: Any, count: int) -> int:
+        try:
+            fn(ffi.wasmtime_caller_context(caller), values)
+            return 0
+        except BaseException as exc:
+            message = f"host function {name} failed: {exc!r}".encode()
+            trap = ffi.wasmtime_trap_new(message, len(message))
+            return ctypes.cast(trap, ctypes.c_void_p).value or 0
+
+    raw_callback = ffi.wasmtime_func_unchecked_callback_t(callback)
+    no_finalizer = ctypes.CFUNCTYPE(None, ctypes.c_void_p)()  # a NULL function pointer
+    _keepalive.extend((raw_callback, no_finalizer))
+    mod, nm = module.encode(), name.encode()
+    error = ffi.wasmtime_linker_define_func_unchecked(
+        linker.ptr(), mod, len(mod), nm, len(nm), ty.ptr(), raw_callback, None, no_finalizer
+    )
+    if error:
+        raise wasmtime.WasmtimeError._from_ptr(error)
+
+
+def context_memory(context: Any, memory: wasmtime.Memory) -> tuple[int, int]:
+    """(base address, size in bytes) of ``memory`` seen through a raw store context."""
+    ptr = ffi.wasmtime_memory_data(context, ctypes.byref(memory._memory))
+    size = ffi.wasmtime_memory_data_size(context, ctypes.byref(memory._memory))
+    return ctypes.cast(ptr, ctypes.c_void_p).value or 0, int(size)

@@ -155,44 +155,43 @@ class _Pool:
                 self._ready.append(guest)
 
 
-def _host_call(
-    caller: wasmtime.Caller,
-    op_ptr: int,
-    op_len: int,
-    in_ptr: int,
-    in_len: int,
-    out_ptr: int,
-    out_cap: int,
-) -> int:
+def _host_call(context: Any, values: Any) -> None:
+    """tf.host_call(op, op_len, in, in_len, out, out_cap) -> answer length, or -1."""
+    op_ptr, op_len, in_ptr, in_len = (values[i].i32 for i in range(4))
+    out_ptr, out_cap = values[4].i32, values[5].i32
+    values[0].i32 = -1
     state = getattr(_local, "state", None)
     if state is None:
-        return -1
+        return
     host, guest = state
-    size = wasm_calls.memory_size(caller, guest.memory)
+    base, size = wasm_calls.context_memory(context, guest.memory)
     if not (0 <= op_ptr <= op_ptr + op_len <= size and 0 <= in_ptr <= in_ptr + in_len <= size):
-        return -1
-    base = wasm_calls.memory_base(caller, guest.memory)
+        return
     op = ctypes.string_at(base + op_ptr, op_len).decode("utf-8", "replace")
     payload = ctypes.string_at(base + in_ptr, in_len).decode("utf-8", "surrogatepass")
     out = host.answer(op, payload).encode("utf-8", "surrogatepass")
+    # the answer may have grown nothing, but a host op must not be trusted to keep `base`
+    base, size = wasm_calls.context_memory(context, guest.memory)
     if len(out) <= out_cap:
         if not 0 <= out_ptr <= out_ptr + out_cap <= size:
-            return -1
+            return
         ctypes.memmove(base + out_ptr, out, len(out))
     else:
         _local.pending = out
-    return len(out)
+    values[0].i32 = len(out)
 
 
-def _host_take(caller: wasmtime.Caller, out_ptr: int) -> None:
+def _host_take(context: Any, values: Any) -> None:
+    """tf.host_take(out): copy the answer too large for the scratch buffer."""
+    out_ptr = values[0].i32
     out: bytes = getattr(_local, "pending", b"")
     _local.pending = b""
     state = getattr(_local, "state", None)
     if state is None:
         return
-    guest = state[1]
-    if 0 <= out_ptr <= out_ptr + len(out) <= wasm_calls.memory_size(caller, guest.memory):
-        ctypes.memmove(wasm_calls.memory_base(caller, guest.memory) + out_ptr, out, len(out))
+    base, size = wasm_calls.context_memory(context, state[1].memory)
+    if 0 <= out_ptr <= out_ptr + len(out) <= size:
+        ctypes.memmove(base + out_ptr, out, len(out))
 
 
 def _wasi_fd_write(caller: wasmtime.Caller, fd: int, iovs: int, n: int, written: int) -> int:
@@ -216,8 +215,8 @@ def _linker(engine: wasmtime.Engine) -> wasmtime.Linker:
     i32, i64 = wasmtime.ValType.i32(), wasmtime.ValType.i64()
     ft = wasmtime.FuncType
     linker = wasmtime.Linker(engine)
-    linker.define_func("tf", "host_call", ft([i32] * 6, [i32]), _host_call, access_caller=True)
-    linker.define_func("tf", "host_take", ft([i32], []), _host_take, access_caller=True)
+    wasm_calls.define_raw(linker, "tf", "host_call", ft([i32] * 6, [i32]), _host_call)
+    wasm_calls.define_raw(linker, "tf", "host_take", ft([i32], []), _host_take)
     wasi = "wasi_snapshot_preview1"
     linker.define_func(wasi, "fd_write", ft([i32] * 4, [i32]), _wasi_fd_write, access_caller=True)
     linker.define_func(wasi, "clock_time_get", ft([i32, i64, i32], [i32]), _wasi_clock, True)

@@ -1,0 +1,187 @@
+"""One bubblewrap jail around one Python interpreter running the runner, waiting for a call.
+
+The jail: new user, PID, IPC, UTS, cgroup and network namespaces; uid/gid 65534 inside
+and, when this process is root, outside too (bwrap run as root keeps full capabilities
+unless told otherwise, and RLIMIT_NPROC does not bind root, so we switch user before exec);
+no capabilities; a read-only view of the system's /usr only (no /etc, /home, /root, no
+project or registry directory); tmpfs /tmp and /sandbox; a fresh /proc and minimal /dev;
+an empty environment. Nothing of the host's process state crosses in except three pipes
+and the result pipe.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from dataclasses import dataclass, field
+from importlib.util import find_spec
+from pathlib import Path
+
+from toolfoundry.sandbox.process.executor import MIB
+
+RUNNER_SOURCE = (Path(__file__).with_name("runner.py")).read_text(encoding="utf-8")
+SANDBOX_UID = 65534
+SITE_ROOT = "/opt/site"
+WORK_DIR = "/sandbox"
+JAIL_ENV = {
+    "PATH": "/usr/bin:/bin",
+    "HOME": WORK_DIR,
+    "LANG": "C.UTF-8",
+    "PYTHONDONTWRITEBYTECODE": "1",
+}
+
+
+class JailUnavailable(RuntimeError):
+    """bubblewrap or the interpreter is missing, or the kernel refuses the namespaces."""
+
+
+def find_bwrap() -> str | None:
+    """The bwrap binary on PATH, if any."""
+    return shutil.which("bwrap")
+
+
+def package_dirs(packages: tuple[str, ...]) -> tuple[str, ...]:
+    """The host directories (site dirs) holding these importable top-level packages.
+
+    Raises:
+        JailUnavailable: a package is not installed.
+    """
+    dirs: list[str] = []
+    for name in packages:
+        spec = find_spec(name)
+        if spec is None or spec.origin in (None, "built-in", "frozen"):
+            raise JailUnavailable(f"package {name!r} is not installed where the executor runs")
+        location = (
+            Path(next(iter(spec.submodule_search_locations))).parent
+            if spec.submodule_search_locations
+            else Path(spec.origin or "").parent
+        )
+        if str(location) not in dirs:
+            dirs.append(str(location))
+    return tuple(dirs)
+
+
+@dataclass(frozen=True)
+class JailConfig:
+    """How jails are built.
+
+    Attributes:
+        interpreter: the Python inside the jail; it must live under a bound system dir.
+        site_dirs: host site directories bound read-only at ``/opt/site/N`` (for allowed
+            packages; they must be built for the interpreter's Python version).
+        tmp_bytes: size of each tmpfs (/tmp and /sandbox).
+        bwrap: the bubblewrap binary.
+        system_dirs: host directories bound read-only at the same path.
+    """
+
+    interpreter: str = "/usr/bin/python3"
+    site_dirs: tuple[str, ...] = ()
+    tmp_bytes: int = 64 * MIB
+    bwrap: str = field(default_factory=lambda: find_bwrap() or "bwrap")
+    system_dirs: tuple[str, ...] = ("/usr",)
+
+    def site_paths(self) -> list[str]:
+        """Where the site dirs appear inside the jail."""
+        return [f"{SITE_ROOT}/{i}" for i in range(len(self.site_dirs))]
+
+    def argv(self, result_fd: int) -> list[str]:
+        """The full bwrap command line for a jail whose runner reports on ``result_fd``."""
+        args = [
+            self.bwrap,
+            "--unshare-user",
+            "--uid",
+            str(SANDBOX_UID),
+            "--gid",
+            str(SANDBOX_UID),
+            "--unshare-pid",
+            "--unshare-ipc",
+            "--unshare-uts",
+            "--unshare-net",
+            "--unshare-cgroup-try",
+            "--disable-userns",
+            "--hostname",
+            "sandbox",
+            "--cap-drop",
+            "ALL",
+            "--die-with-parent",
+            "--new-session",
+            "--clearenv",
+        ]
+        for key, value in JAIL_ENV.items():
+            args += ["--setenv", key, value]
+        for path in self.system_dirs:
+            args += ["--ro-bind", path, path]
+        for name in ("bin", "lib", "lib64", "lib32", "sbin"):
+            host = Path("/") / name
+            if host.is_symlink():
+                args += ["--symlink", os.readlink(host), str(host)]
+            elif host.is_dir():
+                args += ["--ro-bind", str(host), str(host)]
+        for host_dir, inside in zip(self.site_dirs, self.site_paths(), strict=True):
+            args += ["--ro-bind", host_dir, inside]
+        args += ["--proc", "/proc", "--dev", "/dev"]
+        for tmp in ("/tmp", WORK_DIR):
+            args += ["--size", str(self.tmp_bytes), "--perms", "1777", "--tmpfs", tmp]
+        args += ["--remount-ro", "/", "--chdir", WORK_DIR]
+        args += [self.interpreter, "-I", "-S", "-B", "-c", RUNNER_SOURCE, str(result_fd)]
+        return args
+
+
+@dataclass
+class Jail:
+    """A started jail: its process, the pipes to it and the read end of its result pipe."""
+
+    process: subprocess.Popen[bytes]
+    result_read: int
+
+    def kill(self) -> None:
+        """Kill the whole jail (bwrap's process group; the PID namespace dies with it)."""
+        try:
+            os.killpg(self.process.pid, 9)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+    def close(self) -> None:
+        """Kill if still running, reap, and close every pipe."""
+        if self.process.poll() is None:
+            self.kill()
+        self.process.wait()
+        for stream in (self.process.stdin, self.process.stdout, self.process.stderr):
+            if stream is not None:
+                stream.close()
+        try:
+            os.close(self.result_read)
+        except OSError:
+            pass
+
+
+def spawn(config: JailConfig) -> Jail:
+    """Start a jail whose runner blocks reading its request from stdin.
+
+    Raises:
+        JailUnavailable: bwrap cannot be started.
+    """
+    read_fd, write_fd = os.pipe()
+    os.set_inheritable(read_fd, False)
+    as_root = os.geteuid() == 0
+    try:
+        process = subprocess.Popen(
+            config.argv(write_fd),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            pass_fds=(write_fd,),
+            env={"PATH": "/usr/bin:/bin"},
+            cwd="/",
+            start_new_session=True,
+            user=SANDBOX_UID if as_root else None,
+            group=SANDBOX_UID if as_root else None,
+            extra_groups=[] if as_root else None,
+        )
+    except OSError as exc:
+        os.close(read_fd)
+        raise JailUnavailable(f"cannot start bubblewrap ({config.bwrap}): {exc}") from exc
+    finally:
+        os.close(write_fd)
+    return Jail(process, read_fd)
