@@ -361,3 +361,29 @@ def test_suppressed_defaults_and_required_counts() -> None:
     assert cmd.call({"v": 2}).value == {"v": 2}  # 'on' left out: argparse stores nothing
     assert cmd.call({"v": 1, "on": True}).value == {"v": 1, "on": True}
     assert [p.path for p in _problems(cmd.call({"v": 0}))] == ["$.v"]
+
+
+def test_extend_variants_round_trip_and_say_what_argparse_stores() -> None:
+    parser = argparse.ArgumentParser(prog="ext")
+    parser.add_argument("--pairs", action="extend", nargs=2)
+    parser.add_argument("--letters", action="extend", nargs="?")
+    parser.add_argument("--more", action="extend", nargs="+", default=["base"])
+    [cmd] = from_argparse(parser, handler=vars)
+    props = cmd.spec.parameters["properties"]
+    assert props["pairs"]["description"] == "The groups' values are stored as one flat list."
+    assert "into its characters" in props["letters"]["description"]
+    assert props["more"] == {
+        "description": 'Given values are added after the default ["base"].',
+        "type": "array",
+        "items": {"type": "string", "pattern": "^(?![\\-].)"},
+        "minItems": 1,
+        "default": ["base"],
+    }
+    args = {"pairs": [["a", "b"], ["c", "d"]], "letters": ["xy"], "more": ["m"]}
+    shell = "--pairs a b --pairs c d --letters xy --more m"
+    assert cmd.parse(args) == parser.parse_args(shlex.split(shell))
+    assert cmd.call(args).value == {
+        "pairs": ["a", "b", "c", "d"],
+        "letters": ["x", "y"],
+        "more": ["base", "m"],
+    }

@@ -154,13 +154,18 @@ def _repeated(
     extend = isinstance(action, argparse._ExtendAction)
     item = value_schema(parser, action, restrict, notes)
     grouped = action.nargs not in (None, "?")
-    if extend and action.nargs is None:
+    if extend and not grouped:
         if action.type not in (None, str):
             raise DeclarationError(
-                f"{parser.prog}: {label(action)} uses action='extend' without nargs on a "
-                "non-string type, which argparse cannot store; add nargs='+'"
+                f"{parser.prog}: {label(action)} uses action='extend' with one value per "
+                "occurrence on a non-string type, which argparse cannot store; add nargs='+'"
             )
-        notes[dest] = "argparse splits each value into its characters (extend without nargs)."
+        notes[dest] = "argparse splits each value into its characters (extend of one value)."
+    elif extend and action.nargs not in ("*", "+"):
+        notes[dest] = "The groups' values are stored as one flat list."
+    ok, default = to_json(action.default)
+    if ok and _has_default(action):
+        notes["default"] = f"Given values are added after the default {_shown(default)}."
     if extend and action.nargs in ("*", "+"):
         # one occurrence carries the whole list, as a shell user would type it
         schema = _described(parser, action, array_schema("+", item))
@@ -170,10 +175,8 @@ def _repeated(
     schema = _described(parser, action, {"type": "array", "items": items})
     if action.required:
         schema["minItems"] = 1
-    ok, default = to_json(action.default)
-    if ok and action.default is not None:
+    if ok and _has_default(action):
         schema["default"] = default
-        notes[dest] = f"Given values are added after the default {_shown(default)}."
     return ArgumentSlot(dest, (action,), Encoding.REPEATED, schema, action.required, grouped)
 
 
@@ -196,10 +199,11 @@ def _shared_dest(
         )
     values = [v for _, v in consts]
     ok, default = to_json(first.default)
-    if ok and first.default is not None and not any(same_json(default, v) for v in values):
+    ok = ok and _has_default(first)
+    if ok and not any(same_json(default, v) for v in values):
         values.append(default)
     schema = enum_schema(values)
-    if ok and first.default is not None:
+    if ok:
         schema["default"] = default
     schema = _described(parser, first, schema, actions)
     required = any(a.required for a in actions)
@@ -246,5 +250,9 @@ def _shown(value: Any) -> str:
 def _const_note(action: argparse.Action) -> str:
     if isinstance(action, argparse._AppendConstAction):
         return f"true adds {_shown(action.const)} to the list."
-    otherwise = "" if action.default is None else f" (otherwise {_shown(action.default)})"
+    otherwise = f" (otherwise {_shown(action.default)})" if _has_default(action) else ""
     return f"true sets it to {_shown(action.const)}{otherwise}."
+
+
+def _has_default(action: argparse.Action) -> bool:
+    return action.default is not None and action.default is not argparse.SUPPRESS
