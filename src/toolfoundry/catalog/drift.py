@@ -16,10 +16,15 @@ OUT_OF_SYNC = "{path} is out of sync with the code; run 'toolfoundry catalog wri
 
 @dataclass(frozen=True)
 class Artifact:
-    """One committed catalogue file: where it lives and which format it holds."""
+    """One committed catalogue file: where it lives and which format it holds.
+
+    A ``skill`` file's name is ``skill_name`` when given, else its folder's name (the Agent
+    Skills rule) when that is a valid skill name, else ``toolfoundry``.
+    """
 
     path: Path
     format: str
+    skill_name: str | None = None
 
     def __post_init__(self) -> None:
         if self.format not in FORMATS:
@@ -29,14 +34,18 @@ class Artifact:
         """The text this file must contain for ``specs``."""
         if self.format != "skill":
             return render(self.format, specs)
-        # A skill's name must equal its folder; outside a skill-named folder use the default.
-        folder = self.path.resolve().parent.name
-        name = folder if re.fullmatch(SKILL_NAME_PATTERN, folder) else DEFAULT_SKILL_NAME
+        name = self.skill_name
+        if name is None:
+            folder = self.path.resolve().parent.name
+            name = folder if re.fullmatch(SKILL_NAME_PATTERN, folder) else DEFAULT_SKILL_NAME
         return render("skill", specs, skill_name=name)
 
 
+# docs/SKILL.md is the copy people read; docs/skills/toolfoundry/ is an installable skill
+# folder (its name must equal the folder's), e.g. for ~/.claude/skills/.
 DEFAULT_ARTIFACTS: tuple[Artifact, ...] = (
     Artifact(Path("docs/catalog.json"), "json"),
+    Artifact(Path("docs/SKILL.md"), "skill", DEFAULT_SKILL_NAME),
     Artifact(Path("docs/skills/toolfoundry/SKILL.md"), "skill"),
 )
 

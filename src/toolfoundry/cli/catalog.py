@@ -20,7 +20,7 @@ from toolfoundry.catalog.sources import builtin_specs, installed_specs
 _OUT = click.option(
     "--out",
     type=click.Path(dir_okay=False, path_type=Path),
-    help="One catalogue file instead of the committed set (docs/catalog.json, "
+    help="One catalogue file instead of the committed set (docs/catalog.json, docs/SKILL.md, "
     "docs/skills/toolfoundry/SKILL.md).",
 )
 _FORMAT = click.option(
