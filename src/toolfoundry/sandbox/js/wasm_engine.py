@@ -336,9 +336,21 @@ class WasmEngine:
         if answer.get("ok"):
             return CallResult.success(answer.get("value"), logs=host.logs)
         kind = answer.get("kind")
+        message = str(answer.get("message", ""))
         if kind not in ErrorKind.__members__.values():
             kind = ErrorKind.RUNTIME_ERROR
-        return self._fail(host, ErrorKind(kind), str(answer.get("message", "")))
+        if (
+            kind == ErrorKind.RUNTIME_ERROR
+            and message == "uncaught null"
+            and self._near_cap(guest, limits)
+        ):
+            # QuickJS throws null when it runs out of memory while reporting running out
+            kind, message = ErrorKind.MEMORY_LIMIT, "out of memory"
+        return self._fail(host, ErrorKind(kind), message)
+
+    @staticmethod
+    def _near_cap(guest: Guest, limits: Limits) -> bool:
+        return guest.size() + 8 * 1024 * 1024 >= limits.memory_bytes
 
     def _trapped(
         self, host: CallHost, trap: wasmtime.Trap, guest: Guest, limits: Limits
@@ -346,8 +358,7 @@ class WasmEngine:
         code = trap.trap_code
         if code is wasmtime.TrapCode.INTERRUPT:
             return self._fail(host, ErrorKind.TIMEOUT, "the script ran past its time budget")
-        near_cap = guest.size() + 8 * 1024 * 1024 >= limits.memory_bytes
-        if near_cap:
+        if self._near_cap(guest, limits):
             message = f"the script hit the memory cap ({limits.memory_bytes} bytes)"
             return self._fail(host, ErrorKind.MEMORY_LIMIT, message)
         if code in (wasmtime.TrapCode.STACK_OVERFLOW, wasmtime.TrapCode.MEMORY_OUT_OF_BOUNDS):
