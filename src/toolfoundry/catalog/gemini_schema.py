@@ -65,7 +65,7 @@ def gemini_schema(parameters: Mapping[str, Any]) -> JsonSchema:
         A schema with no ``$ref``, no ``$defs``, no ``null`` type and string-only enums.
     """
     root, moved = move_root_combinators(without_dialect(parameters))
-    return with_notes(_GeminiWalker(definitions(root)).walk(root, ()), moved)
+    return with_notes(_GeminiWalker(definitions(root)).walk(root, ("#",)), moved)
 
 
 class _GeminiWalker:
