@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 from toolfoundry.catalog import skill_markdown
 from toolfoundry.spec import StepResult, StepStatus
-from toolfoundry.workflow import Workflow, workflow
+from toolfoundry.workflow import Workflow
 
 BOARD_LIMIT = 600  # characters the team board accepts in one post
 
@@ -145,7 +145,9 @@ def build_announce(
         run_if=lambda s: s.publish,
     )
     def publish_post(state: AnnounceState) -> StepResult:
-        assert state.session is not None and state.draft is not None  # guaranteed by the gates
+        # guaranteed by the gates above
+        assert state.session is not None
+        assert state.draft is not None
         state.url = board.post(state.session, f"News about {state.topic}", state.draft)
         return StepResult(StepStatus.COMPLETED, data={"url": state.url})
 

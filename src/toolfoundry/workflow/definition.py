@@ -57,10 +57,10 @@ class Workflow(Generic[S]):
         outputs: Callable[[S], Mapping[str, Any]] | None = None,
         done: Callable[[S], bool] | None = None,
     ) -> None:
+        self._unavailable_on = _exception_kinds(unavailable_on, "unavailable_on")
         self._entry: FunctionTool[..., S] = from_function(
             entry, name=name, description=description, level=Level.WORKFLOW, group=group
         )
-        self._unavailable_on = _exception_kinds(unavailable_on, "unavailable_on")
         self._outputs = outputs
         self._done = done
         self._steps: list[Step[S]] = []
