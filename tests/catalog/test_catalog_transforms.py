@@ -26,8 +26,9 @@ def obj(props: dict[str, Any], required: list[str] | None = None, **extra: Any) 
 @pytest.mark.parametrize(
     ("schema", "reason"),
     [
-        (obj({"m": {"type": "object", "additionalProperties": {"type": "string"}}}), "open"),
-        (obj({"m": {"type": "object"}}), "without declared properties"),
+        (obj({"m": {"type": "object", "additionalProperties": {"type": "string"}}}), "dictionary"),
+        (obj({"m": {"type": "object"}}), "dictionary"),
+        (obj({"a": {"type": "string"}}, additionalProperties=True), "undeclared keys"),
         (obj({"p": {"type": "array", "prefixItems": [{"type": "string"}]}}), "prefixItems"),
         (obj({"a": {"allOf": [{"type": "string"}]}}), "allOf"),
         (obj({"a": {"not": {"type": "string"}}}), "not"),

@@ -141,8 +141,11 @@ class _StrictWalker:
                 if key == "oneOf":
                     notes.append("exactly one of the alternatives applies")
             elif key == "additionalProperties":
-                if value is not False:
-                    self.reasons.append(f"{where}: open objects cannot be strict")
+                # without declared properties, _close reports the open dictionary once
+                if value is not False and isinstance(node.get("properties"), Mapping):
+                    self.reasons.append(
+                        f"{where}: undeclared keys cannot be allowed in strict mode"
+                    )
             elif key == "format":
                 if value in FORMATS:
                     out[key] = value
@@ -176,7 +179,9 @@ class _StrictWalker:
         if not isinstance(props, Mapping):
             # no "properties" at all is a dictionary of anything; "properties": {} takes none
             if node.get("additionalProperties") is not False:
-                self.reasons.append(f"{path}: an object without declared properties is open")
+                self.reasons.append(
+                    f"{path}: a dictionary (no declared properties) cannot be strict"
+                )
             props = {}
         missing = [n for n in node.get("required", ()) if n not in props]
         if missing:
