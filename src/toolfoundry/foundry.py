@@ -28,8 +28,10 @@ from toolfoundry.forge import (
     ExistingTool,
     Finding,
     ForgeReport,
+    Language,
     RunLimits,
     Severity,
+    ToolRunner,
     check_approval,
     forge_draft,
     parse_draft,
@@ -47,6 +49,7 @@ from toolfoundry.registry import (
 )
 from toolfoundry.registry.faults import crash_point
 from toolfoundry.registry.invocation import CallSettings, argument_problems, sandbox_policy
+from toolfoundry.sandbox.process.executor import Executor, ProcessLimits
 from toolfoundry.spec import CallResult, ErrorKind, StepResult, StepStatus, ToolSpec
 
 
@@ -108,9 +111,13 @@ class Decision:
 class Foundry:
     """The foundry over one registry and one configuration."""
 
-    def __init__(self, registry: Registry, config: Config | None = None) -> None:
+    def __init__(
+        self, registry: Registry, config: Config | None = None, *, executor: Executor | None = None
+    ) -> None:
         self.registry = registry
         self.config = config or Config()
+        self._executor = executor
+        self._owns_executor = executor is None
         limits = self.config.limits
         fetch = self.config.fetch
         self._settings = CallSettings(
@@ -147,8 +154,34 @@ class Foundry:
         return cls(Registry.open(resolve_url(url)), config)
 
     def close(self) -> None:
-        """Release database connections."""
+        """Release database connections (and the Python tier's warm workers we started)."""
+        if self._owns_executor and self._executor is not None:
+            self._executor.close()
+            self._executor = None
         self.registry.close()
+
+    def python_executor(self) -> Executor | None:
+        """The Python tier's executor: the one given, else ``TOOLFOUNDRY_EXECUTOR`` (an
+        executor service URL, token in ``TOOLFOUNDRY_EXECUTOR_TOKEN``), else a warm pool of
+        bubblewrap jails; None when none is available (Python drafts are then refused)."""
+        if self._executor is None:
+            from toolfoundry.sandbox.process import default_executor
+
+            self._executor = default_executor(self.config.policy.python_packages)
+        return self._executor
+
+    def _python_runner(self) -> ToolRunner | None:
+        from toolfoundry.forge.sandbox_runner import PythonRunner
+
+        executor = self.python_executor()
+        return PythonRunner(executor, self._process_limits()) if executor else None
+
+    def _process_limits(self) -> ProcessLimits:
+        return ProcessLimits(
+            timeout_s=self.config.limits.timeout_s,
+            output_bytes=self.config.limits.output_bytes,
+            allowed_packages=self.config.policy.python_packages,
+        )
 
     def __enter__(self) -> Foundry:
         return self
@@ -176,6 +209,7 @@ class Foundry:
             previous=previous,
             policy=self.config.policy,
             limits=self._run_limits,
+            python_runner=self._python_runner() if parsed.language is Language.PYTHON else None,
             draft_limits=self._draft_limits,
         )
         crash_point("after_forge")
@@ -288,6 +322,8 @@ class Foundry:
                 problems=problems,
                 duration_ms=_ms(started),
             )
+        elif tool.language == "python":
+            result = self._call_python(tool, args, started)
         else:
             from toolfoundry.sandbox import run_js
 
@@ -295,6 +331,16 @@ class Foundry:
         kind = result.error.kind.value if result.error else None
         self.registry.record_call(name, number, duration_ms=result.duration_ms, error_kind=kind)
         return _with_step(result)
+
+    def _call_python(self, tool: ToolVersion, args: Any, started: float) -> CallResult:
+        executor = self.python_executor()
+        if executor is None:
+            return CallResult.failure(
+                ErrorKind.CAPABILITY_DENIED,
+                "the Python tier is not available here (no bubblewrap, no executor service)",
+                duration_ms=_ms(started),
+            )
+        return executor.run(tool.code, dict(args), self._process_limits(), tool=tool.name)
 
     def _prepared(self, row_id: int, name: str, number: int) -> tuple[ToolVersion, Any]:
         cached = self._versions.get(row_id)

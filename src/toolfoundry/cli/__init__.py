@@ -20,6 +20,7 @@ COMMANDS: dict[str, str] = {
     "tools": "toolfoundry.cli.tools:tools",
     "approvals": "toolfoundry.cli.approvals:approvals",
     "demo": "toolfoundry.cli.demo:demo",
+    "executor": "toolfoundry.cli.executor:executor",
 }
 
 

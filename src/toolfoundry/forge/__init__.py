@@ -31,6 +31,7 @@ from toolfoundry.forge.findings import Finding, Severity
 from toolfoundry.forge.jscheck import bundled_libraries, check_javascript
 from toolfoundry.forge.pipeline import ForgeReport, VersionStatus, forge_draft
 from toolfoundry.forge.policy import Policy, PolicyConfigError, PolicyDecision
+from toolfoundry.forge.pycheck import check_python
 from toolfoundry.forge.regression import (
     ExistingTool,
     RegressionOutcome,
@@ -77,6 +78,7 @@ __all__ = [
     "capabilities_hash",
     "check_approval",
     "check_javascript",
+    "check_python",
     "code_diff",
     "code_sha256",
     "explain_capabilities",

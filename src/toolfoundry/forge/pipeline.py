@@ -18,6 +18,7 @@ from toolfoundry.forge.draft_fields import DraftError
 from toolfoundry.forge.findings import Finding, Severity
 from toolfoundry.forge.jscheck import check_javascript
 from toolfoundry.forge.policy import Policy, PolicyDecision
+from toolfoundry.forge.pycheck import check_python
 from toolfoundry.forge.regression import ExistingTool, RegressionOutcome, regression_gate
 from toolfoundry.forge.testrun import RunLimits, TestResult, ToolRunner, run_cases
 from toolfoundry.spec import Problem, StepResult, StepStatus, ToolSpec
@@ -179,6 +180,11 @@ def forge_draft(
     }
     findings: list[Finding] = []
     if draft.language is Language.PYTHON:
+        findings += check_python(
+            draft.code,
+            allowed_packages=(policy or Policy()).python_packages,
+            capabilities=draft.capabilities,
+        )
         runner = python_runner
         if runner is None:
             finding = Finding(
@@ -198,16 +204,16 @@ def forge_draft(
         findings += check_javascript(
             draft.code, capabilities=draft.capabilities, parameters=draft.parameters
         )
-        if any(f.blocking for f in findings):
-            errors = sum(f.blocking for f in findings)
-            return _report(
-                started,
-                status=VersionStatus.REJECTED,
-                step=_blocked(["static_check_failed"], f"the static check found {errors} error(s)"),
-                findings=tuple(findings),
-                **base,
-            )
         runner = runner or _default_runner()
+    if any(f.blocking for f in findings):
+        errors = sum(f.blocking for f in findings)
+        return _report(
+            started,
+            status=VersionStatus.REJECTED,
+            step=_blocked(["static_check_failed"], f"the static check found {errors} error(s)"),
+            findings=tuple(findings),
+            **base,
+        )
     if runner is None:
         return _report(
             started,

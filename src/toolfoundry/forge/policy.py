@@ -23,6 +23,7 @@ POLICY_KEYS = (
     "auto_approve_credentials",
     "auto_approve_shared_storage",
     "auto_approve_python",
+    "python_packages",
 )
 
 
@@ -53,6 +54,8 @@ class Policy:
         auto_approve_credentials: hosts whose configured credential a tool may use unreviewed.
         auto_approve_shared_storage: let tools share localStorage without approval.
         auto_approve_python: let Python-tier (system) tools activate without approval.
+        python_packages: installed packages Python-tier tools may import (besides the
+            stdlib allowlist of :mod:`toolfoundry.sandbox.process.allowlist`).
     """
 
     approve: str = "risky"
@@ -60,6 +63,7 @@ class Policy:
     auto_approve_credentials: tuple[str, ...] = ()
     auto_approve_shared_storage: bool = False
     auto_approve_python: bool = False
+    python_packages: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.approve not in APPROVE_MODES:
@@ -95,9 +99,16 @@ class Policy:
             if not isinstance(value, bool):
                 problems.append(f"policy.{key} must be true or false")
             flags[key] = bool(value)
+        packages = table.get("python_packages", [])
+        if not isinstance(packages, list) or not all(
+            isinstance(p, str) and p.isidentifier() for p in packages
+        ):
+            problems.append("policy.python_packages must be a list of top-level package names")
+            packages = []
         if problems:
             raise PolicyConfigError("; ".join(problems))
         return cls(
+            python_packages=tuple(packages),
             approve=approve,
             auto_approve_network=hosts.get("auto_approve_network", ()),
             auto_approve_credentials=hosts.get("auto_approve_credentials", ()),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -11,6 +12,7 @@ from toolfoundry.sandbox import SandboxPolicy, run_js
 from toolfoundry.sandbox.host.fixtures import FixtureError, FixtureFetch
 from toolfoundry.sandbox.host.netguard import FetchError, parse_url
 from toolfoundry.sandbox.host.storage import MemoryStorage
+from toolfoundry.sandbox.process.executor import Executor, ProcessLimits
 from toolfoundry.spec import CallResult, Capabilities, ErrorKind, StorageScope
 
 MIB = 1024 * 1024
@@ -62,3 +64,29 @@ class SandboxRunner:
             tool=tool,
         )
         return run_js(code, dict(args), policy)
+
+
+class PythonRunner:
+    """Runs Python-tier drafts on an :class:`Executor` (each case in its own jail).
+
+    There is no network in the Python tier, so fixtures play no part; the case's time budget
+    is the forge's, the other limits are ``limits``'.
+    """
+
+    def __init__(self, executor: Executor, limits: ProcessLimits | None = None) -> None:
+        self.executor = executor
+        self.limits = limits or ProcessLimits()
+
+    def __call__(
+        self,
+        code: str,
+        args: Mapping[str, Any],
+        *,
+        limits: RunLimits,
+        fixtures: Sequence[Fixture],
+        capabilities: Capabilities,
+        tool: str | None,
+    ) -> CallResult:
+        """Run once in a fresh jail."""
+        budget = dataclasses.replace(self.limits, timeout_s=limits.timeout_s)
+        return self.executor.run(code, dict(args), budget, tool=tool)

@@ -1,0 +1,50 @@
+"""The second tier: Python tools in bubblewrap jails, in-process or behind an HTTP service.
+
+    from toolfoundry.sandbox.process import WarmPool, ProcessLimits
+    with WarmPool(size=2) as pool:
+        pool.run("def handler(a):\\n    return a['x'] + 1", {"x": 1}, ProcessLimits()).value  # 2
+
+Every executor implements :class:`Executor`; see README.md in this folder for the boundary.
+"""
+
+from __future__ import annotations
+
+import os
+
+from toolfoundry.sandbox.process.executor import Executor, ProcessLimits
+from toolfoundry.sandbox.process.jail import JailConfig, JailUnavailable, find_bwrap
+
+EXECUTOR_URL_ENV = "TOOLFOUNDRY_EXECUTOR"
+EXECUTOR_TOKEN_ENV = "TOOLFOUNDRY_EXECUTOR_TOKEN"
+
+__all__ = [
+    "EXECUTOR_TOKEN_ENV",
+    "EXECUTOR_URL_ENV",
+    "Executor",
+    "JailConfig",
+    "JailUnavailable",
+    "ProcessLimits",
+    "default_executor",
+]
+
+
+def default_executor(packages: tuple[str, ...] = (), *, pool_size: int = 2) -> Executor | None:
+    """The executor a foundry uses when given none.
+
+    ``TOOLFOUNDRY_EXECUTOR`` (a URL of ``toolfoundry executor serve``, with the token in
+    ``TOOLFOUNDRY_EXECUTOR_TOKEN``) selects the remote service; otherwise a warm pool of
+    local bubblewrap jails; None when bwrap is missing.
+    """
+    url = os.environ.get(EXECUTOR_URL_ENV)
+    if url:
+        from toolfoundry.sandbox.process.remote import HttpExecutor
+
+        return HttpExecutor(url, os.environ.get(EXECUTOR_TOKEN_ENV, ""))
+    if find_bwrap() is None:
+        return None
+    from toolfoundry.sandbox.process.pool import WarmPool
+
+    try:
+        return WarmPool(pool_size, packages=packages)
+    except JailUnavailable:
+        return None

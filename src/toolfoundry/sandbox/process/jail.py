@@ -11,7 +11,9 @@ and the result pipe.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import select
 import shutil
 import subprocess
 from dataclasses import dataclass, field
@@ -22,6 +24,7 @@ from toolfoundry.sandbox.process.executor import MIB
 
 RUNNER_SOURCE = (Path(__file__).with_name("runner.py")).read_text(encoding="utf-8")
 SANDBOX_UID = 65534
+READY = b"R"  # the runner's first byte on the result fd
 SITE_ROOT = "/opt/site"
 WORK_DIR = "/sandbox"
 JAIL_ENV = {
@@ -134,13 +137,20 @@ class Jail:
 
     process: subprocess.Popen[bytes]
     result_read: int
+    ready: bool = False
+
+    def await_ready(self, timeout: float) -> bool:
+        """Wait until the runner is past start-up and blocks on its request."""
+        if not self.ready:
+            readable, _, _ = select.select([self.result_read], [], [], timeout)
+            if readable and os.read(self.result_read, 1) == READY:
+                self.ready = True
+        return self.ready
 
     def kill(self) -> None:
         """Kill the whole jail (bwrap's process group; the PID namespace dies with it)."""
-        try:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.process.pid, 9)
-        except (ProcessLookupError, PermissionError):
-            pass
 
     def close(self) -> None:
         """Kill if still running, reap, and close every pipe."""
@@ -150,10 +160,8 @@ class Jail:
         for stream in (self.process.stdin, self.process.stdout, self.process.stderr):
             if stream is not None:
                 stream.close()
-        try:
+        with contextlib.suppress(OSError):
             os.close(self.result_read)
-        except OSError:
-            pass
 
 
 def spawn(config: JailConfig) -> Jail:

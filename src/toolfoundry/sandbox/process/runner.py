@@ -11,7 +11,9 @@ Protocol: the host writes one JSON request to stdin and closes it::
 
     {"code": str, "args": any, "limits": {...}, "packages": [str], "allowed": [str]}
 
-The runner writes exactly one frame to the result fd given as ``argv[1]``:
+The runner writes ``b"R"`` to the result fd given as ``argv[1]`` once it waits for the
+request, then exactly one frame (``argv[1]`` is ``stdout`` where only stdio crosses, as
+with docker: the runner then keeps fd 1 for itself and points the tool's stdout at stderr):
 ``b"TFR1" + 8-byte big-endian length + JSON`` where the JSON is
 ``{"ok": true, "value": ...}`` or ``{"ok": false, "kind": str, "message": str}``.
 Everything the tool prints goes to stdout/stderr, which the host keeps as logs.
@@ -28,6 +30,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 MAGIC = b"TFR1"
+READY = b"R"
 TOOL_MODULE = "__tool__"
 TOOL_FILE = "<tool>"
 
@@ -52,11 +55,21 @@ def apply_limits(limits: Mapping[str, int]) -> None:
         resource.setrlimit(which, value)
 
 
+def _allowed(name: str, permitted: frozenset[str], parent_ok: bool) -> bool:
+    # the same rule as toolfoundry.sandbox.process.allowlist.module_allowed (no imports here)
+    for entry in permitted:
+        if name == entry or name.startswith(entry + "."):
+            return True
+        if parent_ok and entry.startswith(name + "."):
+            return True
+    return False
+
+
 def guard_imports(allowed: Sequence[str]) -> None:
-    """Refuse imports written in the tool's own module unless their top-level name is allowed.
+    """Refuse imports written in the tool's own module unless they are allowed.
 
     Imports made by allowed modules for themselves are not checked: ``json`` may import
-    ``re``; the tool may not import ``socket``.
+    ``re``; the tool may not import ``socket``, nor ``request`` from ``urllib``.
     """
     permitted = frozenset(allowed)
     original = builtins.__import__
@@ -65,12 +78,16 @@ def guard_imports(allowed: Sequence[str]) -> None:
         name: str,
         globals: Mapping[str, Any] | None = None,
         locals: Mapping[str, Any] | None = None,
-        fromlist: Sequence[str] = (),
+        fromlist: Sequence[str] | None = (),
         level: int = 0,
     ) -> Any:
         if globals is not None and globals.get("__name__") == TOOL_MODULE:
-            top = name.partition(".")[0]
-            if level or top not in permitted:
+            wanted = [f"{name}.{item}" for item in fromlist or () if item != "*"]
+            if (
+                level
+                or not _allowed(name, permitted, True)
+                or not all(_allowed(w, permitted, False) for w in wanted)
+            ):
                 raise ImportRefused(f"import of {name!r} is not allowed in this tool")
         return original(name, globals, locals, fromlist, level)
 
@@ -80,7 +97,7 @@ def guard_imports(allowed: Sequence[str]) -> None:
 def run_handler(code: str, args: Any) -> Any:
     """Execute the module and call its handler (awaiting it when it is a coroutine)."""
     namespace: dict[str, Any] = {"__name__": TOOL_MODULE, "__builtins__": builtins}
-    exec(compile(code, TOOL_FILE, "exec"), namespace)  # noqa: S102 - this is the tool
+    exec(compile(code, TOOL_FILE, "exec"), namespace)
     handler = namespace.get("handler")
     if not callable(handler):
         raise LookupError("the module defines no handler(args) function")
@@ -146,8 +163,13 @@ def write_frame(fd: int, payload: Mapping[str, Any]) -> None:
 
 def main(argv: Sequence[str], read: Callable[[], bytes]) -> int:
     """Wait for the request (a warm worker blocks here), then run it and report."""
-    result_fd = int(argv[1])
+    if argv[1] == "stdout":  # no fd beyond stdio (docker): the tool's stdout joins stderr
+        result_fd = os.dup(1)
+        os.dup2(2, 1)
+    else:
+        result_fd = int(argv[1])
     os.set_inheritable(result_fd, False)  # children the tool starts do not get the channel
+    os.write(result_fd, READY)
     request = json.loads(read())
     sys.path.extend(request.get("packages", []))
     apply_limits(request["limits"])

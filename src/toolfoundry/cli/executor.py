@@ -1,0 +1,106 @@
+"""``toolfoundry executor``: the Python tier's jails, as a one-off run or an HTTP service."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from toolfoundry.sandbox.process import EXECUTOR_TOKEN_ENV
+from toolfoundry.sandbox.process.executor import MIB, ProcessLimits
+
+
+@click.group()
+def executor() -> None:
+    """Run Python tools in bubblewrap jails (no network, no host files, no environment)."""
+
+
+def _host_port(value: str) -> tuple[str, int]:
+    host, sep, port = value.rpartition(":")
+    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise click.BadParameter("expected HOST:PORT, e.g. 127.0.0.1:8700", param_hint="--http")
+    return host, int(port)
+
+
+@executor.command("serve")
+@click.option("--http", "address", required=True, metavar="HOST:PORT", help="Where to listen.")
+@click.option(
+    "--token",
+    envvar=EXECUTOR_TOKEN_ENV,
+    metavar="TOKEN",
+    help=f"Bearer token clients must send (default: ${EXECUTOR_TOKEN_ENV}).",
+)
+@click.option("--pool", "pool_size", default=2, show_default=True, help="Warm workers to keep.")
+@click.option(
+    "--package",
+    "packages",
+    multiple=True,
+    metavar="NAME",
+    help="Installed package tools may import (repeatable).",
+)
+def serve(address: str, token: str | None, pool_size: int, packages: tuple[str, ...]) -> None:
+    """Serve POST /v1/run for HttpExecutor clients (one endpoint, token-protected)."""
+    import uvicorn
+
+    from toolfoundry.sandbox.process.pool import WarmPool
+    from toolfoundry.sandbox.process.service import executor_app
+
+    host, port = _host_port(address)
+    if not token:
+        raise click.UsageError(f"a token is required: --token or ${EXECUTOR_TOKEN_ENV}")
+    with WarmPool(pool_size, packages=packages) as pool:
+        app = executor_app(pool, token, ProcessLimits(allowed_packages=packages))
+        click.echo(f"executor listening on http://{host}:{port}/v1/run", err=True)
+        uvicorn.run(app, host=host, port=port, log_level="warning")
+
+
+@executor.command("run")
+@click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--args", "args_json", metavar="JSON", help="Arguments passed to handler(args).")
+@click.option("--timeout", type=float, default=5.0, show_default=True, help="Seconds.")
+@click.option("--memory", "memory_mib", type=int, default=512, show_default=True, help="MiB.")
+@click.option("--package", "packages", multiple=True, metavar="NAME", help="Allowed package.")
+@click.option("--json", "as_json", is_flag=True, help="Print the whole CallResult as JSON.")
+def run(
+    file: Path,
+    args_json: str | None,
+    timeout: float,
+    memory_mib: int,
+    packages: tuple[str, ...],
+    as_json: bool,
+) -> None:
+    """Run FILE.py's handler(args) once in a fresh jail; exit 1 when the call fails."""
+    from toolfoundry.sandbox.process import default_executor
+
+    try:
+        args: Any = json.loads(args_json) if args_json is not None else {}
+    except ValueError as exc:
+        raise click.BadParameter(f"not valid JSON: {exc}", param_hint="--args") from exc
+    if os.environ.get("TOOLFOUNDRY_EXECUTOR") is None:
+        from toolfoundry.sandbox.process.bwrap import BwrapExecutor
+        from toolfoundry.sandbox.process.jail import find_bwrap
+
+        if find_bwrap() is None:
+            raise click.ClickException("bubblewrap (bwrap) is not installed; run scripts/setup.sh")
+        chosen: Any = BwrapExecutor()
+    else:
+        chosen = default_executor()
+    limits = ProcessLimits(
+        timeout_s=timeout, memory_bytes=memory_mib * MIB, allowed_packages=packages
+    )
+    result = chosen.run(file.read_text(encoding="utf-8"), args, limits, tool=file.stem)
+    chosen.close()
+    if as_json:
+        click.echo(json.dumps(result.to_dict(), ensure_ascii=False))
+    elif result.ok:
+        click.echo(json.dumps(result.value, ensure_ascii=False))
+    else:
+        assert result.error is not None
+        for line in result.logs:
+            click.echo(line, err=True)
+        click.echo(f"{result.error.kind.value}: {result.error.message}", err=True)
+    sys.exit(0 if result.ok else 1)
