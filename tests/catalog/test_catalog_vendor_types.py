@@ -246,3 +246,22 @@ def test_projection_data_is_plain_json(format: str, specimens: list[ToolSpec]) -
 
     data = project(format, specimens)
     assert json.loads(json.dumps(data, allow_nan=False)) == data
+
+
+def test_builtin_tools_render_valid_for_every_vendor() -> None:
+    from toolfoundry.catalog import builtin_specs
+
+    specs = builtin_specs()
+    assert specs, "the built-in meta-tools are declared"
+    for tool in openai_chat_tools(specs):
+        assert validated(TypeAdapter(ChatCompletionFunctionToolParam), tool) == tool
+        Draft202012Validator.check_schema(tool["function"]["parameters"])
+    for tool in openai_responses_tools(specs):
+        assert validated(TypeAdapter(FunctionToolParam), tool) == tool
+    for tool in anthropic_tools(specs):
+        assert validated(TypeAdapter(ToolParam), tool) == tool
+        Draft202012Validator.check_schema(tool["input_schema"])
+    for declaration in gemini_function_declarations(specs):
+        for schema in subschemas(declaration.get("parameters")):
+            assert set(schema) <= GEMINI_KEYS, schema
+    ListToolsResult.model_validate(project("mcp", specs))
