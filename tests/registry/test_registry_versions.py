@@ -262,3 +262,28 @@ def test_sqlite_runs_in_wal_mode(tmp_path):
         assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
         assert conn.exec_driver_sql("PRAGMA busy_timeout").scalar() >= 1000
     reg.close()
+
+
+def test_search_widens_to_any_word_when_no_tool_has_them_all(reg):
+    reg.add_version(draft("csv_to_json", description="Convert CSV rows to JSON objects"))
+    reg.add_version(draft("slugify", description="Make a URL slug from a title"))
+    hits = reg.search("convert csv spreadsheet", 5)
+    assert [h.name for h in hits] == ["csv_to_json"]
+    # a query of stopwords alone still searches them ("to" is in the name csv_to_json)
+    assert [h.name for h in reg.search("the to for", 5)] == ["csv_to_json"]
+
+
+def test_widened_search_keeps_to_the_rarest_words_within_budget(reg, monkeypatch):
+    from toolfoundry.registry import search as fulltext
+
+    reg.add_version(draft("a_tool", description="Convert currency amounts"))
+    reg.add_version(draft("b_tool", description="Convert temperatures"))
+    reg.add_version(draft("c_tool", description="Parse invoices"))
+    # no tool has all three words; "convert" is common, "invoices" rare
+    assert {h.name for h in reg.search("convert invoices zebra", 5)} == {
+        "a_tool",
+        "b_tool",
+        "c_tool",
+    }
+    monkeypatch.setattr(fulltext, "WIDEN_BUDGET", 1)
+    assert [h.name for h in reg.search("convert invoices zebra", 5)] == ["c_tool"]

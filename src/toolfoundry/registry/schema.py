@@ -114,3 +114,20 @@ storage = Table(
     Column("key", Text, primary_key=True),
     Column("value", Text, nullable=False),
 )
+
+# One row per agent run: its outcome and the transcript of every turn (written after each turn).
+agent_runs = Table(
+    "tf_agent_runs",
+    metadata,
+    Column("id", String(32), primary_key=True),
+    Column("task", Text, nullable=False),
+    Column("model", String(200), nullable=False),
+    Column("stop_reason", String(32), nullable=True),
+    Column("started_at", DateTime(timezone=True), nullable=False),
+    Column("finished_at", DateTime(timezone=True), nullable=True),
+    Column("turns", Integer, nullable=False),
+    Column("input_tokens", BigInteger, nullable=False),
+    Column("output_tokens", BigInteger, nullable=False),
+    Column("transcript", JSON, nullable=False),
+)
+Index("ix_tf_agent_runs_started", agent_runs.c.started_at)

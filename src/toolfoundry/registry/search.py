@@ -4,9 +4,10 @@ The index holds one document per tool, built from its current version: the name 
 highest), the description, and the parameters' names and descriptions.
 
 A query first asks for tools matching every word (few rows to rank, and the best matches);
-only when that finds fewer than ``k`` does it widen to any word, so a model's loose phrasing
-("turn a title into a url slug") still finds the tool. Ranking every tool that matches one
-common word is what makes OR-only search slow on a large registry.
+only when that finds fewer than ``k`` does it widen to any of its rarer words, so a model's
+loose phrasing ("turn a title into a url slug") still finds the tool. Ranking every tool that
+matches one common word is what makes OR-only search slow on a large registry, so the widened
+search keeps to the words whose matches fit a row budget (always at least the rarest word).
 """
 
 from __future__ import annotations
@@ -21,6 +22,17 @@ from toolfoundry.registry.records import SearchHit
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _MAX_TERMS = 32
+_MAX_WIDEN_TERMS = 8
+# Rows the any-word search may rank (each costs a bm25/ts_rank evaluation).
+WIDEN_BUDGET = 2000
+# Words that match nearly every description: ranking them costs time and adds nothing.
+# (PostgreSQL's english configuration drops its own list; this one serves SQLite.)
+_STOPWORD_TEXT = """
+a an and any are as at be by can do does for from get gets give given how i in into is it its
+me my of on or out so some that the this to tool tools use used uses using want we what when
+which with you your
+"""
+STOPWORDS = frozenset(_STOPWORD_TEXT.split())
 
 
 def document(name: str, description: str, parameters: dict[str, Any]) -> tuple[str, str, str]:
@@ -53,11 +65,13 @@ def _param_text(schema: Any, depth: int = 0) -> list[str]:
 
 
 def terms(query: str) -> list[str]:
-    """The distinct words of a query, in order, lower-cased."""
+    """The distinct words of a query, in order, lower-cased, stopwords dropped (unless that
+    leaves nothing)."""
     seen: dict[str, None] = {}
     for word in _WORD.findall(query.lower()):
         seen.setdefault(word, None)
-    return list(seen)[:_MAX_TERMS]
+    words = [w for w in seen if w not in STOPWORDS] or list(seen)
+    return words[:_MAX_TERMS]
 
 
 def index(
@@ -116,9 +130,35 @@ def search(conn: Connection, query: str, k: int, *, active_only: bool = True) ->
     hits = _ranked(conn, words, k, every=True, active_only=active_only)
     if len(hits) < k and len(words) > 1:
         seen = {h.name for h in hits}
-        wider = _ranked(conn, words, k + len(hits), every=False, active_only=active_only)
+        rare = _rarest(conn, words)
+        wider = _ranked(conn, rare, k + len(hits), every=False, active_only=active_only)
         hits += [h for h in wider if h.name not in seen][: k - len(hits)]
     return hits
+
+
+def _rarest(conn: Connection, words: list[str]) -> list[str]:
+    """The query's rarest words, as many as keep the widened search within a row budget.
+
+    A word in a large share of the registry says little about relevance (low IDF) yet
+    would make the any-word search rank every tool that has it.
+    """
+    counted: list[tuple[int, str]] = []
+    for word in words[:_MAX_WIDEN_TERMS]:
+        if conn.dialect.name == "postgresql":
+            sql = "SELECT count(*) FROM tf_search WHERE document @@ to_tsquery('english', :q)"
+            match = word
+        else:
+            sql, match = "SELECT count(*) FROM tf_search WHERE tf_search MATCH :q", f'"{word}"'
+        counted.append((int(conn.execute(text(sql), {"q": match}).scalar_one()), word))
+    counted.sort()
+    chosen: list[str] = []
+    total = 0
+    for count, word in counted:
+        if chosen and total + count > WIDEN_BUDGET:
+            break
+        chosen.append(word)
+        total += count
+    return chosen
 
 
 def _ranked(

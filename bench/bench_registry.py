@@ -1,0 +1,334 @@
+"""Registry benchmark: create_tool end to end, the full call path, search over 100k tools.
+
+    .venv/bin/python bench/bench_registry.py                 # SQLite and PostgreSQL
+    .venv/bin/python bench/bench_registry.py --no-postgres --tools 100000
+
+Each figure is printed next to a baseline measured in the same run: ``forge_draft`` alone
+(no database) for create, a bare ``run_js`` for the call path, a bare indexed SELECT for search.
+Goals (issue 4): create <= 30 ms p50, call path <= 1 ms p50 on SQLite, search <= 20 ms.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import random
+import tempfile
+import time
+import uuid
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import create_engine, insert, select, text
+
+from toolfoundry import Foundry
+from toolfoundry.forge import forge_draft
+from toolfoundry.registry import search as fulltext
+from toolfoundry.registry.schema import tools, versions
+from toolfoundry.sandbox import SandboxPolicy, run_js
+
+PG_SERVER = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+CODE = (
+    "export function handler({ text }) {\n"
+    "  return text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '');\n"
+    "}\n"
+)
+PARAMS = {
+    "type": "object",
+    "properties": {"text": {"type": "string", "description": "the title"}},
+    "required": ["text"],
+}
+WORDS = [
+    "convert",
+    "parse",
+    "format",
+    "slug",
+    "title",
+    "json",
+    "csv",
+    "yaml",
+    "date",
+    "time",
+    "currency",
+    "exchange",
+    "rate",
+    "weather",
+    "city",
+    "temperature",
+    "markdown",
+    "html",
+    "diff",
+    "text",
+    "count",
+    "words",
+    "url",
+    "encode",
+    "decode",
+    "base64",
+    "hash",
+    "sha",
+    "sort",
+    "filter",
+    "merge",
+    "split",
+    "table",
+    "rows",
+    "columns",
+    "invoice",
+    "tax",
+    "price",
+    "email",
+    "validate",
+    "phone",
+    "address",
+    "geocode",
+    "distance",
+    "unit",
+    "metric",
+    "feed",
+    "post",
+    "board",
+    "search",
+    "rank",
+    "score",
+    "summary",
+    "statistics",
+    "median",
+    "mean",
+]
+
+
+def draft(name: str, tests: int = 10) -> dict[str, Any]:
+    cases = [
+        {"input": {"text": f"Hello World {i}"}, "expected": f"hello-world-{i}"}
+        for i in range(tests)
+    ]
+    return {
+        "name": name,
+        "description": "Turn a title into a URL slug",
+        "parameters": PARAMS,
+        "code": CODE,
+        "tests": cases,
+    }
+
+
+def timed(fn: Callable[[], Any], runs: int) -> list[float]:
+    out = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        fn()
+        out.append((time.perf_counter() - started) * 1000)
+    return out
+
+
+def p(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def line(
+    label: str, values: list[float], base: list[float] | None = None, goal: float | None = None
+) -> None:
+    text_ = f"  {label:<44} p50 {p(values, 0.5):8.3f} ms   p95 {p(values, 0.95):8.3f} ms"
+    if base:
+        text_ += f"   x{p(values, 0.5) / p(base, 0.5):5.2f} of baseline"
+    if goal is not None:
+        text_ += f"   goal <= {goal} ms: {'met' if p(values, 0.5) <= goal else 'MISSED'}"
+    print(text_)
+
+
+def bench_create_and_call(url: str, label: str, runs: int) -> None:
+    print(f"[{label}] create_tool (10 tests) and call path, {runs} runs")
+    fd = Foundry.open(url)
+    fd.create_tool(draft("warmup"))
+    n = iter(range(10**6))
+    forge = timed(lambda: forge_draft(draft(f"t{next(n)}")), runs)
+    create = timed(lambda: fd.create_tool(draft(f"t{next(n)}")), runs)
+    line("baseline: forge_draft (no database)", forge)
+    line("create_tool, new tool", create, forge, goal=30 if label == "sqlite" else None)
+    update = timed(lambda: fd.create_tool({**draft("warmup"), "description": f"v{next(n)}"}), runs)
+    line("create_tool, update (+ regression gate)", update, forge)
+
+    policy = SandboxPolicy(tool="warmup")
+    args = {"text": "Hello World"}
+    for _ in range(20):
+        run_js(CODE, args, policy)
+        fd.call("warmup", args)
+    bare = timed(lambda: run_js(CODE, args, policy), runs * 5)
+    call = timed(lambda: fd.call("warmup", args), runs * 5)
+    line("baseline: bare run_js", bare)
+    line("call path (lookup+validate+sandbox+usage)", call, bare)
+    overhead = [max(0.0, c - b) for c, b in zip(sorted(call), sorted(bare), strict=True)]
+    line(
+        "call path minus run_js (registry overhead)",
+        overhead,
+        goal=1 if label == "sqlite" else None,
+    )
+    invalid = timed(lambda: fd.call("warmup", {"text": 5}), runs * 5)
+    line("call path, invalid arguments (no sandbox)", invalid)
+    fd.close()
+
+
+def vocabulary(rng: random.Random, size: int = 4000) -> list[str]:
+    """Domain words first, then pronounceable pseudo-words (a registry's long tail)."""
+    syllables = ["ka", "lo", "mi", "ne", "ra", "to", "vu", "shi", "pe", "dor", "lin", "gra"]
+    out = list(WORDS)
+    while len(out) < size:
+        word = "".join(rng.choice(syllables) for _ in range(rng.randint(2, 4)))
+        if word not in out:
+            out.append(word)
+    return out
+
+
+def pick(vocab: list[str], weights: list[float], rng: random.Random, n: int) -> list[str]:
+    """``n`` distinct words, Zipf-Mandelbrot: the commonest word is in ~9 % of tools."""
+    chosen: list[str] = []
+    while len(chosen) < n:
+        (word,) = rng.choices(vocab, cum_weights=weights)
+        if word not in chosen:
+            chosen.append(word)
+    return chosen
+
+
+def seed(fd: Foundry, count: int, rng: random.Random) -> list[list[str]]:
+    """Insert ``count`` synthetic active tools in bulk (one transaction); return their words."""
+    now = datetime.now(UTC)
+    vocab = vocabulary(rng)
+    weights = list(itertools.accumulate(1 / (rank + 10) for rank in range(1, len(vocab) + 1)))
+    tool_rows, version_rows, search_rows, corpus = [], [], [], []
+    for i in range(count):
+        words = pick(vocab, weights, rng, 6)
+        corpus.append(words)
+        name = f"{words[0]}_{words[1]}_{i}"
+        description = " ".join(["Tool to", *words[:4], "for", *words[4:]]) + f" (variant {i})."
+        params = {
+            "type": "object",
+            "properties": {words[2]: {"type": "string", "description": f"the {words[3]}"}},
+        }
+        tid = i + 1
+        tool_rows.append(
+            {
+                "id": tid,
+                "name": name,
+                "current_version": 1,
+                "current_status": "active",
+                "created_at": now,
+                "updated_at": now,
+            }
+        )
+        version_rows.append(
+            {
+                "tool_id": tid,
+                "version": 1,
+                "language": "javascript",
+                "code": CODE,
+                "sha256": uuid.uuid4().hex,
+                "description": description,
+                "parameters": params,
+                "returns": None,
+                "tests": [],
+                "fixtures": [],
+                "capabilities": {},
+                "capability_hash": "",
+                "level": "primitive",
+                "status": "active",
+                "author": "bench",
+                "created_at": now,
+                "parent_version": None,
+                "findings": [],
+                "test_results": [],
+                "extra": {},
+            }
+        )
+        n, d, ps = fulltext.document(name, description, params)
+        search_rows.append({"id": tid, "n": n, "d": d, "p": ps})
+    with fd.registry.engine.begin() as conn:
+        conn.execute(insert(tools), tool_rows)
+        conn.execute(insert(versions), version_rows)
+        if conn.dialect.name == "postgresql":
+            sql = (
+                "INSERT INTO tf_search (tool_id, document) VALUES (:id, "
+                "setweight(to_tsvector('english', :n), 'A') || "
+                "setweight(to_tsvector('english', :d), 'B') || "
+                "setweight(to_tsvector('english', :p), 'C'))"
+            )
+        else:
+            sql = (
+                "INSERT INTO tf_search (rowid, name, description, params) VALUES (:id, :n, :d, :p)"
+            )
+        conn.execute(text(sql), search_rows)
+        if conn.dialect.name == "postgresql":
+            conn.execute(text("ANALYZE"))
+    return corpus
+
+
+def bench_search(url: str, label: str, count: int, runs: int) -> None:
+    print(f"[{label}] search over {count} synthetic tools, {runs} queries")
+    rng = random.Random(7)
+    fd = Foundry.open(url)
+    started = time.perf_counter()
+    corpus = seed(fd, count, rng)
+    print(f"  seeded in {time.perf_counter() - started:.1f} s")
+    # a model looking for a tool that exists: 2-3 words of some tool's description
+    found = [" ".join(rng.sample(rng.choice(corpus), rng.randint(2, 3))) for _ in range(runs)]
+    # worst case: only the most common domain words, matching many thousands of tools
+    common = [" ".join(rng.sample(WORDS[:12], 2)) for _ in range(runs)]
+    names = [f"x_{i}" for i in range(runs)]
+    for q in found[:5]:
+        fd.search(q)
+    ni = iter(names)
+    with fd.registry.engine.connect() as conn:
+        bare = timed(
+            lambda: conn.execute(select(tools.c.id).where(tools.c.name == next(ni))).all(), runs
+        )
+    line("baseline: bare SELECT by name", bare)
+    fi, ci = iter(found), iter(common)
+    line(
+        "search(k=5), words of an existing tool",
+        timed(lambda: fd.search(next(fi), 5), runs),
+        bare,
+        goal=20,
+    )
+    line(
+        "search(k=5), two very common words",
+        timed(lambda: fd.search(next(ci), 5), runs),
+        bare,
+        goal=20,
+    )
+    fd.close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--runs", type=int, default=30)
+    parser.add_argument("--tools", type=int, default=100_000)
+    parser.add_argument("--no-postgres", action="store_true")
+    opts = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        bench_create_and_call(f"sqlite:///{Path(tmp) / 'calls.db'}", "sqlite", opts.runs)
+        bench_search(f"sqlite:///{Path(tmp) / 'search.db'}", "sqlite", opts.tools, opts.runs * 3)
+    if opts.no_postgres:
+        return
+    admin = create_engine(PG_SERVER)
+    schema = f"tf_bench_{uuid.uuid4().hex[:8]}"
+    with admin.begin() as conn:
+        conn.execute(text(f"CREATE SCHEMA {schema}"))
+    try:
+        url = f"{PG_SERVER}?options=-csearch_path%3D{schema}"
+        bench_create_and_call(url, "postgresql", opts.runs)
+        with admin.begin() as conn:
+            conn.execute(text(f"DROP SCHEMA {schema} CASCADE"))
+            conn.execute(text(f"CREATE SCHEMA {schema}"))
+        bench_search(url, "postgresql", opts.tools, opts.runs * 3)
+    finally:
+        with admin.begin() as conn:
+            conn.execute(text(f"DROP SCHEMA {schema} CASCADE"))
+        admin.dispose()
+
+
+if __name__ == "__main__":
+    main()
