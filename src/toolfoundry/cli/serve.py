@@ -1,0 +1,81 @@
+"""``toolfoundry serve``: the MCP server over stdio, or Streamable HTTP with ``--http``."""
+
+from __future__ import annotations
+
+import logging
+
+import click
+
+from toolfoundry.cli.tools import open_foundry, store_options
+
+
+def parse_http(value: str) -> tuple[str, int]:
+    """``HOST:PORT`` (``[::1]:8000`` for IPv6) -> (host, port); raises click.BadParameter."""
+    host, sep, port = value.rpartition(":")
+    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise click.BadParameter(
+            f"{value!r} is not HOST:PORT (e.g. 127.0.0.1:8765 or [::1]:8765)", param_hint="--http"
+        )
+    return host.strip("[]") if host.startswith("[") else host, int(port)
+
+
+@click.command()
+@click.option(
+    "--http",
+    "http",
+    default=None,
+    metavar="HOST:PORT",
+    help="Serve Streamable HTTP (MCP at /mcp, review page at /ui) instead of stdio.",
+)
+@click.option(
+    "--token",
+    envvar="TOOLFOUNDRY_TOKEN",
+    default=None,
+    help="Secret clients must send as 'Authorization: Bearer TOKEN'; required off loopback "
+    "(default: TOOLFOUNDRY_TOKEN).",
+)
+@click.option(
+    "--poll",
+    "poll_s",
+    type=click.FloatRange(min=0.05, max=60),
+    default=0.5,
+    show_default=True,
+    help="Seconds between checks of the registry for tool-list changes.",
+)
+@store_options
+def serve(
+    http: str | None,
+    token: str | None,
+    poll_s: float,
+    db: str | None,
+    config_path: str | None,
+) -> None:
+    """Serve the registry's active tools and the meta-tools to MCP clients.
+
+    Clients are notified (notifications/tools/list_changed) whenever the active set changes,
+    including changes made by other processes sharing the database.
+    """
+    import anyio
+
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    if http is None:
+        from toolfoundry.server.mcp_server import serve_stdio
+
+        with open_foundry(db, config_path) as foundry:
+            anyio.run(lambda: serve_stdio(foundry, poll_interval_s=poll_s))
+        return
+
+    host, port = parse_http(http)
+    from toolfoundry.server.app import InsecureBind, check_bind, create_app
+
+    try:
+        check_bind(host, token)
+    except InsecureBind as exc:
+        raise click.UsageError(str(exc)) from None
+    import uvicorn
+
+    with open_foundry(db, config_path) as foundry:
+        app = create_app(foundry, bind_host=host, token=token, poll_interval_s=poll_s)
+        shown = f"[{host}]" if ":" in host else host
+        click.echo(f"toolfoundry: MCP at http://{shown}:{port}/mcp", err=True)
+        uvicorn.run(app, host=host, port=port, log_level="warning", lifespan="on")

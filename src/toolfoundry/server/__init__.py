@@ -1,0 +1,1 @@
+"""Serving the foundry: the MCP server, the review page and the HTTP API."""

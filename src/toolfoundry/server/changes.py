@@ -1,0 +1,98 @@
+"""Noticing when the active tool set changes, whoever changed it.
+
+Every server process polls a fingerprint of the active set: a SHA-256 over the sorted
+``(name, current version)`` pairs of the tools whose current version is active. A change made
+by this process, by the CLI, or by another server sharing the same PostgreSQL database shows
+up at the next poll. The query reads one narrow row per tool from ``tf_tools`` (no versions,
+no JSON), so polling every half second costs well under a millisecond for hundreds of tools
+(``bench/server_changes.py`` measures it). This polling is portable: it works the same on
+SQLite and PostgreSQL and needs no trigger or ``NOTIFY`` in the registry's write paths.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from collections.abc import Awaitable, Callable
+
+import anyio
+import anyio.to_thread
+from sqlalchemy import text
+from sqlalchemy.exc import SQLAlchemyError
+
+from toolfoundry.registry import Registry
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_INTERVAL_S = 0.5
+
+_ACTIVE_SET = text(
+    "SELECT name, current_version FROM tf_tools WHERE current_status = 'active' ORDER BY name"
+)
+
+
+def active_set_fingerprint(registry: Registry) -> str:
+    """A digest that changes exactly when a tool becomes or stops being active, or its
+    current active version changes (created, approved, rolled back, disabled, enabled)."""
+    digest = hashlib.sha256()
+    with registry.engine.connect() as conn:
+        for name, version in conn.execute(_ACTIVE_SET):
+            digest.update(f"{name}\0{version}\n".encode())
+    return digest.hexdigest()
+
+
+class ActiveSetWatcher:
+    """Polls the active-set fingerprint and awaits ``on_change`` when it moves.
+
+    Args:
+        registry: the registry to watch.
+        on_change: awaited once per detected change (never concurrently with itself).
+        interval_s: seconds between polls.
+    """
+
+    def __init__(
+        self,
+        registry: Registry,
+        on_change: Callable[[], Awaitable[None]],
+        *,
+        interval_s: float = DEFAULT_INTERVAL_S,
+    ) -> None:
+        self.registry = registry
+        self.interval_s = interval_s
+        self._on_change = on_change
+        self._wake = anyio.Event()
+        self._last: str | None = None
+        self.polls = 0
+
+    async def _fingerprint(self) -> str | None:
+        try:
+            return await anyio.to_thread.run_sync(active_set_fingerprint, self.registry)
+        except SQLAlchemyError as exc:
+            # A database hiccup must not take the server down; the next poll retries.
+            logger.warning("active-set poll failed: %s", exc)
+            return None
+
+    async def check(self) -> bool:
+        """Poll once now; True when the active set changed since the previous poll."""
+        current = await self._fingerprint()
+        self.polls += 1
+        if current is None or current == self._last:
+            return False
+        changed = self._last is not None
+        self._last = current
+        if changed:
+            await self._on_change()
+        return changed
+
+    def nudge(self) -> None:
+        """Poll as soon as possible (after this process changed the registry itself)."""
+        self._wake.set()
+
+    async def run(self) -> None:
+        """Poll until cancelled."""
+        await self.check()
+        while True:
+            with anyio.move_on_after(self.interval_s):
+                await self._wake.wait()
+            self._wake = anyio.Event()
+            await self.check()

@@ -1,0 +1,84 @@
+"""A foundry ``CallResult`` as an MCP ``CallToolResult``.
+
+- Success: ``structuredContent`` is the tool's value when it is a JSON object, else
+  ``{"result": value}`` (MCP up to 2025-11-25 only allows an object there; wrapping always,
+  whatever the protocol version, keeps one shape for every client), plus one text block with
+  the value as JSON. When the tool declares an output schema and its value does not match it,
+  the call is reported as a ``runtime_error`` instead, so clients never receive a result that
+  contradicts the schema they were shown.
+- Failure: ``isError: true``; the text block states the error kind, message, every argument
+  problem with its JSON path, and the tool's console output; ``structuredContent`` is
+  ``{"error": {"kind", "message", "problems"}}`` for programs.
+- ``_meta``: ``toolfoundry/duration_ms`` and, when the tool logged anything,
+  ``toolfoundry/logs``.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from typing import Any
+
+import mcp_types as types
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import best_match
+
+from toolfoundry.spec import CallResult, ErrorKind
+
+
+def call_tool_result(
+    result: CallResult, output_schema: dict[str, Any] | None
+) -> types.CallToolResult:
+    """The MCP form of ``result``, checked against ``output_schema`` when there is one."""
+    meta: dict[str, Any] = {"toolfoundry/duration_ms": round(result.duration_ms, 3)}
+    if result.logs:
+        meta["toolfoundry/logs"] = list(result.logs)
+    if result.error is not None:
+        return _error_result(result, meta)
+    value = result.value
+    if output_schema is not None:
+        mismatch = _schema_mismatch(output_schema, value)
+        if mismatch is not None:
+            failed = CallResult.failure(
+                ErrorKind.RUNTIME_ERROR,
+                f"the tool returned a value that does not match its output schema: {mismatch}",
+                logs=result.logs,
+                duration_ms=result.duration_ms,
+            )
+            return _error_result(failed, meta)
+    structured = value if isinstance(value, dict) else {"result": value}
+    text = json.dumps(value, ensure_ascii=False)
+    return types.CallToolResult(
+        content=[types.TextContent(text=text)],
+        structured_content=structured,
+        _meta=meta,
+    )
+
+
+def _error_result(result: CallResult, meta: dict[str, Any]) -> types.CallToolResult:
+    error = result.error
+    assert error is not None
+    lines = [f"{error.kind.value}: {error.message}"]
+    lines += [f"- {p.path}: {p.message}" for p in error.problems]
+    if result.logs:
+        lines.append("console output:")
+        lines += [f"  {line}" for line in result.logs]
+    return types.CallToolResult(
+        content=[types.TextContent(text="\n".join(lines))],
+        structured_content={"error": error.to_dict()},
+        is_error=True,
+        _meta=meta,
+    )
+
+
+def _schema_mismatch(schema: dict[str, Any], value: Any) -> str | None:
+    error = best_match(_validator(json.dumps(schema, sort_keys=True)).iter_errors(value))
+    if error is None:
+        return None
+    where = "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path)
+    return f"{where}: {error.message}"
+
+
+@lru_cache(maxsize=256)
+def _validator(schema_json: str) -> Draft202012Validator:
+    return Draft202012Validator(json.loads(schema_json))

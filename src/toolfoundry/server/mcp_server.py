@@ -1,0 +1,210 @@
+"""The foundry as an MCP server: every active tool plus the meta-tools, a list that grows.
+
+Built on the official SDK's low-level ``Server`` because the tool list is dynamic: it is
+computed per ``tools/list`` request from the registry, so several server processes on one
+database always agree. Entries come from the catalog's MCP projection (inputSchema,
+outputSchema, annotations derived from capabilities); results are shaped by
+:mod:`toolfoundry.server.mcp_results`.
+
+Unknown tool names are protocol errors (``-32602``); a tool that exists but is not active
+(pending approval, disabled, rejected) gives an ``isError`` result of kind ``not_active``, so a
+model learns it must wait for a human rather than that it misspelt a name.
+
+``notifications/tools/list_changed`` reaches clients of both protocol eras: on handshake
+connections (2025 versions) it is sent on each connection's standalone channel; on 2026-07-28
+connections it is published to the ``subscriptions/listen`` streams clients opened.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from importlib.metadata import version as package_version
+from typing import Any
+
+import anyio
+import anyio.to_thread
+import mcp_types as types
+from mcp.server.context import ServerRequestContext
+from mcp.server.lowlevel import NotificationOptions, Server
+from mcp.server.models import InitializationOptions
+from mcp.server.session import ServerSession
+from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
+from mcp.shared.exceptions import MCPError
+
+from toolfoundry.builtins import META_TOOL_NAMES, builtin_tools
+from toolfoundry.catalog import mcp_tool, mcp_tools
+from toolfoundry.foundry import Foundry
+from toolfoundry.registry import RegistryError
+from toolfoundry.server.changes import DEFAULT_INTERVAL_S, ActiveSetWatcher
+from toolfoundry.server.mcp_results import call_tool_result
+from toolfoundry.spec import DeclaredTool, ToolSpec
+
+logger = logging.getLogger(__name__)
+
+SERVER_NAME = "toolfoundry"
+INSTRUCTIONS = (
+    "Tools made by agents and kept in a versioned registry. Before writing a new tool, look "
+    "for one with search_tools; create_tool makes a new tool (or the next version of one) "
+    "from code and tests; run_js tries an idea once. A new tool that needs network, "
+    "credentials or storage waits for a human's approval; the tool list changes when it is "
+    "approved (notifications/tools/list_changed)."
+)
+# The meta-tools' specs are pure computations as far as capabilities go, but these two change
+# which tools exist or which version runs: clients must not treat them as read-only.
+_REGISTRY_WRITERS = {"create_tool": {"idempotentHint": False}, "rollback_tool": {}}
+
+
+class ToolListBroadcast:
+    """Sends ``notifications/tools/list_changed`` to every connected client."""
+
+    def __init__(self) -> None:
+        self.bus = InMemorySubscriptionBus()
+        self._sessions: dict[int, ServerSession] = {}
+        self.sent = 0
+
+    def attach(self, session: ServerSession) -> None:
+        """Remember a handshake-era connection (from its ``notifications/initialized``)."""
+        key = id(session)
+        self._sessions[key] = session
+        # The SDK offers no public handle on a session's connection; its exit stack is where
+        # per-connection cleanup belongs, so a closed client is forgotten at once.
+        connection = getattr(session, "_connection", None)
+        exit_stack = getattr(connection, "exit_stack", None)
+        if exit_stack is not None:
+            exit_stack.callback(self._sessions.pop, key, None)
+
+    @property
+    def connections(self) -> int:
+        """Handshake-era connections currently attached."""
+        return len(self._sessions)
+
+    async def send(self) -> None:
+        """Notify every handshake connection and every ``subscriptions/listen`` stream."""
+        self.sent += 1
+        await self.bus.publish(ToolsListChanged())
+        for session in list(self._sessions.values()):
+            await session.send_tool_list_changed()
+
+
+class FoundryMCPServer(Server[dict[str, Any]]):
+    """The SDK's low-level server, announcing ``tools.listChanged`` on every transport."""
+
+    def create_initialization_options(
+        self,
+        notification_options: NotificationOptions | None = None,
+        experimental_capabilities: dict[str, dict[str, Any]] | None = None,
+        extensions: dict[str, dict[str, Any]] | None = None,
+    ) -> InitializationOptions:
+        # The streamable-HTTP session manager builds these options with no arguments.
+        return super().create_initialization_options(
+            notification_options or NotificationOptions(tools_changed=True),
+            experimental_capabilities,
+            extensions,
+        )
+
+
+def meta_tool_entries(meta: dict[str, DeclaredTool]) -> list[dict[str, Any]]:
+    """``tools/list`` entries of the meta-tools, in DESIGN.md's order."""
+    entries = []
+    for name in META_TOOL_NAMES:
+        entry = mcp_tool(meta[name].spec)
+        if name in _REGISTRY_WRITERS:
+            entry["annotations"] = {
+                **entry["annotations"],
+                "readOnlyHint": False,
+                "destructiveHint": False,
+                **_REGISTRY_WRITERS[name],
+            }
+        entries.append(entry)
+    return entries
+
+
+def build_mcp_server(
+    foundry: Foundry,
+    *,
+    broadcast: ToolListBroadcast | None = None,
+    poll_interval_s: float = DEFAULT_INTERVAL_S,
+) -> FoundryMCPServer:
+    """An MCP server over ``foundry``; its lifespan polls the registry for active-set changes.
+
+    Args:
+        foundry: the foundry whose registry is served.
+        broadcast: where change notifications go (a new one by default).
+        poll_interval_s: seconds between active-set polls.
+    """
+    fan_out = broadcast or ToolListBroadcast()
+    meta = {tool.spec.name: tool for tool in builtin_tools(foundry)}
+    meta_entries = meta_tool_entries(meta)
+    watcher = ActiveSetWatcher(foundry.registry, fan_out.send, interval_s=poll_interval_s)
+    output_schemas: dict[tuple[str, int], dict[str, Any] | None] = {}
+
+    @asynccontextmanager
+    async def lifespan(_: Server[dict[str, Any]]) -> AsyncIterator[dict[str, Any]]:
+        async with anyio.create_task_group() as tasks:
+            await watcher.check()
+            tasks.start_soon(watcher.run)
+            yield {"foundry": foundry, "watcher": watcher, "broadcast": fan_out}
+            tasks.cancel_scope.cancel()
+
+    async def list_tools(
+        ctx: ServerRequestContext[dict[str, Any]], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        specs = await anyio.to_thread.run_sync(foundry.active_specs)
+        entries = meta_entries + mcp_tools(s for s in specs if s.name not in meta)
+        return types.ListToolsResult(tools=[types.Tool.model_validate(e) for e in entries])
+
+    async def call_tool(
+        ctx: ServerRequestContext[dict[str, Any]], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        name, args = params.name, params.arguments or {}
+        declared = meta.get(name)
+        if declared is not None:
+            result = await anyio.to_thread.run_sync(declared.call, args)
+            if name in _REGISTRY_WRITERS:
+                watcher.nudge()
+            return call_tool_result(result, mcp_tool(declared.spec).get("outputSchema"))
+        try:
+            _, number, _status = await anyio.to_thread.run_sync(foundry.registry.resolve, name)
+        except RegistryError:
+            raise MCPError(types.INVALID_PARAMS, f"unknown tool {name!r}") from None
+        key = (name, number)
+        if key not in output_schemas:
+            spec = await anyio.to_thread.run_sync(_spec_of, foundry, name, number)
+            output_schemas[key] = mcp_tool(spec).get("outputSchema")
+        call: Callable[[], Any] = lambda: foundry.call(name, args, version=number)  # noqa: E731
+        result = await anyio.to_thread.run_sync(call)
+        return call_tool_result(result, output_schemas[key])
+
+    async def on_initialized(
+        ctx: ServerRequestContext[dict[str, Any]], params: types.NotificationParams
+    ) -> None:
+        fan_out.attach(ctx.session)
+
+    server = FoundryMCPServer(
+        SERVER_NAME,
+        version=package_version("toolfoundry"),
+        instructions=INSTRUCTIONS,
+        lifespan=lifespan,
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+        on_subscriptions_listen=ListenHandler(fan_out.bus),
+    )
+    server.add_notification_handler(
+        "notifications/initialized", types.NotificationParams, on_initialized
+    )
+    return server
+
+
+def _spec_of(foundry: Foundry, name: str, number: int) -> ToolSpec:
+    return foundry.show(name, number).spec
+
+
+async def serve_stdio(foundry: Foundry, *, poll_interval_s: float = DEFAULT_INTERVAL_S) -> None:
+    """Serve MCP over this process's stdin/stdout until the client closes them."""
+    from mcp.server.stdio import stdio_server
+
+    server = build_mcp_server(foundry, poll_interval_s=poll_interval_s)
+    async with stdio_server() as (read_stream, write_stream):
+        await server.run(read_stream, write_stream, server.create_initialization_options())

@@ -1,0 +1,359 @@
+"""The official MCP client against ``toolfoundry serve`` as a real subprocess, over stdio and
+over Streamable HTTP: list, call, create through MCP, list_changed (own and other processes'
+changes), isError on bad arguments, protocol error on unknown tools."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+import httpx2
+import mcp_types as types
+import pytest
+from mcp.client.session import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.exceptions import MCPError
+
+from toolfoundry import Foundry
+
+META = ["create_tool", "search_tools", "tool_history", "rollback_tool", "run_js"]
+POLL = "0.2"
+WAIT_S = 10.0
+
+SHOUT = {
+    "name": "shout",
+    "description": "Upper-case a text and count its characters",
+    "parameters": {
+        "type": "object",
+        "properties": {"text": {"type": "string", "description": "the text"}},
+        "required": ["text"],
+        "additionalProperties": False,
+    },
+    "returns": {
+        "type": "object",
+        "properties": {"text": {"type": "string"}, "length": {"type": "integer"}},
+        "required": ["text", "length"],
+    },
+    "code": (
+        "export function handler({ text }) {\n"
+        "  console.log('shouting ' + text.length);\n"
+        "  return { text: text.toUpperCase(), length: text.length };\n"
+        "}\n"
+    ),
+    "tests": [{"input": {"text": "hi"}, "expected": {"text": "HI", "length": 2}}],
+}
+
+WEATHER = {
+    "name": "weather",
+    "description": "Current temperature for a city",
+    "parameters": {
+        "type": "object",
+        "properties": {"city": {"type": "string"}},
+        "required": ["city"],
+    },
+    "code": (
+        "export async function handler({ city }) {\n"
+        "  const r = await fetch('https://api.example.com/w?city=' + city);\n"
+        "  return (await r.json()).temp;\n"
+        "}\n"
+    ),
+    "capabilities": {"network": ["api.example.com"]},
+    "fixtures": [{"url": "https://api.example.com/w?city=Oslo", "body": '{"temp": -3}'}],
+    "tests": [{"input": {"city": "Oslo"}, "expected": -3}],
+}
+
+ADD = {
+    "name": "add",
+    "description": "Add two numbers",
+    "parameters": {
+        "type": "object",
+        "properties": {"a": {"type": "number"}, "b": {"type": "number"}},
+        "required": ["a", "b"],
+    },
+    "code": "export const handler = ({ a, b }) => a + b;\n",
+    "tests": [{"input": {"a": 1, "b": 2}, "expected": 3}],
+}
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Iterator[str]:
+    """A registry with one active pure tool and one network tool waiting for approval."""
+    url = f"sqlite:///{tmp_path / 'registry.db'}"
+    with Foundry.open(url) as fd:
+        assert fd.create_tool(SHOUT).status == "active"
+        assert fd.create_tool(WEATHER).status == "pending_approval"
+    return url
+
+
+class Notifications:
+    """Collects the server's notifications; ``wait_list_changed`` awaits the next one."""
+
+    def __init__(self) -> None:
+        self.list_changed = 0
+        self._event = anyio.Event()
+
+    async def __call__(self, message: Any) -> None:
+        if isinstance(message, types.ToolListChangedNotification):
+            self.list_changed += 1
+            self._event.set()
+
+    async def wait_list_changed(self, seen: int) -> None:
+        """Wait until more than ``seen`` list_changed notifications have arrived."""
+        with anyio.fail_after(WAIT_S):
+            while self.list_changed <= seen:
+                await self._event.wait()
+                self._event = anyio.Event()
+
+
+def _env() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k != "TOOLFOUNDRY_DB"}
+    env["PYTHONUNBUFFERED"] = "1"
+    return env
+
+
+@asynccontextmanager
+async def stdio_session(url: str, cwd: Path) -> AsyncIterator[tuple[ClientSession, Notifications]]:
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "toolfoundry", "serve", "--db", url, "--poll", POLL],
+        env=_env(),
+        cwd=str(cwd),
+    )
+    notes = Notifications()
+    async with (
+        stdio_client(params) as (read, write),
+        ClientSession(read, write, message_handler=notes) as session,
+    ):
+        await session.initialize()
+        yield session, notes
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def start_http(url: str, cwd: Path, host: str, *extra: str) -> tuple[subprocess.Popen[str], int]:
+    """``toolfoundry serve --http`` as a subprocess, once its port accepts connections."""
+    port = free_port()
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "toolfoundry",
+            "serve",
+            "--db",
+            url,
+            "--poll",
+            POLL,
+            "--http",
+            f"{host}:{port}",
+            *extra,
+        ],
+        cwd=cwd,
+        env=_env(),
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise AssertionError(f"serve exited {proc.returncode}: {proc.stderr.read()}")  # type: ignore[union-attr]
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            return proc, port
+        except OSError:
+            time.sleep(0.1)
+    proc.kill()
+    raise AssertionError("serve --http did not start listening")
+
+
+@pytest.fixture
+def http_server(db: str, tmp_path: Path) -> Iterator[int]:
+    proc, port = start_http(db, tmp_path, "127.0.0.1")
+    yield port
+    proc.terminate()
+    proc.wait(timeout=10)
+    assert proc.stderr is not None
+    proc.stderr.close()
+
+
+@asynccontextmanager
+async def http_session(
+    port: int, headers: dict[str, str] | None = None
+) -> AsyncIterator[tuple[ClientSession, Notifications]]:
+    notes = Notifications()
+    client = httpx2.AsyncClient(headers=headers or {}, timeout=30)
+    async with (
+        client,
+        streamable_http_client(f"http://127.0.0.1:{port}/mcp", http_client=client) as (read, write),
+        ClientSession(read, write, message_handler=notes) as session,
+    ):
+        await session.initialize()
+        yield session, notes
+
+
+def by_name(listing: types.ListToolsResult) -> dict[str, types.Tool]:
+    return {tool.name: tool for tool in listing.tools}
+
+
+def text_of(result: types.CallToolResult) -> str:
+    block = result.content[0]
+    assert isinstance(block, types.TextContent)
+    return block.text
+
+
+async def check_listing(session: ClientSession) -> None:
+    tools = by_name(await session.list_tools())
+    assert sorted(tools) == sorted([*META, "shout"])  # weather is pending: not listed
+    shout = tools["shout"]
+    assert shout.input_schema == SHOUT["parameters"]
+    assert shout.output_schema == SHOUT["returns"]
+    assert shout.description == SHOUT["description"]
+    assert shout.annotations is not None
+    assert shout.annotations.read_only_hint is True
+    assert shout.annotations.open_world_hint is False
+    create = tools["create_tool"]
+    assert create.annotations is not None
+    assert create.annotations.read_only_hint is False
+    assert set(create.input_schema["required"]) >= {"name", "code", "tests", "parameters"}
+    assert tools["search_tools"].annotations.read_only_hint is True  # type: ignore[union-attr]
+
+
+async def check_calls(session: ClientSession) -> None:
+    ok = await session.call_tool("shout", {"text": "hello"})
+    assert isinstance(ok, types.CallToolResult)
+    assert ok.is_error is False
+    assert ok.structured_content == {"text": "HELLO", "length": 5}
+    assert text_of(ok) == '{"text": "HELLO", "length": 5}'
+    assert ok.meta is not None
+    assert ok.meta["toolfoundry/logs"] == ["shouting 5"]
+
+    bad = await session.call_tool("shout", {"text": 3, "loud": True})
+    assert isinstance(bad, types.CallToolResult)
+    assert bad.is_error is True
+    assert text_of(bad).startswith("invalid_arguments:")
+    assert "$.text" in text_of(bad)
+    error = bad.structured_content["error"]  # type: ignore[index]
+    assert error["kind"] == "invalid_arguments"
+    assert {p["path"] for p in error["problems"]} >= {"$.text"}
+
+    pending = await session.call_tool("weather", {"city": "Oslo"})
+    assert isinstance(pending, types.CallToolResult)
+    assert pending.is_error is True
+    assert text_of(pending).startswith("not_active:")
+
+    with pytest.raises(MCPError) as refused:
+        await session.call_tool("no_such_tool", {})
+    assert refused.value.error.code == types.INVALID_PARAMS
+    assert "no_such_tool" in refused.value.error.message
+
+    searched = await session.call_tool("search_tools", {"query": "upper case text"})
+    assert isinstance(searched, types.CallToolResult)
+    assert not searched.is_error
+    hits = searched.structured_content["result"]  # type: ignore[index]
+    assert hits[0]["name"] == "shout"
+
+
+async def check_create_and_use(session: ClientSession, notes: Notifications) -> None:
+    seen = notes.list_changed
+    created = await session.call_tool("create_tool", ADD)
+    assert isinstance(created, types.CallToolResult)
+    assert not created.is_error
+    assert created.structured_content["status"] == "active"  # type: ignore[index]
+    await notes.wait_list_changed(seen)
+    assert "add" in by_name(await session.list_tools())
+    summed = await session.call_tool("add", {"a": 2, "b": 40})
+    assert isinstance(summed, types.CallToolResult)
+    assert not summed.is_error
+    assert summed.structured_content == {"result": 42}
+    assert text_of(summed) == "42"
+
+    refused = await session.call_tool("create_tool", {**ADD, "name": "add2", "code": "nope("})
+    assert isinstance(refused, types.CallToolResult)
+    assert not refused.is_error
+    assert refused.structured_content["status"] == "rejected"  # type: ignore[index]
+
+
+async def check_other_process(session: ClientSession, notes: Notifications, url: str) -> None:
+    seen = notes.list_changed
+    approved = await anyio.run_process(
+        [sys.executable, "-m", "toolfoundry", "approvals", "approve", "weather", "--db", url],
+        env=_env(),
+        check=False,
+    )
+    assert approved.returncode == 0, approved.stderr
+    await notes.wait_list_changed(seen)
+    weather = by_name(await session.list_tools())["weather"]
+    assert weather.annotations is not None
+    assert weather.annotations.open_world_hint is True
+    assert weather.annotations.read_only_hint is False
+    assert weather.output_schema is None
+
+    seen = notes.list_changed
+    with Foundry.open(url) as fd:
+        fd.disable("shout")
+    await notes.wait_list_changed(seen)
+    assert "shout" not in by_name(await session.list_tools())
+    disabled = await session.call_tool("shout", {"text": "x"})
+    assert isinstance(disabled, types.CallToolResult)
+    assert disabled.is_error
+    assert text_of(disabled).startswith("not_active:")
+
+
+def test_stdio_end_to_end(db: str, tmp_path: Path) -> None:
+    async def scenario() -> None:
+        async with stdio_session(db, tmp_path) as (session, notes):
+            caps = session.server_capabilities
+            assert caps is not None
+            assert caps.tools is not None
+            assert caps.tools.list_changed
+            await check_listing(session)
+            await check_calls(session)
+            await check_create_and_use(session, notes)
+            await check_other_process(session, notes, db)
+
+    anyio.run(scenario)
+
+
+def test_http_end_to_end(db: str, http_server: int) -> None:
+    async def scenario() -> None:
+        async with http_session(http_server) as (session, notes):
+            caps = session.server_capabilities
+            assert caps is not None
+            assert caps.tools is not None
+            assert caps.tools.list_changed
+            await check_listing(session)
+            await check_calls(session)
+            await check_create_and_use(session, notes)
+            await check_other_process(session, notes, db)
+
+    anyio.run(scenario)
+
+
+def test_http_two_clients_both_notified(db: str, http_server: int) -> None:
+    async def scenario() -> None:
+        async with (
+            http_session(http_server) as (first, first_notes),
+            http_session(http_server) as (second, second_notes),
+        ):
+            await first.list_tools()
+            await second.list_tools()
+            created = await first.call_tool("create_tool", ADD)
+            assert isinstance(created, types.CallToolResult)
+            assert not created.is_error
+            await first_notes.wait_list_changed(0)
+            await second_notes.wait_list_changed(0)
+            assert "add" in by_name(await second.list_tools())
+
+    anyio.run(scenario)
