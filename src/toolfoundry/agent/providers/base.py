@@ -83,3 +83,17 @@ class Provider(Protocol):
     ) -> Turn:
         """Send the conversation and the offered tools; return the model's next turn."""
         ...
+
+
+class ProviderError(RuntimeError):
+    """The vendor could not be used: missing key, refused request, unreadable answer.
+
+    ``kind`` is ``configuration`` (fix the setup), ``api`` (the vendor refused or failed, after
+    the SDK's retries) or ``protocol`` (the answer could not be understood; for a replay: the
+    run diverged from the recording).
+    """
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.message = message

@@ -1,0 +1,78 @@
+"""Reading tool calls from any wire format: arguments, stable ids, the registry's names."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from toolfoundry.agent.providers.base import Message, ToolCall
+from toolfoundry.agent.providers.names import ToolNames
+from toolfoundry.catalog import restore_arguments
+from toolfoundry.spec import ToolSpec
+
+
+def parse_arguments(raw: Any) -> tuple[dict[str, Any] | None, str]:
+    """The arguments object and its text, from a JSON string or an already-decoded object.
+
+    Returns ``(None, text)`` when the text is not a JSON object, so the loop can tell the
+    model its arguments were unreadable instead of guessing.
+    """
+    if raw is None:
+        return {}, ""
+    if isinstance(raw, Mapping):
+        return dict(raw), json.dumps(raw, ensure_ascii=False)
+    text = str(raw)
+    if not text.strip():
+        return {}, text
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError:
+        return None, text
+    return (value, text) if isinstance(value, dict) else (None, text)
+
+
+def stable_call_id(position: int, index: int, name: str, raw_arguments: str) -> str:
+    """An id for a call the server sent without one: the same call in the same place of the
+    same conversation always gets the same id (so replays and retries line up)."""
+    digest = hashlib.sha256(f"{position}:{index}:{name}:{raw_arguments}".encode()).hexdigest()
+    return f"call_{digest[:24]}"
+
+
+def tool_call(
+    *,
+    call_id: Any,
+    wire_name: str,
+    raw: Any,
+    index: int,
+    position: int,
+    names: ToolNames,
+    specs: Mapping[str, ToolSpec],
+    format: str,
+) -> ToolCall:
+    """A neutral ToolCall: registry name, arguments mapped back from the projection."""
+    name = names.tool(wire_name)
+    arguments, text = parse_arguments(raw)
+    spec = specs.get(name)
+    if arguments is not None and spec is not None:
+        arguments = restore_arguments(format, spec.parameters, arguments)
+    ident = call_id if isinstance(call_id, str) and call_id else None
+    return ToolCall(
+        id=ident or stable_call_id(position, index, name, text),
+        name=name,
+        arguments=arguments,
+        raw_arguments=text,
+    )
+
+
+def sent_arguments(call: ToolCall) -> str:
+    """The arguments text to send back in the conversation history (what the model wrote)."""
+    if call.raw_arguments.strip():
+        return call.raw_arguments
+    return json.dumps(call.arguments or {}, ensure_ascii=False)
+
+
+def system_text(messages: Sequence[Message]) -> str:
+    """Every system message, joined (vendors that take the system prompt apart)."""
+    return "\n\n".join(m.content for m in messages if m.role == "system" and m.content)
