@@ -187,3 +187,13 @@ def test_skill_description_limits() -> None:
 def test_unknown_format_names_the_choices() -> None:
     with pytest.raises(UnknownFormat, match="choose one of: json, openai, responses"):
         render("openapi", [ToolSpec("t", "T.")])
+
+
+def test_restore_follows_recursive_refs_and_survives_ref_cycles() -> None:
+    node = obj({"next": {"$ref": "#/$defs/N"}, "v": {"type": "integer"}})
+    schema = obj({"n": {"$ref": "#/$defs/N"}}, **{"$defs": {"N": node}})
+    sent = {"n": {"next": {"next": {"v": None, "next": None}}, "v": 1}}
+    assert restore_arguments("openai", schema, sent) == {"n": {"next": {"next": {}}, "v": 1}}
+    cycle = obj({"a": {"$ref": "#/$defs/A"}}, **{"$defs": {"A": {"$ref": "#/$defs/B"}}})
+    cycle["$defs"]["B"] = {"$ref": "#/$defs/A"}
+    assert restore_arguments("openai", cycle, {"a": {"x": None}}) == {"a": {"x": None}}

@@ -49,10 +49,9 @@ class _Restorer:
             return value
         if "$ref" in schema:
             ref = str(schema["$ref"])
-            if ref in seen and not isinstance(value, dict | list):
+            if ref in seen:  # a reference cycle that consumes no part of the value
                 return value
-            target = resolve_ref(ref, self.defs)
-            return self.value(target, value, frozenset({ref}) if ref not in seen else seen)
+            return self.value(resolve_ref(ref, self.defs), value, seen | {ref})
         if self.unstring_enums and isinstance(value, str):
             value = self._unstring(schema, value)
         if isinstance(value, dict) and isinstance(schema.get("properties"), Mapping):
