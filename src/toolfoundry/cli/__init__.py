@@ -20,6 +20,7 @@ COMMANDS: dict[str, str] = {
     "tools": "toolfoundry.cli.tools:tools",
     "approvals": "toolfoundry.cli.approvals:approvals",
     "demo": "toolfoundry.cli.demo:demo",
+    "eval": "toolfoundry.cli.eval:eval_group",
     "executor": "toolfoundry.cli.executor:executor",
     "serve": "toolfoundry.cli.serve:serve",
 }

@@ -1,0 +1,138 @@
+"""``toolfoundry eval degradation``: how well a model picks degradation paths."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from toolfoundry.agent.evaluation import (
+    DegradationReport,
+    ModelSelectionError,
+    ScenarioError,
+    evaluate_degradation,
+    load_scenarios,
+    select_model,
+)
+from toolfoundry.agent.evaluation.scenarios import SCORED_STATUSES
+
+# the arguments scenarios constrain; free text (reasons, query changes) is not shown
+_SCORED_ARGUMENTS = ("step", "blocker", "via", "dependency")
+
+
+@click.group("eval")
+def eval_group() -> None:
+    """Evaluate the orchestrating model."""
+
+
+@eval_group.command("degradation")
+@click.option(
+    "--model",
+    required=True,
+    metavar="PROVIDER:MODEL",
+    help="The model, e.g. anthropic:claude-sonnet-4-5, openai:gpt-4o-mini, scripted:correct.",
+)
+@click.option(
+    "--scenarios",
+    "scenario_paths",
+    multiple=True,
+    type=click.Path(exists=True, path_type=Path),
+    help="Scenario files or folders of them (default: the shipped scenarios). Repeatable.",
+)
+@click.option(
+    "--status",
+    "statuses",
+    multiple=True,
+    type=click.Choice(SCORED_STATUSES),
+    help="Only scenarios testing this status. Repeatable.",
+)
+@click.option(
+    "--min-share",
+    type=click.FloatRange(0.0, 1.0),
+    default=None,
+    help="Exit 1 when the overall share of correct paths is below this (0..1).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@click.pass_context
+def degradation(
+    ctx: click.Context,
+    model: str,
+    scenario_paths: tuple[Path, ...],
+    statuses: tuple[str, ...],
+    min_share: float | None,
+    as_json: bool,
+) -> None:
+    """Give the model the catalog and a workflow response; score its next action.
+
+    A right answer distinguishes blocked (gather the missing input the blockers name),
+    skipped (the operator's intent: leave it), unavailable (route around, or get a session)
+    and empty (widen the query, or stop). Prints the share of correct paths per status.
+    """
+    try:
+        provider = select_model(model)
+    except ModelSelectionError as exc:
+        raise click.UsageError(str(exc)) from None
+    try:
+        scenarios = load_scenarios(_files(scenario_paths) if scenario_paths else None)
+    except ScenarioError as exc:
+        raise click.ClickException(str(exc)) from None
+    if statuses:
+        scenarios = [s for s in scenarios if s.status.value in statuses]
+    if not scenarios:
+        raise click.UsageError("no scenario matches the given --scenarios and --status")
+    try:
+        report = evaluate_degradation(provider, scenarios)
+    except Exception as exc:
+        if getattr(exc, "kind", None) != "configuration":
+            raise
+        raise click.ClickException(f"{model}: {exc}") from None
+    if as_json:
+        click.echo(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
+    else:
+        _print(report)
+    if min_share is not None and report.overall.share < min_share:
+        ctx.exit(1)
+
+
+def _files(paths: tuple[Path, ...]) -> list[Path]:
+    out: list[Path] = []
+    for path in paths:
+        out += sorted(path.glob("*.json")) if path.is_dir() else [path]
+    return out
+
+
+def _print(report: DegradationReport) -> None:
+    console = Console(soft_wrap=True)
+    table = Table(title=f"Degradation paths: {report.model}")
+    table.add_column("status")
+    table.add_column("correct", justify="right")
+    table.add_column("scenarios", justify="right")
+    table.add_column("share", justify="right")
+    for status, share in report.by_status().items():
+        table.add_row(status, str(share.correct), str(share.total), f"{share.share:.0%}")
+    overall = report.overall
+    table.add_section()
+    table.add_row("overall", str(overall.correct), str(overall.total), f"{overall.share:.0%}")
+    console.print(table)
+    misses = [v for v in report.verdicts if not v.correct]
+    if not misses:
+        return
+    wrong = Table(title="Wrong paths")
+    for column in ("scenario", "status", "expected", "answer", "outcome"):
+        wrong.add_column(column, overflow="fold")
+    for verdict in misses:
+        answer = "-"
+        if verdict.action is not None:
+            named = {k: v for k, v in (verdict.arguments or {}).items() if k in _SCORED_ARGUMENTS}
+            answer = f"{verdict.action}({', '.join(f'{k}={v}' for k, v in named.items())})"
+        wrong.add_row(
+            verdict.scenario.id,
+            verdict.scenario.status.value,
+            verdict.scenario.expected,
+            answer,
+            verdict.outcome,
+        )
+    console.print(wrong)
