@@ -1,0 +1,86 @@
+"""What the page and the API show about tools: listings with usage, and a version's review.
+
+Plain functions of a :class:`Foundry` returning JSON-ready dicts, so the page renders exactly
+what the API returns.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from toolfoundry.forge import code_diff, explain_capabilities
+from toolfoundry.foundry import Foundry
+from toolfoundry.registry import AuditEvent, RegistryError, ToolVersion
+
+# How far back in a tool's audit log to look for its last failed call.
+_LAST_ERROR_WINDOW = 200
+
+
+def tool_rows(fd: Foundry, *, active_only: bool = False) -> list[dict[str, Any]]:
+    """Every tool's current version with its description, usage and last error."""
+    rows = []
+    for v in fd.tools(include_inactive=not active_only):
+        rows.append(
+            {
+                **v.summary(),
+                "description": v.description,
+                "usage": fd.usage(v.name).to_dict(),
+                "last_error": last_error(fd, v.name),
+            }
+        )
+    return rows
+
+
+def last_error(fd: Foundry, name: str) -> dict[str, Any] | None:
+    """The newest failed call of ``name`` in its recent audit log, or None."""
+    for entry in reversed(fd.audit(name, limit=_LAST_ERROR_WINDOW)):
+        if entry.event is AuditEvent.CALLED and not entry.detail.get("ok", True):
+            return {
+                "kind": entry.detail.get("error"),
+                "at": entry.at.isoformat(),
+                "version": entry.version,
+            }
+    return None
+
+
+def tool_detail(fd: Foundry, name: str) -> dict[str, Any]:
+    """The current version in full, with usage (what ``tools show --json`` prints)."""
+    v = fd.show(name)
+    return {**v.to_dict(), "usage": fd.usage(name).to_dict(), "last_error": last_error(fd, name)}
+
+
+def _current(fd: Foundry, name: str) -> ToolVersion | None:
+    try:
+        return fd.show(name)
+    except RegistryError:
+        return None
+
+
+def version_review(fd: Foundry, name: str, version: int) -> dict[str, Any]:
+    """One version in full, plus what a reviewer needs: the diff against the current
+    version, what each capability means, and why the policy asked for a human.
+
+    Raises:
+        RegistryError: ``not_found``.
+    """
+    v = fd.show(name, version)
+    current = _current(fd, name)
+    against = current if current is not None and current.version != v.version else None
+    policy = v.extra.get("policy") or {}
+    return {
+        **v.to_dict(),
+        "reasons": list(policy.get("reasons", [])),
+        "capability_details": explain_capabilities(v.capabilities, v.language),
+        "current_version": current.version if current else None,
+        "diff_against": against.version if against else None,
+        "diff": code_diff(
+            against.code if against else None,
+            v.code,
+            "handler.py" if v.language == "python" else "handler.js",
+        ),
+    }
+
+
+def pending_reviews(fd: Foundry) -> list[dict[str, Any]]:
+    """Every version awaiting a human, oldest first, as :func:`version_review` shows it."""
+    return [version_review(fd, v.name, v.version) for v in fd.pending()]

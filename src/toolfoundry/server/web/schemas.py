@@ -1,0 +1,230 @@
+"""JSON Schemas of the API's bodies, shared by request validation and the OpenAPI document.
+
+They describe what the foundry's records' ``to_dict`` methods produce; the API tests validate
+every response they receive against these, so the document stays honest.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def ref(name: str) -> dict[str, str]:
+    """A reference to the component schema ``name``."""
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def _obj(required: list[str], **properties: Any) -> dict[str, Any]:
+    return {"type": "object", "required": required, "properties": properties}
+
+
+_STR = {"type": "string"}
+_INT = {"type": "integer"}
+_NUM = {"type": "number"}
+_BOOL = {"type": "boolean"}
+_OPT_INT = {"type": ["integer", "null"]}
+_OPT_STR = {"type": ["string", "null"]}
+_OPT_NUM = {"type": ["number", "null"]}
+_STATUS = {"enum": ["pending_approval", "active", "rejected", "disabled"]}
+_LIST = {"type": "array"}
+_DICT = {"type": "object"}
+_BY = {"type": "string", "minLength": 1, "maxLength": 200, "description": "Who decides."}
+
+COMPONENTS: dict[str, dict[str, Any]] = {
+    "ErrorDetail": _obj(
+        ["kind", "message"],
+        kind=_STR,
+        message=_STR,
+        problems={"type": "array", "items": _obj(["path", "message"], path=_STR, message=_STR)},
+    ),
+    "Error": _obj(["error"], error=ref("ErrorDetail")),
+    "Capabilities": {
+        "type": "object",
+        "description": "What the tool may reach beyond computation.",
+        "properties": {
+            "network": {"type": "array", "items": _STR},
+            "credentials": {"type": "array", "items": _STR},
+            "storage": {"type": ["string", "boolean"]},
+            "system": _BOOL,
+        },
+    },
+    "Usage": _obj(
+        ["name", "calls", "failures", "p50_ms", "p95_ms", "mean_ms", "last_used"],
+        name=_STR,
+        calls=_INT,
+        failures={"type": "object", "additionalProperties": _INT},
+        p50_ms=_OPT_NUM,
+        p95_ms=_OPT_NUM,
+        mean_ms=_OPT_NUM,
+        last_used=_OPT_STR,
+    ),
+    "LastError": {
+        "type": ["object", "null"],
+        "properties": {"kind": _OPT_STR, "at": _STR, "version": _OPT_INT},
+    },
+    "VersionSummary": _obj(
+        ["name", "version", "status", "current", "sha256", "capabilities", "author", "created_at"],
+        name=_STR,
+        version=_INT,
+        status=_STATUS,
+        current=_BOOL,
+        sha256=_STR,
+        capabilities=ref("Capabilities"),
+        author=_STR,
+        created_at=_STR,
+        parent_version=_OPT_INT,
+    ),
+    "ToolRow": {
+        "allOf": [
+            ref("VersionSummary"),
+            _obj(
+                ["description", "usage", "last_error"],
+                description=_STR,
+                usage=ref("Usage"),
+                last_error=ref("LastError"),
+            ),
+        ]
+    },
+    "Version": {
+        "allOf": [
+            ref("VersionSummary"),
+            _obj(
+                ["language", "description", "parameters", "code", "tests", "findings"],
+                language=_STR,
+                description=_STR,
+                parameters=_DICT,
+                returns={"type": ["object", "null"]},
+                level=_STR,
+                code=_STR,
+                tests=_LIST,
+                fixtures=_LIST,
+                capability_hash=_STR,
+                findings=_LIST,
+                test_results=_LIST,
+                extra=_DICT,
+            ),
+        ]
+    },
+    "ToolDetail": {
+        "allOf": [
+            ref("Version"),
+            _obj(["usage", "last_error"], usage=ref("Usage"), last_error=ref("LastError")),
+        ]
+    },
+    "Review": {
+        "allOf": [
+            ref("Version"),
+            _obj(
+                ["reasons", "capability_details", "diff", "diff_against", "current_version"],
+                reasons={"type": "array", "items": _STR},
+                capability_details={
+                    "type": "array",
+                    "items": _obj(
+                        ["capability", "value", "meaning"], capability=_STR, meaning=_STR
+                    ),
+                },
+                diff=_STR,
+                diff_against=_OPT_INT,
+                current_version=_OPT_INT,
+            ),
+        ]
+    },
+    "Diff": _obj(
+        ["name", "from", "to", "diff"], name=_STR, **{"from": _INT, "to": _INT}, diff=_STR
+    ),
+    "Step": _obj(
+        ["status"],
+        status={"enum": ["completed", "empty", "ready", "skipped", "unavailable", "blocked"]},
+        blockers={"type": "array", "items": _STR},
+        message=_STR,
+    ),
+    "Decision": _obj(
+        ["name", "version", "status", "step"],
+        name=_STR,
+        version=_OPT_INT,
+        status={"type": ["string", "null"]},
+        step=ref("Step"),
+    ),
+    "CallResult": _obj(
+        ["ok", "value", "error", "logs", "duration_ms"],
+        ok=_BOOL,
+        value={},
+        error={"oneOf": [{"type": "null"}, ref("ErrorDetail")]},
+        logs={"type": "array", "items": _STR},
+        duration_ms=_NUM,
+    ),
+    "CreateResult": _obj(
+        ["status", "name", "version", "findings", "test_results", "step", "duplicate_of"],
+        status={"enum": ["active", "pending_approval", "rejected"]},
+        name=_OPT_STR,
+        version=_OPT_INT,
+        findings=_LIST,
+        test_results=_LIST,
+        step=ref("Step"),
+        duplicate_of=_OPT_STR,
+    ),
+    "AuditEntry": _obj(
+        ["id", "at", "tool", "version", "event", "actor", "detail"],
+        id=_INT,
+        at=_STR,
+        tool=_STR,
+        version=_OPT_INT,
+        event=_STR,
+        actor=_STR,
+        detail=_DICT,
+    ),
+    "SearchHit": _obj(
+        ["name", "version", "description", "status", "score"],
+        name=_STR,
+        version=_INT,
+        description=_STR,
+        status=_STR,
+        score=_NUM,
+    ),
+    "Draft": {
+        "type": "object",
+        "description": "A tool draft (DESIGN.md); the forge checks its fields and reports "
+        "every problem as a finding of a rejected result.",
+        "properties": {
+            "name": _STR,
+            "description": _STR,
+            "parameters": _DICT,
+            "code": _STR,
+            "language": {"enum": ["javascript", "python"]},
+            "tests": _LIST,
+            "capabilities": _DICT,
+            "fixtures": _LIST,
+        },
+    },
+}
+
+DECIDE_BODY = {
+    "type": "object",
+    "additionalProperties": False,
+    "properties": {"by": _BY, "reason": {"type": "string", "maxLength": 2000}},
+}
+REJECT_BODY = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["reason"],
+    "properties": {
+        "by": _BY,
+        "reason": {"type": "string", "minLength": 1, "maxLength": 2000, "pattern": r"\S"},
+    },
+}
+ACTOR_BODY = {"type": "object", "additionalProperties": False, "properties": {"by": _BY}}
+ROLLBACK_BODY = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["version"],
+    "properties": {"version": {"type": "integer", "minimum": 1}, "by": _BY},
+}
+CALL_BODY = {
+    "type": "object",
+    "additionalProperties": False,
+    "properties": {
+        "args": {"type": "object", "description": "The tool's arguments."},
+        "version": {"type": "integer", "minimum": 1, "description": "Default: the current one."},
+    },
+}
+DRAFT_BODY = ref("Draft")
