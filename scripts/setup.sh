@@ -18,5 +18,14 @@ if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
   apt-get update -qq && apt-get install -y -qq nodejs npm
 fi
 node jsbuild/build.mjs --install
+# Debian's chromium for the browser tests (Playwright drives /usr/bin/chromium; never `playwright
+# install`, which downloads its own browsers).
+if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
+  if [ "$(id -u)" = 0 ]; then
+    apt-get update -qq && apt-get install -y -qq chromium chromium-driver
+  else
+    echo "setup: chromium is missing; run: sudo apt-get install chromium chromium-driver" >&2
+  fi
+fi
 # The QuickJS-NG WebAssembly guest (pinned, checksummed sources; fast when already built).
 .venv/bin/python -m toolfoundry.sandbox.js.guest.build
