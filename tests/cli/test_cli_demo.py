@@ -5,6 +5,7 @@ import sys
 
 import pytest
 
+from toolfoundry.agent import RunStore
 from toolfoundry.foundry import Foundry
 
 
@@ -24,9 +25,16 @@ def test_demo_runs_the_whole_cycle_on_a_fresh_store(tmp_path):
     assert "awaiting_approval" in out
     assert '"blockers": ["regression"]' in out
     assert "found-again-after-a-restart" in out
+    assert "REPLAY" in out  # a replayed session is labelled as one
+    assert "two.words" in out  # v2 was called after the refused regression
 
     with Foundry.open(f"sqlite:///{tmp_path / '.toolfoundry' / 'demo.db'}") as foundry:
         history = foundry.history("slugify")
         assert [(v.version, v.current) for v in history] == [(1, True), (2, False)]
         assert foundry.show("weather_now").status.value == "active"
-        assert foundry.usage("slugify").calls == 3
+        # five agent runs (four in the demo's process, one in the restarted one), with turns
+        runs = RunStore(foundry.registry.engine).recent()
+        assert len(runs) == 5
+        assert all(r["stop_reason"] == "completed" and r["turns"] >= 2 for r in runs)
+        # two parallel calls in the first session, one after the restart, one of v2
+        assert foundry.usage("slugify").calls == 4

@@ -21,6 +21,7 @@ COMMANDS: dict[str, str] = {
     "approvals": "toolfoundry.cli.approvals:approvals",
     "demo": "toolfoundry.cli.demo:demo",
     "eval": "toolfoundry.cli.eval:eval_group",
+    "agent": "toolfoundry.cli.agent:agent",
     "executor": "toolfoundry.cli.executor:executor",
     "serve": "toolfoundry.cli.serve:serve",
 }

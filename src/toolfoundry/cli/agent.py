@@ -1,0 +1,203 @@
+"""``toolfoundry agent "TASK" --model PROVIDER:MODEL``: run the agent loop in the terminal.
+
+Exit 0 when the model finished, 1 when the run stopped at a limit or on a provider error,
+2 on a usage error (unknown provider, missing key, bad configuration).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+from rich.console import Console
+from rich.prompt import Confirm
+from rich.syntax import Syntax
+
+from toolfoundry.agent import (
+    AgentEvent,
+    ApprovalDecision,
+    ApprovalRequest,
+    Approver,
+    ProviderError,
+    StopReason,
+    approve_as,
+    defer,
+    provider_for,
+    run_agent,
+)
+from toolfoundry.agent.providers import ReplayProvider
+from toolfoundry.cli.tools import emit, json_option, open_foundry, store_options
+
+_SHOWN = 240
+
+
+class AgentView:
+    """Prints each event of a run with rich: turns, the model's words and calls, outcomes."""
+
+    def __init__(self, console: Console) -> None:
+        self.console = console
+
+    def __call__(self, event: AgentEvent) -> None:
+        show = getattr(self, f"_{event.kind}", None)
+        if show is not None:
+            show(event)
+
+    def _turn(self, event: AgentEvent) -> None:
+        offered = event.data["offered"]
+        self.console.rule(f"[bold]turn {event.turn}")
+        self.console.print(f"[dim]offered ({len(offered)}): {', '.join(offered)}[/]")
+
+    def _model(self, event: AgentEvent) -> None:
+        if event.data["text"]:
+            self.console.print(f"[cyan]model:[/] {event.data['text']}")
+        for call in event.data["calls"]:
+            args = json.dumps(call["arguments"], ensure_ascii=False)
+            self.console.print(f"  [bold]→ {call['name']}[/]({_cut(args)})", highlight=False)
+
+    def _tool(self, event: AgentEvent) -> None:
+        data, result = event.data, event.data["result"]
+        mark = (
+            "[green]✓[/]" if data["ok"] else ("[red]✗[/]" if data["is_error"] else "[yellow]…[/]")
+        )
+        value = result.get("value")
+        if data["name"] == "create_tool" and isinstance(value, dict):
+            where = f"v{value.get('version')}" if value.get("version") else "(nothing registered)"
+            self.console.print(
+                f"  {mark} create_tool: {value.get('status')} {value.get('name')} {where}"
+            )
+            for test in value.get("test_results") or []:
+                passed = "[green]pass[/]" if test.get("passed") else "[red]FAIL[/]"
+                extra = "regression " if test.get("regression") else ""
+                detail = str(test.get("diff") or test.get("error") or "")
+                detail = detail.strip().replace("\n", "\n        ")
+                self.console.print(f"      {passed} {extra}{test.get('name')}  {_cut(detail)}")
+        else:
+            shown = result.get("error") if "error" in result else value
+            text = json.dumps(shown, ensure_ascii=False, default=str)
+            self.console.print(f"  {mark} {data['name']} → {_cut(text)}", highlight=False)
+        step = result.get("step") or {}
+        if step.get("status") != "completed":
+            self.console.print(
+                f"      step: {json.dumps(step, ensure_ascii=False)}", highlight=False
+            )
+
+    def _approval(self, event: AgentEvent) -> None:
+        d = event.data
+        who = f" by {d['by']}" if d["by"] else ""
+        self.console.print(f"  [yellow]approval[/] {d['name']} v{d['version']}: {d['action']}{who}")
+
+    def _stop(self, event: AgentEvent) -> None:
+        colour = "green" if event.data["reason"] == StopReason.COMPLETED.value else "red"
+        self.console.print(
+            f"[{colour}]stopped after {event.turn} turn(s): {event.data['reason']}[/] "
+            f"({event.data['message']})"
+        )
+
+
+def _cut(text: str) -> str:
+    return text if len(text) <= _SHOWN else text[:_SHOWN] + "…"
+
+
+def terminal_approver(console: Console) -> Approver:
+    """Ask the person at the terminal; end of input leaves the version pending."""
+
+    def decide(request: ApprovalRequest) -> ApprovalDecision:
+        console.rule(f"[yellow]approval needed: {request.name} v{request.version}")
+        console.print(request.description)
+        console.print(f"capabilities: {json.dumps(request.capabilities)}")
+        console.print(Syntax(request.code, "javascript", line_numbers=True))
+        try:
+            yes = Confirm.ask("Approve this version?", console=console, default=False)
+        except EOFError:
+            return ApprovalDecision("defer")
+        if yes:
+            return ApprovalDecision("approve", by="terminal", reason="approved at the terminal")
+        return ApprovalDecision("reject", by="terminal", reason="declined at the terminal")
+
+    return decide
+
+
+@click.command()
+@click.argument("task")
+@click.option(
+    "--model",
+    default=None,
+    metavar="PROVIDER:MODEL",
+    help="e.g. openai:gpt-4o-mini, "
+    "openai-responses:..., anthropic:..., compat:NAME, replay:demo "
+    "(default: [provider] model in toolfoundry.toml).",
+)
+@click.option("--base-url", default=None, help="The vendor's base URL (compat servers, proxies).")
+@click.option("--max-turns", type=click.IntRange(1), default=12, show_default=True)
+@click.option("--max-tokens", type=click.IntRange(1), default=200_000, show_default=True)
+@click.option("--max-seconds", type=click.FloatRange(0), default=600.0, show_default=True)
+@click.option(
+    "--top-k",
+    type=click.IntRange(1),
+    default=20,
+    show_default=True,
+    help="Offer only the best K registry tools for the task when there are more.",
+)
+@click.option(
+    "--auto-approve/--ask",
+    "auto_approve",
+    default=None,
+    help="Approve risky tools at once, or ask at the terminal (default: ask when "
+    "interactive, else leave them pending).",
+)
+@store_options
+@json_option
+def agent(
+    task: str,
+    model: str | None,
+    base_url: str | None,
+    max_turns: int,
+    max_tokens: int,
+    max_seconds: float,
+    top_k: int,
+    auto_approve: bool | None,
+    db: str | None,
+    config_path: str | None,
+    as_json: bool,
+) -> None:
+    """Run TASK with a model that uses, creates and reuses the registry's tools."""
+    console = Console(stderr=as_json, soft_wrap=True)
+    with open_foundry(db, config_path) as foundry:
+        chosen = model or foundry.config.provider.get("model")
+        if not chosen:
+            raise click.UsageError(
+                "give --model PROVIDER:MODEL (or [provider] model in toolfoundry.toml)"
+            )
+        url = base_url or foundry.config.provider.get("base_url")
+        try:
+            provider = provider_for(str(chosen), base_url=url)
+        except ProviderError as exc:
+            raise click.UsageError(exc.message) from None
+        if isinstance(provider, ReplayProvider):
+            console.print(
+                f"[bold magenta]REPLAY[/] of a recorded session ({provider.label}); "
+                "every tool call runs for real"
+            )
+        if auto_approve is True:
+            approver = approve_as("cli --auto-approve")
+        elif auto_approve is False or sys.stdin.isatty():
+            approver = terminal_approver(console)
+        else:
+            approver = defer
+        run = run_agent(
+            task,
+            provider,
+            foundry,
+            max_turns=max_turns,
+            max_tokens=max_tokens,
+            max_seconds=max_seconds,
+            top_k=top_k,
+            approval=approver,
+            on_event=AgentView(console),
+        )
+    if as_json:
+        emit(run.to_dict())
+    elif run.final_text:
+        console.print(f"\n[bold]answer:[/] {run.final_text}")
+    sys.exit(0 if run.stop_reason is StopReason.COMPLETED else 1)
