@@ -95,7 +95,7 @@ def test_host_validates_raw_requests() -> None:
         deadline=1e18,
     )
     answers = [
-        json.loads(host.answer(op, payload))
+        json.loads(host.answer(op, payload.encode()))
         for op, payload in [
             ("random", "-1"),
             ("random", "1000000000"),
@@ -113,4 +113,15 @@ def test_host_validates_raw_requests() -> None:
     assert all("error" in a for a in answers), answers
     assert answers[7]["error"]["kind"] == "capability_denied"
     assert answers[8]["error"]["kind"] == "capability_denied"
-    assert host.answer("import", "node:fs").startswith("!")
+    assert host.answer("import", b"node:fs").startswith(b"!")
+    # bytecode is only kept for a library whose source this call was just served
+    host.answer("bytecode", b"decimal.js\0forged")
+    assert host.libraries.bytecode("decimal.js") is None
+
+
+@needs_libs
+def test_second_import_uses_cached_bytecode_and_still_works() -> None:
+    code = "import yaml from 'js-yaml'; export default yaml.load('a: [1, 2]')"
+    first = run_js(code)
+    second = run_js(code)
+    assert first.value == second.value == {"a": [1, 2]}

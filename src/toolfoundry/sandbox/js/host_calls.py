@@ -16,6 +16,7 @@ from toolfoundry.sandbox.host.storage import StorageHook
 from toolfoundry.sandbox.js.modules import ImportRefused, LibraryCatalog
 
 LOG_LEVELS = {"log", "info", "debug", "warn", "error"}
+_MALFORMED = object()
 
 
 class CallHost:
@@ -41,19 +42,44 @@ class CallHost:
         self._log_used = 0
         self._logs_full = False
         self.fetch_count = 0
+        self._sources_served: set[str] = set()
 
-    def answer(self, op: str, payload: str) -> str:
-        """Answer one request; ``import`` answers with source text, others with JSON."""
+    def answer(self, op: str, payload: bytes) -> bytes:
+        """Answer one request: JSON in and out, except for the module loader's two ops."""
         if op == "import":
-            try:
-                return self.libraries.source(payload)
-            except ImportRefused as exc:
-                return "!" + str(exc)
+            return self._import(payload.decode("utf-8", "replace"))
+        if op == "bytecode":
+            self._bytecode(payload)
+            return b""
         try:
-            data = json.loads(payload)
+            data = json.loads(payload.decode("utf-8", "surrogatepass"))
         except ValueError:
-            return _json({"error": {"kind": "runtime_error", "message": "malformed host request"}})
-        return _json(self._dispatch(op, data))
+            data = _MALFORMED
+        if data is _MALFORMED:
+            answer: Any = {"error": {"kind": "runtime_error", "message": "malformed host request"}}
+        else:
+            answer = self._dispatch(op, data)
+        return _json(answer).encode("utf-8", "surrogatepass")
+
+    def _import(self, specifier: str) -> bytes:
+        """``!message`` when refused, ``B`` + cached bytecode, or ``S`` + source."""
+        try:
+            source = self.libraries.source(specifier)
+        except ImportRefused as exc:
+            return ("!" + str(exc)).encode()
+        code = self.libraries.bytecode(specifier)
+        if code is not None:
+            return b"B" + code
+        self._sources_served.add(specifier)
+        return b"S" + source.encode("utf-8")
+
+    def _bytecode(self, payload: bytes) -> None:
+        # Only the compilation of a source this call was just given is kept.
+        name, sep, code = payload.partition(b"\0")
+        specifier = name.decode("utf-8", "replace")
+        if sep and specifier in self._sources_served:
+            self._sources_served.discard(specifier)
+            self.libraries.keep_bytecode(specifier, code)
 
     def _dispatch(self, op: str, data: Any) -> Any:
         if op == "log":

@@ -25,6 +25,7 @@ class LibraryCatalog:
         self._lock = threading.Lock()
         self._files: dict[str, Path] | None = None
         self._sources: dict[str, str] = {}
+        self._bytecode: dict[str, bytes] = {}
 
     def names(self) -> list[str]:
         """Names a tool may import, sorted."""
@@ -60,6 +61,19 @@ class LibraryCatalog:
                 text = file.read_text(encoding="utf-8")
                 self._sources[specifier] = text
         return text
+
+    def bytecode(self, specifier: str) -> bytes | None:
+        """Compiled bytecode cached for a bundled library, if a call has produced it."""
+        return self._bytecode.get(specifier)
+
+    def keep_bytecode(self, specifier: str, code: bytes) -> None:
+        """Cache the guest's compilation of a library (first one wins, known names only)."""
+        if specifier in self._entries() and 0 < len(code) <= MAX_BYTECODE:
+            with self._lock:
+                self._bytecode.setdefault(specifier, code)
+
+
+MAX_BYTECODE = 16 * 1024 * 1024
 
 
 class ImportRefused(Exception):

@@ -65,6 +65,23 @@ static char *tf_normalize(JSContext *ctx, const char *base, const char *name, vo
     return js_strdup(ctx, name); /* the host decides what a name may be */
 }
 
+/* Hand the compiled bytecode of a library to the host, which caches it for later calls. */
+static void tf_offer_bytecode(JSContext *ctx, const char *name, JSValueConst fn) {
+    size_t size, name_len = strlen(name);
+    uint8_t *code = JS_WriteObject(ctx, &size, fn, JS_WRITE_OBJ_BYTECODE);
+    if (!code)
+        return;
+    char *payload = js_malloc(ctx, name_len + 1 + size);
+    if (payload) {
+        memcpy(payload, name, name_len + 1);
+        memcpy(payload + name_len + 1, code, size);
+        tf_host_call("bytecode", 8, payload, (int32_t)(name_len + 1 + size), tf_scratch, 0);
+        js_free(ctx, payload);
+    }
+    js_free(ctx, code);
+}
+
+/* The host answers "!message" (refused), "S" + source, or "B" + bytecode it cached earlier. */
 static JSModuleDef *tf_load(JSContext *ctx, const char *name, void *opaque) {
     /* one byte kept free: QuickJS wants the source NUL-terminated */
     int32_t n =
@@ -72,7 +89,7 @@ static JSModuleDef *tf_load(JSContext *ctx, const char *name, void *opaque) {
     char *src = tf_scratch;
     JSModuleDef *m = NULL;
     JSValue fn;
-    if (n < 0) {
+    if (n < 1) {
         JS_ThrowTypeError(ctx, "import refused");
         return NULL;
     }
@@ -83,16 +100,24 @@ static JSModuleDef *tf_load(JSContext *ctx, const char *name, void *opaque) {
         tf_host_take(src);
     }
     src[n] = '\0';
-    if (n > 0 && src[0] == '!') {
+    if (src[0] == '!') {
         /* built by hand: JS_ThrowTypeError cuts messages at 256 bytes */
         JSValue err = JS_NewObjectProtoClass(ctx, ctx->native_error_proto[JS_TYPE_ERROR],
                                              JS_CLASS_ERROR);
         JS_DefinePropertyValueStr(ctx, err, "message", JS_NewStringLen(ctx, src + 1, n - 1),
                                   JS_PROP_WRITABLE | JS_PROP_CONFIGURABLE);
         JS_Throw(ctx, err);
-    } else {
-        fn = JS_Eval(ctx, src, (size_t)n, name, JS_EVAL_TYPE_MODULE | JS_EVAL_FLAG_COMPILE_ONLY);
+    } else if (src[0] == 'B') {
+        fn = JS_ReadObject(ctx, (const uint8_t *)src + 1, (size_t)n - 1, JS_READ_OBJ_BYTECODE);
         if (!JS_IsException(fn)) {
+            m = JS_VALUE_GET_PTR(fn);
+            JS_FreeValue(ctx, fn);
+        }
+    } else {
+        fn = JS_Eval(ctx, src + 1, (size_t)n - 1, name,
+                     JS_EVAL_TYPE_MODULE | JS_EVAL_FLAG_COMPILE_ONLY);
+        if (!JS_IsException(fn)) {
+            tf_offer_bytecode(ctx, name, fn);
             m = JS_VALUE_GET_PTR(fn);
             JS_FreeValue(ctx, fn);
         }
