@@ -4,30 +4,29 @@ changes), isError on bad arguments, protocol error on unknown tools."""
 
 from __future__ import annotations
 
-import os
-import socket
-import subprocess
 import sys
-import time
-from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import anyio
-import httpx2
 import mcp_types as types
 import pytest
 from mcp.client.session import ClientSession
-from mcp.client.stdio import StdioServerParameters, stdio_client
-from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
 from toolfoundry import Foundry
 
+from .test_server_mcp_support import (
+    Notifications,
+    by_name,
+    env,
+    http_session,
+    serve_http,
+    stdio_session,
+    text_of,
+)
+
 META = ["create_tool", "search_tools", "tool_history", "rollback_tool", "run_js"]
-POLL = "0.2"
-WAIT_S = 10.0
 
 SHOUT = {
     "name": "shout",
@@ -94,123 +93,10 @@ def db(tmp_path: Path) -> Iterator[str]:
     return url
 
 
-class Notifications:
-    """Collects the server's notifications; ``wait_list_changed`` awaits the next one."""
-
-    def __init__(self) -> None:
-        self.list_changed = 0
-        self._event = anyio.Event()
-
-    async def __call__(self, message: Any) -> None:
-        if isinstance(message, types.ToolListChangedNotification):
-            self.list_changed += 1
-            self._event.set()
-
-    async def wait_list_changed(self, seen: int) -> None:
-        """Wait until more than ``seen`` list_changed notifications have arrived."""
-        with anyio.fail_after(WAIT_S):
-            while self.list_changed <= seen:
-                await self._event.wait()
-                self._event = anyio.Event()
-
-
-def _env() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k != "TOOLFOUNDRY_DB"}
-    env["PYTHONUNBUFFERED"] = "1"
-    return env
-
-
-@asynccontextmanager
-async def stdio_session(url: str, cwd: Path) -> AsyncIterator[tuple[ClientSession, Notifications]]:
-    params = StdioServerParameters(
-        command=sys.executable,
-        args=["-m", "toolfoundry", "serve", "--db", url, "--poll", POLL],
-        env=_env(),
-        cwd=str(cwd),
-    )
-    notes = Notifications()
-    async with (
-        stdio_client(params) as (read, write),
-        ClientSession(read, write, message_handler=notes) as session,
-    ):
-        await session.initialize()
-        yield session, notes
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def start_http(url: str, cwd: Path, host: str, *extra: str) -> tuple[subprocess.Popen[str], int]:
-    """``toolfoundry serve --http`` as a subprocess, once its port accepts connections."""
-    port = free_port()
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "toolfoundry",
-            "serve",
-            "--db",
-            url,
-            "--poll",
-            POLL,
-            "--http",
-            f"{host}:{port}",
-            *extra,
-        ],
-        cwd=cwd,
-        env=_env(),
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise AssertionError(f"serve exited {proc.returncode}: {proc.stderr.read()}")  # type: ignore[union-attr]
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            return proc, port
-        except OSError:
-            time.sleep(0.1)
-    proc.kill()
-    raise AssertionError("serve --http did not start listening")
-
-
 @pytest.fixture
 def http_server(db: str, tmp_path: Path) -> Iterator[int]:
-    proc, port = start_http(db, tmp_path, "127.0.0.1")
-    yield port
-    proc.terminate()
-    proc.wait(timeout=10)
-    assert proc.stderr is not None
-    proc.stderr.close()
-
-
-@asynccontextmanager
-async def http_session(
-    port: int, headers: dict[str, str] | None = None
-) -> AsyncIterator[tuple[ClientSession, Notifications]]:
-    notes = Notifications()
-    client = httpx2.AsyncClient(headers=headers or {}, timeout=30)
-    async with (
-        client,
-        streamable_http_client(f"http://127.0.0.1:{port}/mcp", http_client=client) as (read, write),
-        ClientSession(read, write, message_handler=notes) as session,
-    ):
-        await session.initialize()
-        yield session, notes
-
-
-def by_name(listing: types.ListToolsResult) -> dict[str, types.Tool]:
-    return {tool.name: tool for tool in listing.tools}
-
-
-def text_of(result: types.CallToolResult) -> str:
-    block = result.content[0]
-    assert isinstance(block, types.TextContent)
-    return block.text
+    with serve_http(db, tmp_path) as port:
+        yield port
 
 
 async def check_listing(session: ClientSession) -> None:
@@ -289,7 +175,7 @@ async def check_other_process(session: ClientSession, notes: Notifications, url:
     seen = notes.list_changed
     approved = await anyio.run_process(
         [sys.executable, "-m", "toolfoundry", "approvals", "approve", "weather", "--db", url],
-        env=_env(),
+        env=env(),
         check=False,
     )
     assert approved.returncode == 0, approved.stderr
