@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from sqlalchemy import func, insert, select, text, update
+from sqlalchemy import func, insert, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import Connection, Engine, Row
@@ -21,6 +21,7 @@ from toolfoundry.registry import audit as audit_log
 from toolfoundry.registry import search as fulltext
 from toolfoundry.registry import usage as usage_counters
 from toolfoundry.registry.audit import as_utc, now
+from toolfoundry.registry.calls import CallStatements
 from toolfoundry.registry.engine import create_registry_engine, migrate, write_options
 from toolfoundry.registry.faults import crash_point
 from toolfoundry.registry.records import (
@@ -40,13 +41,6 @@ from toolfoundry.registry.storage import SqlStorage
 from toolfoundry.spec import Capabilities
 
 _VERSION_COLUMNS = [*versions.c, tools.c.name, tools.c.current_version]
-# The per-call lookup, as fixed statements (compiled once).
-_RESOLVE = (
-    "SELECT v.id, v.version, v.status FROM tf_versions v JOIN tf_tools t ON t.id = v.tool_id "
-    "WHERE t.name = :name AND v.version = "
-)
-_RESOLVE_CURRENT = text(_RESOLVE + "t.current_version")
-_RESOLVE_VERSION = text(_RESOLVE + ":version")
 
 
 class Registry:
@@ -55,6 +49,7 @@ class Registry:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
         self.storage = SqlStorage(engine)
+        self._calls = CallStatements(engine)
 
     @classmethod
     def open(cls, url: str) -> Registry:
@@ -204,20 +199,12 @@ class Registry:
         return _version(row)
 
     def resolve(self, name: str, version: int | None = None) -> tuple[int, int, VersionStatus]:
-        """(row id, number, status) of the named or current version: the cheap per-call lookup.
+        """(row id, number, status) of the named or current version: the per-call lookup.
 
         Raises:
             RegistryError: ``not_found`` for an unknown tool or version.
         """
-        with self.engine.connect() as conn:
-            if version is None:
-                row = conn.execute(_RESOLVE_CURRENT, {"name": name}).first()
-            else:
-                row = conn.execute(_RESOLVE_VERSION, {"name": name, "version": version}).first()
-        if row is None:
-            what = f"{name!r}" if version is None else f"{name!r} version {version}"
-            raise RegistryError("not_found", f"no tool {what}")
-        return int(row.id), int(row.version), VersionStatus(row.status)
+        return self._calls.resolve(name, version)
 
     def get(self, name: str, version: int | None = None) -> ToolVersion:
         """The named version, or the current one; raises ``RegistryError('not_found')``."""
@@ -410,17 +397,12 @@ class Registry:
         error_kind: str | None,
         actor: str = "agent",
     ) -> None:
-        """Count a call and append its ``called`` audit row, in one short transaction."""
-        with self.engine.begin() as conn:
-            usage_counters.record(conn, name, duration_ms, error_kind)
-            audit_log.append(
-                conn,
-                name,
-                version,
-                AuditEvent.CALLED,
-                actor,
-                {"ok": error_kind is None, "error": error_kind, "ms": round(duration_ms, 3)},
-            )
+        """Count a call and append its ``called`` audit row, in one short transaction.
+
+        Every call is its own audit row (not an aggregate): who called which version when,
+        and how it ended, is what an audit of an agent's tools needs; usage keeps the totals.
+        """
+        self._calls.record(name, version, duration_ms, error_kind, actor)
 
     def usage(self, name: str) -> UsageStats:
         """Calls, failures by kind, p50/p95 duration and last use of a tool."""

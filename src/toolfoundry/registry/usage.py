@@ -1,7 +1,7 @@
 """Usage counters: calls, failures by kind, and a duration histogram for p50/p95.
 
-Each call adds to two or three counter rows with one upsert (``n = n + 1``), so concurrent
-callers never read-modify-write and recording costs one executemany. Durations go into
+Each call adds to two or three counter rows with one upsert (``n = n + 1``, see calls.py), so
+concurrent callers never read-modify-write and recording costs one executemany. Durations go into
 log-scaled buckets (four per doubling, from 10 µs), so a percentile is read from at most ~100
 rows and is exact to within one bucket (+19 %), whatever the number of calls.
 """
@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import math
 
-from sqlalchemy import DateTime, bindparam, select, text
+from sqlalchemy import select
 from sqlalchemy.engine import Connection
 
-from toolfoundry.registry.audit import as_utc, now
+from toolfoundry.registry.audit import as_utc
 from toolfoundry.registry.records import UsageStats
 from toolfoundry.registry.schema import usage
 
@@ -33,27 +33,6 @@ def bucket(duration_ms: float) -> int:
 def bucket_upper(b: int) -> float:
     """Upper bound in ms of bucket ``b``."""
     return _BASE_MS * 2 ** (b / _PER_DOUBLING)
-
-
-# One statement for both dialects (SQLite >= 3.24 and PostgreSQL share ON CONFLICT syntax);
-# a fixed text() statement is compiled once, which keeps the per-call cost to the execute.
-_UPSERT = text(
-    "INSERT INTO tf_usage (tool, counter, n, total_ms, last_at) "
-    "VALUES (:tool, :counter, 1, :ms, :at) "
-    "ON CONFLICT (tool, counter) DO UPDATE SET n = tf_usage.n + 1, "
-    "total_ms = tf_usage.total_ms + excluded.total_ms, last_at = excluded.last_at"
-).bindparams(bindparam("at", type_=DateTime(timezone=True)))
-
-
-def record(conn: Connection, tool: str, duration_ms: float, error_kind: str | None) -> None:
-    """Count one call (inside the caller's transaction)."""
-    at = now()
-    counters = ["calls", f"ms:{bucket(duration_ms)}"]
-    if error_kind:
-        counters.append(f"failed:{error_kind}")
-    conn.execute(
-        _UPSERT, [{"tool": tool, "counter": c, "ms": duration_ms, "at": at} for c in counters]
-    )
 
 
 def stats(conn: Connection, tool: str) -> UsageStats:
