@@ -135,7 +135,13 @@ class Foundry:
         self._versions: dict[int, tuple[ToolVersion, Any]] = {}
 
     @classmethod
-    def open(cls, url: str | None = None, *, config: Config | str | Path | None = None) -> Foundry:
+    def open(
+        cls,
+        url: str | None = None,
+        *,
+        config: Config | str | Path | None = None,
+        executor: Executor | None = None,
+    ) -> Foundry:
         """Open (creating and migrating when needed) the registry and read the configuration.
 
         Args:
@@ -143,6 +149,7 @@ class Foundry:
                 configuration, else SQLite under ``./.toolfoundry/``.
             config: a :class:`Config`, or the path of a toolfoundry.toml (default: the one in
                 the working directory, when present).
+            executor: runs Python-tier tools (default: :meth:`python_executor`'s choice).
 
         Raises:
             toolfoundry.config.ConfigError: the configuration cannot be used.
@@ -151,7 +158,7 @@ class Foundry:
             config = load_config(config)
         if url is None and not os.environ.get("TOOLFOUNDRY_DB"):
             url = config.registry_url
-        return cls(Registry.open(resolve_url(url)), config)
+        return cls(Registry.open(resolve_url(url)), config, executor=executor)
 
     def close(self) -> None:
         """Release database connections (and the Python tier's warm workers we started)."""
