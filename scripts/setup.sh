@@ -27,5 +27,9 @@ if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; the
     echo "setup: chromium is missing; run: sudo apt-get install chromium chromium-driver" >&2
   fi
 fi
+# The Python tier's jails: bubblewrap from Debian's packages.
+if ! command -v bwrap >/dev/null; then
+  apt-get update -qq && apt-get install -y -qq bubblewrap
+fi
 # The QuickJS-NG WebAssembly guest (pinned, checksummed sources; fast when already built).
 .venv/bin/python -m toolfoundry.sandbox.js.guest.build
