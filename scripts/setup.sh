@@ -29,7 +29,11 @@ if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; the
 fi
 # The Python tier's jails: bubblewrap from Debian's packages.
 if ! command -v bwrap >/dev/null; then
-  apt-get update -qq && apt-get install -y -qq bubblewrap
+  if [ "$(id -u)" = 0 ]; then
+    apt-get update -qq && apt-get install -y -qq bubblewrap
+  else
+    echo "setup: bwrap is missing (Python tier); run: sudo apt-get install bubblewrap" >&2
+  fi
 fi
 # The QuickJS-NG WebAssembly guest (pinned, checksummed sources; fast when already built).
 .venv/bin/python -m toolfoundry.sandbox.js.guest.build
