@@ -148,7 +148,10 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         create,
         {
             201: ("Registered, active or pending approval.", ref("CreateResult")),
-            422: ("Rejected by the forge; nothing was stored.", ref("CreateResult")),
+            422: (
+                "Rejected by the forge (nothing was stored), or the body is not an object.",
+                {"anyOf": [ref("CreateResult"), ref("Error")]},
+            ),
         },
         body=DRAFT_BODY,
     ),
@@ -261,7 +264,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
             200: ("The call ran.", ref("CallResult")),
             404: ("No such tool.", ref("CallResult")),
             409: ("The version is not active.", ref("CallResult")),
-            422: ("Bad arguments or request body.", {"oneOf": [ref("CallResult"), ref("Error")]}),
+            422: ("Bad arguments or request body.", {"anyOf": [ref("CallResult"), ref("Error")]}),
         },
         body=CALL_BODY,
     ),

@@ -1,0 +1,143 @@
+"""Helpers shared by the web tests (no tests here): drafts, the composed application (the
+routes of ``toolfoundry.server.web`` behind ``toolfoundry.server.security.secure``), a real
+uvicorn server on loopback, and checking responses against the OpenAPI document."""
+
+from __future__ import annotations
+
+import re
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import uvicorn
+from jsonschema import Draft202012Validator
+from sqlalchemy import func, select
+from starlette.applications import Starlette
+from starlette.types import ASGIApp
+
+from toolfoundry import Foundry
+from toolfoundry.registry.schema import metadata
+from toolfoundry.server.security import secure
+from toolfoundry.server.web import web_routes
+
+SHOUT: dict[str, Any] = {
+    "name": "shout",
+    "description": "Upper-case a text",
+    "parameters": {
+        "type": "object",
+        "properties": {"text": {"type": "string", "description": "the text"}},
+        "required": ["text"],
+        "additionalProperties": False,
+    },
+    "code": "export function handler({ text }) {\n  return text.toUpperCase();\n}\n",
+    "tests": [{"name": "hi", "input": {"text": "hi"}, "expected": "HI"}],
+}
+
+SHOUT_V2_CODE = "export function handler({ text }) {\n  return text.toUpperCase() + '!';\n}\n"
+
+
+def network_draft(name: str, host: str = "api.example.com") -> dict[str, Any]:
+    """A tool that fetches from ``host``: the policy holds it for a human's approval."""
+    return {
+        "name": name,
+        "description": f"Current temperature for a city, from {host}",
+        "parameters": {
+            "type": "object",
+            "properties": {"city": {"type": "string", "description": "city name"}},
+            "required": ["city"],
+        },
+        "code": (
+            "export async function handler({ city }) {\n"
+            f"  const r = await fetch('https://{host}/w?city=' + encodeURIComponent(city));\n"
+            "  return (await r.json()).temp;\n"
+            "}\n"
+        ),
+        "capabilities": {"network": [host]},
+        "fixtures": [{"url": f"https://{host}/w?city=Oslo", "body": '{"temp": -3}'}],
+        "tests": [{"name": "oslo", "input": {"city": "Oslo"}, "expected": -3}],
+    }
+
+
+def seed(fd: Foundry) -> None:
+    """shout v1 active, shout v2 active and current, weather v1 and news v1 pending."""
+    assert fd.create_tool(SHOUT).status == "active"
+    v2 = {
+        **SHOUT,
+        "code": SHOUT_V2_CODE,
+        "changes_tests": ["hi"],
+        "tests": [{"name": "hi", "input": {"text": "hi"}, "expected": "HI!"}],
+    }
+    assert fd.create_tool(v2).status == "active", fd.create_tool(v2)
+    assert fd.create_tool(network_draft("weather")).status == "pending_approval"
+    assert fd.create_tool(network_draft("news", "news.example.org")).status == "pending_approval"
+
+
+def compose(fd: Foundry, *, token: str | None = None, bind_host: str = "127.0.0.1") -> ASGIApp:
+    """The same composition ``toolfoundry serve`` makes, minus MCP."""
+    return secure(Starlette(routes=web_routes(lambda: fd)), token=token, bind_host=bind_host)
+
+
+def snapshot(fd: Foundry) -> dict[str, int]:
+    """Row counts of every registry table: equal snapshots mean nothing was written."""
+    with fd.registry.engine.connect() as conn:
+        return {
+            t.name: conn.execute(select(func.count()).select_from(t)).scalar_one()
+            for t in metadata.sorted_tables
+        }
+
+
+def csrf_of(html: str) -> str:
+    """The CSRF token of the first form on a page."""
+    match = re.search(r'name="csrf_token" value="([^"]*)"', html)
+    assert match, "no CSRF field on the page"
+    return match.group(1)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextmanager
+def serve(app: ASGIApp, host: str = "127.0.0.1") -> Iterator[str]:
+    """``app`` under a real uvicorn server in a thread; yields its base URL."""
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started:
+        assert thread.is_alive(), "uvicorn stopped"
+        assert time.monotonic() < deadline, "uvicorn did not start"
+        time.sleep(0.02)
+    try:
+        yield f"http://{host}:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+
+
+def check_documented(
+    document: dict[str, Any], method: str, path: str, status: int, body: Any
+) -> None:
+    """Assert ``body`` matches the schema the OpenAPI document gives for this response."""
+    template = _template(document, path)
+    operation = document["paths"][template][method.lower()]
+    response = operation["responses"].get(str(status))
+    assert response is not None, f"{method} {template} does not document status {status}"
+    schema = response["content"]["application/json"]["schema"]
+    validator = Draft202012Validator({**schema, "components": document["components"]})
+    errors = [f"{list(e.absolute_path)}: {e.message}" for e in validator.iter_errors(body)]
+    assert not errors, f"{method} {path} {status} does not match its documented schema: {errors}"
+
+
+def _template(document: dict[str, Any], path: str) -> str:
+    for template in document["paths"]:
+        pattern = "^" + re.sub(r"\\\{\w+\\\}", "[^/]+", re.escape(template)) + "$"
+        if re.match(pattern, path):
+            return template
+    raise AssertionError(f"{path} is not in the OpenAPI document")
