@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import anyio
+import httpx2
 import mcp_types as types
 import pytest
 from mcp.client.session import ClientSession
@@ -241,5 +242,27 @@ def test_http_two_clients_both_notified(db: str, http_server: int) -> None:
             await first_notes.wait_list_changed(0)
             await second_notes.wait_list_changed(0)
             assert "add" in by_name(await second.list_tools())
+
+    anyio.run(scenario)
+
+
+def test_http_api_approval_reaches_mcp_clients(db: str, http_server: int) -> None:
+    """The page/API and MCP are one process: approving through /api notifies MCP clients."""
+    base = f"http://127.0.0.1:{http_server}"
+
+    async def scenario() -> None:
+        async with http_session(http_server) as (session, notes), httpx2.AsyncClient() as http:
+            listed = await http.get(f"{base}/api/tools")
+            assert listed.status_code == 200
+            assert {row["name"] for row in listed.json()} == {"shout", "weather"}
+            approved = await http.post(
+                f"{base}/api/tools/weather/versions/1/approve", json={"by": "alice"}
+            )
+            assert approved.status_code == 200, approved.text
+            await notes.wait_list_changed(0)
+            assert "weather" in by_name(await session.list_tools())
+            page = await http.get(f"{base}/ui/")
+            assert page.status_code == 200
+            assert "weather" in page.text
 
     anyio.run(scenario)

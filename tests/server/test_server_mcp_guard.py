@@ -14,7 +14,8 @@ import pytest
 from click.testing import CliRunner
 
 from toolfoundry.cli import main
-from toolfoundry.server.app import InsecureBind, check_bind, create_app, is_loopback
+from toolfoundry.server.app import InsecureBind, check_bind, create_app
+from toolfoundry.server.security import is_loopback
 
 from .test_server_mcp_support import env, http_session, serve_http
 
