@@ -15,8 +15,10 @@ setup: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/toolfoundry demo
 
+# MCP at http://$(SERVE_HTTP)/mcp, review page at /ui (stdio clients run `toolfoundry serve`).
+SERVE_HTTP ?= 127.0.0.1:8765
 serve: $(STAMP)
-	$(BIN)/toolfoundry serve
+	$(BIN)/toolfoundry serve --http $(SERVE_HTTP)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
