@@ -24,6 +24,7 @@ Every section is optional and every problem is reported at once in a :class:`Con
     memory_mib = 64
     output_bytes = 1048576
     max_code_bytes = 262144
+    duplicate_candidates = 3              # similar tools a draft's tests run against; 0: off
 
     [provider]
     model = "openai:gpt-4o-mini"
@@ -43,7 +44,7 @@ from toolfoundry.sandbox.host.credentials import Credential, CredentialError
 CONFIG_FILE = "toolfoundry.toml"
 SECTIONS = ("registry", "policy", "fetch", "limits", "provider")
 FETCH_KEYS = ("allow", "allow_http", "allow_private", "max_requests", "credentials")
-LIMIT_KEYS = ("timeout_s", "memory_mib", "output_bytes", "max_code_bytes")
+LIMIT_KEYS = ("timeout_s", "memory_mib", "output_bytes", "max_code_bytes", "duplicate_candidates")
 
 
 class ConfigError(ValueError):
@@ -69,6 +70,9 @@ class Limits:
     memory_mib: int = 64
     output_bytes: int = 1024 * 1024
     max_code_bytes: int = 256 * 1024
+    # how many similar active tools (by search) a new draft's tests are run against, to
+    # warn about behavioural duplicates; 0 turns the check off
+    duplicate_candidates: int = 3
 
 
 @dataclass(frozen=True)
@@ -185,7 +189,8 @@ def _limits(table: Mapping[str, Any], problems: list[str]) -> Limits:
             continue
         value = table[key]
         numeric = isinstance(value, int | float) and not isinstance(value, bool)
-        if not numeric or value <= 0 or (key != "timeout_s" and not isinstance(value, int)):
+        floor_ok = value >= 0 if key == "duplicate_candidates" else value > 0
+        if not numeric or not floor_ok or (key != "timeout_s" and not isinstance(value, int)):
             kind = "a positive number" if key == "timeout_s" else "a positive integer"
             problems.append(f"limits.{key} must be {kind}")
             continue

@@ -32,6 +32,7 @@ from toolfoundry.forge import (
     RunLimits,
     Severity,
     ToolRunner,
+    behavioural_duplicates,
     check_approval,
     forge_draft,
     parse_draft,
@@ -222,18 +223,8 @@ class Foundry:
         crash_point("after_forge")
         if report.status.value == VersionStatus.REJECTED.value:
             return self._result(report)
-        duplicate = self.registry.find_active_by_sha(report.code_sha256 or "", exclude=parsed.name)
         findings = list(report.findings)
-        if duplicate is not None:
-            findings.append(
-                Finding(
-                    "duplicate",
-                    Severity.WARNING,
-                    f"the active tool {duplicate.name!r} has exactly this code; "
-                    "consider calling it instead",
-                    path="$.code",
-                )
-            )
+        duplicate_of = self._duplicate(parsed, report.code_sha256 or "", findings)
         results = [t.to_dict() for t in report.test_results]
         version = self.registry.add_version(
             NewVersion(
@@ -263,8 +254,40 @@ class Foundry:
             report,
             version=version.version,
             findings=findings,
-            duplicate_of=duplicate.name if duplicate else None,
+            duplicate_of=duplicate_of,
         )
+
+    def _duplicate(self, draft: Draft, sha256: str, findings: list[Finding]) -> str | None:
+        """Name an active tool with this exact code, or one that passes the draft's tests."""
+        same = self.registry.find_active_by_sha(sha256, exclude=draft.name)
+        if same is not None:
+            message = f"the active tool {same.name!r} has exactly this code; call it instead"
+            findings.append(Finding("duplicate", Severity.WARNING, message, path="$.code"))
+            return same.name
+        count = self.config.limits.duplicate_candidates
+        if count <= 0:
+            return None
+        hits = self.registry.search(f"{draft.name} {draft.description}", count + 1)
+        candidates = [
+            ExistingTool.from_dict(self.registry.get(h.name).to_dict())
+            for h in hits
+            if h.name != draft.name
+        ][:count]
+        if not candidates:
+            return None
+        from toolfoundry.forge.sandbox_runner import SandboxRunner
+
+        names = behavioural_duplicates(
+            draft, candidates, runner=SandboxRunner(), limits=self._run_limits
+        )
+        if not names:
+            return None
+        message = (
+            f"the active tool {names[0]!r} already passes every test of this draft; "
+            "consider calling it, or improving it with a new version"
+        )
+        findings.append(Finding("behavioural_duplicate", Severity.WARNING, message, path="$.tests"))
+        return names[0]
 
     def _previous(self, name: str) -> ExistingTool | None:
         try:
@@ -375,34 +398,27 @@ class Foundry:
         self, name: str, version: int | None, *, approve: bool, by: str, reason: str
     ) -> Decision:
         try:
-            if approve:
-                target = self.registry.get(name, version) if version else None
-                if target is not None:
-                    record = {
-                        "code_sha256": target.sha256,
-                        "capabilities_hash": target.capability_hash,
-                    }
-                    check = check_approval(
-                        record,
-                        code=target.code,
-                        capabilities=target.capabilities,
-                        language=target.language,
-                    )
-                    if not check.valid:
-                        blocked = StepResult(
-                            StepStatus.BLOCKED,
-                            blockers=("binding_mismatch",),
-                            message="; ".join(check.problems),
-                        )
-                        return Decision(name, version, target.status.value, blocked)
+            if version is None:
+                waiting = [v.version for v in self.registry.pending() if v.name == name]
+                version = max(waiting) if waiting else None
+            if approve and version is not None:
+                # the stored code and capabilities must still be what was forged and hashed
+                target = self.registry.get(name, version)
+                record = {"code_sha256": target.sha256, "capabilities_hash": target.capability_hash}
+                check = check_approval(
+                    record,
+                    code=target.code,
+                    capabilities=target.capabilities,
+                    language=target.language,
+                )
+                if not check.valid:
+                    message = "; ".join(check.problems)
+                    blocked = StepResult(StepStatus.BLOCKED, None, ("binding_mismatch",), message)
+                    return Decision(name, version, target.status.value, blocked)
             decided = self.registry.decide(name, version, approve=approve, by=by, reason=reason)
         except RegistryError as exc:
-            return Decision(
-                name,
-                version,
-                None,
-                StepResult(StepStatus.BLOCKED, blockers=(exc.kind,), message=exc.message),
-            )
+            step = StepResult(StepStatus.BLOCKED, blockers=(exc.kind,), message=exc.message)
+            return Decision(name, version, None, step)
         verb = "approved and active" if approve else "rejected"
         step = StepResult(StepStatus.COMPLETED, message=f"{name} v{decided.version} {verb}")
         return Decision(name, decided.version, decided.status.value, step)

@@ -152,3 +152,41 @@ def test_malformed_drafts_get_structured_errors_and_change_nothing(kit, fd, kind
         assert {"rule", "severity", "message"} <= set(finding)
     json.dumps(result.to_dict())  # always JSON-ready
     assert kit.snapshot(fd) == before
+
+
+def test_behavioural_duplicate_is_named(fd, kit):
+    fd.create_tool(slugify_draft())
+    tests = [{"input": {"text": "Hello World"}, "expected": "hello-world"}]
+    result = fd.create_tool(
+        slugify_draft(
+            name="url_slug",
+            description="Make a URL slug from a title",
+            code=(DRAFTS / "slugify_better.js").read_text(),
+            tests=tests,
+        )
+    )
+    assert result.status == "active"
+    assert result.duplicate_of == "slugify"
+    assert [f["rule"] for f in result.findings] == ["behavioural_duplicate"]
+    different = fd.create_tool(
+        slugify_draft(
+            name="url_slug",
+            code=(DRAFTS / "slugify_better.js").read_text(),
+            tests=[{"input": {"text": "-Hello-"}, "expected": "hello"}],
+            changes_tests=["#0"],
+        )
+    )
+    assert different.duplicate_of is None
+
+
+def test_approval_refuses_a_version_whose_stored_code_was_altered(fd, kit, weather_server):
+    from sqlalchemy import text
+
+    fd.create_tool(kit.weather(weather_server))
+    with fd.registry.engine.begin() as conn:
+        conn.execute(text("UPDATE tf_versions SET code = code || '\n// sneaky'"))
+    decision = fd.approve("weather", by="alice", reason="looks fine")
+    assert decision.step.blockers == ("binding_mismatch",)
+    assert "code changed" in decision.step.message
+    assert fd.show("weather").status.value == "pending_approval"
+    assert fd.registry.approvals("weather") == []

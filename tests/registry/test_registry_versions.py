@@ -289,3 +289,22 @@ def test_widened_search_keeps_to_the_rarest_words_within_budget(reg, monkeypatch
     }
     monkeypatch.setattr(fulltext, "WIDEN_BUDGET", 1)
     assert [h.name for h in reg.search("convert invoices zebra", 5)] == ["c_tool"]
+
+
+def test_migrated_schema_matches_the_table_definitions(reg):
+    from alembic.autogenerate import compare_metadata
+    from alembic.runtime.migration import MigrationContext
+
+    from toolfoundry.registry.schema import metadata
+
+    with reg.engine.connect() as conn:
+        diffs = compare_metadata(MigrationContext.configure(conn), metadata)
+    # the search index and the migration bookkeeping are outside the Core metadata
+    ignored = {"tf_search", "tf_alembic_version"}
+    diffs = [
+        d
+        for d in diffs
+        if not (d[0] == "remove_table" and d[1].name in ignored)
+        and not (isinstance(d, tuple) and "tf_search" in str(d))
+    ]
+    assert diffs == []
