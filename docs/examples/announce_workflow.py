@@ -106,6 +106,7 @@ def build_announce(
 
     flow = Workflow(
         announce,
+        capabilities={"network": ["partner.example", "board.example"]},
         unavailable_on=(FeedDown, BoardDown),
         outputs=lambda s: {"evidence": s.evidence, "draft": s.draft, "url": s.url},
         done=lambda s: s.url is not None,

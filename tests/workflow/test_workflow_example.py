@@ -117,6 +117,7 @@ def test_long_draft_is_blocked_by_the_board_limit(example: ModuleType) -> None:
 def test_example_is_a_workflow_tool_in_its_skill_section(example: ModuleType) -> None:
     flow = example.build_announce(example.ARCHIVE, example.Feed(example.FEED), example.Board("t"))
     assert flow.spec.level is Level.WORKFLOW
+    assert flow.spec.capabilities.network == ("board.example", "partner.example")
     assert [p.name for p in flow.spec.params] == ["topic", "max_notes", "max_feed_items", "publish"]
 
 

@@ -22,7 +22,15 @@ from typing import Any, Generic, TypeVar, overload
 from pydantic_core import PydanticSerializationError, to_jsonable_python
 
 from toolfoundry.declare.function import FunctionTool, from_function
-from toolfoundry.spec import CallResult, ErrorKind, Level, StepResult, ToolSpec, validate_name
+from toolfoundry.spec import (
+    CallResult,
+    Capabilities,
+    ErrorKind,
+    Level,
+    StepResult,
+    ToolSpec,
+    validate_name,
+)
 from toolfoundry.workflow.result import WorkflowResult, overall
 from toolfoundry.workflow.step import Cap, Check, Step, WorkflowDeclarationError
 
@@ -39,6 +47,7 @@ class Workflow(Generic[S]):
         name: the tool name (default: the entry function's name).
         description: overrides the entry docstring's description.
         group: the catalog group.
+        capabilities: what the workflow's steps reach beyond computation (shown in catalogs).
         unavailable_on: exception kinds that mean a dependency failed, for every step.
         outputs: what of the final state the result shows (default: the whole state made
             JSON-ready; give a function when the state holds sessions or clients).
@@ -53,13 +62,19 @@ class Workflow(Generic[S]):
         name: str | None = None,
         description: str | None = None,
         group: str | None = None,
+        capabilities: Capabilities | Mapping[str, Any] | None = None,
         unavailable_on: tuple[type[Exception], ...] = (),
         outputs: Callable[[S], Mapping[str, Any]] | None = None,
         done: Callable[[S], bool] | None = None,
     ) -> None:
         self._unavailable_on = _exception_kinds(unavailable_on, "unavailable_on")
         self._entry: FunctionTool[..., S] = from_function(
-            entry, name=name, description=description, level=Level.WORKFLOW, group=group
+            entry,
+            name=name,
+            description=description,
+            level=Level.WORKFLOW,
+            capabilities=capabilities,
+            group=group,
         )
         self._outputs = outputs
         self._done = done
@@ -257,6 +272,7 @@ def workflow(
     name: str | None = None,
     description: str | None = None,
     group: str | None = None,
+    capabilities: Capabilities | Mapping[str, Any] | None = None,
     unavailable_on: tuple[type[Exception], ...] = (),
     outputs: Callable[[S], Mapping[str, Any]] | None = None,
     done: Callable[[S], bool] | None = None,
@@ -270,6 +286,7 @@ def workflow(
     name: str | None = None,
     description: str | None = None,
     group: str | None = None,
+    capabilities: Capabilities | Mapping[str, Any] | None = None,
     unavailable_on: tuple[type[Exception], ...] = (),
     outputs: Callable[[S], Mapping[str, Any]] | None = None,
     done: Callable[[S], bool] | None = None,
@@ -282,6 +299,7 @@ def workflow(
             name=name,
             description=description,
             group=group,
+            capabilities=capabilities,
             unavailable_on=unavailable_on,
             outputs=outputs,
             done=done,
