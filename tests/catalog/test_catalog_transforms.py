@@ -197,3 +197,10 @@ def test_restore_follows_recursive_refs_and_survives_ref_cycles() -> None:
     cycle = obj({"a": {"$ref": "#/$defs/A"}}, **{"$defs": {"A": {"$ref": "#/$defs/B"}}})
     cycle["$defs"]["B"] = {"$ref": "#/$defs/A"}
     assert restore_arguments("openai", cycle, {"a": {"x": None}}) == {"a": {"x": None}}
+
+
+def test_strict_closes_an_object_that_only_states_properties() -> None:
+    schema = obj({"inner": {"properties": {"x": {"type": "string"}}}})
+    inner = strict_schema(schema).schema["properties"]["inner"]
+    assert inner["anyOf"][0]["additionalProperties"] is False
+    assert inner["anyOf"][0]["required"] == ["x"]

@@ -192,6 +192,8 @@ class _StrictWalker:
 
 def _is_object(node: Mapping[str, Any]) -> bool:
     types = node.get("type")
+    if types is None:
+        return "properties" in node
     return types == "object" or (isinstance(types, list) and "object" in types)
 
 
