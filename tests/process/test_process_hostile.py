@@ -449,3 +449,22 @@ def test_each_worker_takes_one_call(pool: WarmPool) -> None:
     assert second.ok
     assert second.value is False
     assert run(pool, body).ok
+
+
+def test_jails_run_as_nobody_on_the_host_too() -> None:
+    # bwrap started by root keeps root's powers outside unless the user is switched first;
+    # and RLIMIT_NPROC only binds a non-root user
+    from toolfoundry.sandbox.process.jail import JailConfig, spawn
+
+    jail = spawn(JailConfig())
+    try:
+        assert jail.await_ready(30)
+        tree = [jail.process.pid]
+        children = Path(f"/proc/{jail.process.pid}/task/{jail.process.pid}/children")
+        tree += [int(p) for p in children.read_text().split()]
+        for pid in tree:
+            status = Path(f"/proc/{pid}/status").read_text()
+            uids = next(line for line in status.splitlines() if line.startswith("Uid:"))
+            assert set(uids.split()[1:]) == {"65534"}, (pid, uids)
+    finally:
+        jail.close()

@@ -1,0 +1,151 @@
+"""Python-tier benchmark: cold jail, warm-pool call and throughput, against plain subprocess.
+
+    .venv/bin/python bench/bench_process.py [--rounds 100] [--seconds 5] [--json]
+
+The baseline, measured in the same run, is the same runner and the same host-side exchange
+in a plain ``subprocess`` (``python3 -I -S -B``, no bubblewrap): what the jail itself costs is
+the difference. Latency is one call at a time, with the pool refilled between calls (an idle
+server); throughput is calls per second from two client threads, refills included.
+Goals (issue 7): warm call <= 5 ms p50, cold call <= 25 ms p99. Not a test: numbers depend on
+the machine and its load (printed with the results).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from toolfoundry.sandbox.process.bwrap import BwrapExecutor
+from toolfoundry.sandbox.process.exchange import exchange, request_bytes
+from toolfoundry.sandbox.process.executor import ProcessLimits
+from toolfoundry.sandbox.process.jail import RUNNER_SOURCE, Jail, JailConfig
+from toolfoundry.sandbox.process.pool import WarmPool
+from toolfoundry.spec import CallResult
+
+TOOL = (
+    "import json\n\ndef handler(args):\n    return {'sum': sum(args['xs']), 'n': len(args['xs'])}\n"
+)
+ARGS = {"xs": list(range(100))}
+LIMITS = ProcessLimits()
+
+
+class PlainSubprocess:
+    """The baseline: the same runner and exchange in an unjailed ``python3`` subprocess."""
+
+    def run(self, code: str, args: Any, limits: ProcessLimits, *, tool: str | None = None) -> Any:
+        started = time.monotonic()
+        read_fd, write_fd = os.pipe()
+        process = subprocess.Popen(
+            [JailConfig().interpreter, "-I", "-S", "-B", "-c", RUNNER_SOURCE, str(write_fd)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            pass_fds=(write_fd,),
+            start_new_session=True,
+        )
+        os.close(write_fd)
+        return exchange(
+            Jail(process, read_fd), request_bytes(code, args, limits, []), limits, started
+        )
+
+    def close(self) -> None:
+        pass
+
+
+def percentiles(samples: list[float]) -> dict[str, float]:
+    ordered = sorted(samples)
+
+    def at(q: float) -> float:
+        return round(ordered[min(len(ordered) - 1, int(q * len(ordered)))], 2)
+
+    return {
+        "p50": at(0.50),
+        "p95": at(0.95),
+        "p99": at(0.99),
+        "mean": round(statistics.mean(ordered), 2),
+    }
+
+
+def latency(
+    call: Callable[[], CallResult], rounds: int, between: Callable[[], None]
+) -> list[float]:
+    samples = []
+    for _ in range(rounds):
+        between()
+        started = time.perf_counter()
+        result = call()
+        samples.append((time.perf_counter() - started) * 1000)
+        if result.value != {"sum": 4950, "n": 100}:
+            raise SystemExit(f"wrong result: {result}")
+    return samples
+
+
+def throughput(call: Callable[[], CallResult], seconds: float, threads: int = 2) -> float:
+    done = [0] * threads
+    stop = time.monotonic() + seconds
+
+    def work(slot: int) -> None:
+        while time.monotonic() < stop:
+            assert call().ok
+            done[slot] += 1
+
+    workers = [threading.Thread(target=work, args=(i,)) for i in range(threads)]
+    started = time.monotonic()
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    return round(sum(done) / (time.monotonic() - started), 1)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--rounds", type=int, default=100)
+    parser.add_argument("--seconds", type=float, default=5.0)
+    parser.add_argument("--pool", type=int, default=2)
+    parser.add_argument("--json", action="store_true")
+    options = parser.parse_args()
+
+    plain, cold = PlainSubprocess(), BwrapExecutor()
+    report: dict[str, Any] = {"load_before": os.getloadavg()[0], "cpus": os.cpu_count()}
+    with WarmPool(options.pool) as pool:
+        pool.wait_ready(30)
+        runs: dict[str, tuple[Callable[[], CallResult], Callable[[], None]]] = {
+            "subprocess baseline": (lambda: plain.run(TOOL, ARGS, LIMITS), lambda: None),
+            "cold jail": (lambda: cold.run(TOOL, ARGS, LIMITS), lambda: None),
+            "warm pool": (lambda: pool.run(TOOL, ARGS, LIMITS), lambda: _settle(pool)),
+        }
+        for name, (call, between) in runs.items():
+            call()  # first-call effects (page cache) are not what we measure
+            report[name] = percentiles(latency(call, options.rounds, between))
+        for name, (call, _) in runs.items():
+            report[name]["calls_per_s"] = throughput(call, options.seconds)
+    report["load_after"] = os.getloadavg()[0]
+    if options.json:
+        print(json.dumps(report, indent=2))
+        return
+    print(f"cpus={report['cpus']} load {report['load_before']:.2f} -> {report['load_after']:.2f}")
+    print(f"{'':22}{'p50 ms':>9}{'p95 ms':>9}{'p99 ms':>9}{'calls/s (2 threads)':>22}")
+    for name in runs:
+        row = report[name]
+        print(f"{name:22}{row['p50']:>9}{row['p95']:>9}{row['p99']:>9}{row['calls_per_s']:>22}")
+    warm, cold_row = report["warm pool"], report["cold jail"]
+    print(f"goal warm p50 <= 5 ms: {'met' if warm['p50'] <= 5 else 'missed'} ({warm['p50']})")
+    verdict = "met" if cold_row["p99"] <= 25 else "missed"
+    print(f"goal cold p99 <= 25 ms: {verdict} ({cold_row['p99']})")
+
+
+def _settle(pool: WarmPool) -> None:
+    pool.wait_ready(30)
+    time.sleep(0.01)  # let the previous jail's teardown (reaped off the call path) finish
+
+
+if __name__ == "__main__":
+    main()
