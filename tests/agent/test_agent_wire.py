@@ -9,11 +9,12 @@ from __future__ import annotations
 import json
 
 import pytest
-from .conftest import ADD_DRAFT, DOUBLE_DRAFT, KINDS, answer, calls
 
 from toolfoundry.agent import StopReason, run_agent
 from toolfoundry.builtins import builtin_tools
 from toolfoundry.catalog import anthropic_tools, openai_chat_tools, openai_responses_tools
+
+from .conftest import DOUBLE_DRAFT, KINDS, answer, calls
 
 
 def tool_names(kind: str, body: dict) -> list[str]:
@@ -50,7 +51,8 @@ def test_openai_chat_single_call_sends_the_catalog_projection_and_the_tool_resul
     vendor.play(calls("openai", ("add", {"a": 2, "b": 40})), answer("openai", "42"))
     run = run_agent("add 2 and 40", vendor.provider("openai"), foundry)
 
-    assert run.stop_reason is StopReason.COMPLETED and run.final_text == "42"
+    assert run.stop_reason is StopReason.COMPLETED
+    assert run.final_text == "42"
     first, second = vendor.bodies()
     assert [r["path"] for r in vendor.requests] == ["/v1/chat/completions"] * 2
     specs = [*foundry.active_specs(), *(t.spec for t in builtin_tools(foundry))]
@@ -67,7 +69,8 @@ def test_openai_chat_single_call_sends_the_catalog_projection_and_the_tool_resul
     }
     [result] = tool_results("openai", second)
     assert result["id"] == call_id
-    assert result["content"]["ok"] is True and result["content"]["value"] == 42
+    assert result["content"]["ok"] is True
+    assert result["content"]["value"] == 42
 
 
 def test_openai_chat_parallel_calls_answer_each_id_in_order(vendor, foundry):
@@ -80,7 +83,8 @@ def test_openai_chat_parallel_calls_answer_each_id_in_order(vendor, foundry):
     assert run.stop_reason is StopReason.COMPLETED
     sent_ids = [c["id"] for c in vendor.bodies()[1]["messages"][2]["tool_calls"]]
     results = tool_results("openai", vendor.bodies()[1])
-    assert [r["id"] for r in results] == sent_ids and len(set(sent_ids)) == 2
+    assert [r["id"] for r in results] == sent_ids
+    assert len(set(sent_ids)) == 2
     assert [r["content"]["value"] for r in results] == [2, 33]
 
 
@@ -122,7 +126,8 @@ def test_tool_errors_go_back_structured_so_the_model_can_repair(kind, vendor, fo
     assert repaired["content"]["value"] == 4
     if kind == "anthropic":
         assert repaired["is_error"] is False
-    assert run.turns[0].outcomes[0].is_error and not run.turns[1].outcomes[0].is_error
+    assert run.turns[0].outcomes[0].is_error
+    assert not run.turns[1].outcomes[0].is_error
 
 
 def test_responses_sends_items_back_with_store_false(vendor, foundry):
@@ -135,7 +140,8 @@ def test_responses_sends_items_back_with_store_false(vendor, foundry):
     assert run.final_text == "11 and 1"
     first, second = vendor.bodies()
     assert [r["path"] for r in vendor.requests] == ["/v1/responses"] * 2
-    assert first["store"] is False and second["store"] is False
+    assert first["store"] is False
+    assert second["store"] is False
     assert "previous_response_id" not in second
     assert first["instructions"].startswith("You work with a tool foundry")
     specs = [*foundry.active_specs(), *(t.spec for t in builtin_tools(foundry))]
@@ -187,7 +193,8 @@ def test_compat_tolerates_object_arguments_missing_ids_and_types(vendor, foundry
 
     first_ids = play_once()
     first, second = vendor.bodies()
-    assert "max_tokens" in first and "max_completion_tokens" not in first
+    assert "max_tokens" in first
+    assert "max_completion_tokens" not in first
     assert all(t["function"]["strict"] is False for t in first["tools"])
     sent = second["messages"][2]["tool_calls"]
     assert [c["type"] for c in sent] == ["function", "function"]
@@ -211,7 +218,8 @@ def test_same_task_through_every_vendor_creates_a_tool_and_calls_it_next_turn(
     run = run_agent("double 21", vendor.provider(kind), foundry)
 
     assert run.stop_reason is StopReason.COMPLETED, run.stop_message
-    assert run.final_text == "42" and run.created == ["double v1"]
+    assert run.final_text == "42"
+    assert run.created == ["double v1"]
     first, second, third = vendor.bodies()
     assert "double" not in tool_names(kind, first)
     assert "double" in tool_names(kind, second)  # offered from the next turn
