@@ -3,10 +3,11 @@
 Every server process polls a fingerprint of the active set: a SHA-256 over the sorted
 ``(name, current version)`` pairs of the tools whose current version is active. A change made
 by this process, by the CLI, or by another server sharing the same PostgreSQL database shows
-up at the next poll. The query reads one narrow row per tool from ``tf_tools`` (no versions,
-no JSON), so polling every half second costs well under a millisecond for hundreds of tools
-(``bench/server_changes.py`` measures it). This polling is portable: it works the same on
-SQLite and PostgreSQL and needs no trigger or ``NOTIFY`` in the registry's write paths.
+up at the next poll. The query reads one narrow row per active tool from ``tf_tools`` (no
+versions, no JSON): with 300 active tools a poll takes about 1 ms on SQLite and 5 ms on
+PostgreSQL on a loaded 2-core machine (``tests/server/test_server_mcp_changes.py::
+test_poll_cost``), so the default half-second interval costs under 1% of a core. Polling is
+the same on both backends and needs no trigger or ``NOTIFY`` in the registry's write paths.
 """
 
 from __future__ import annotations
