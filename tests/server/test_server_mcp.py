@@ -12,7 +12,10 @@ import anyio
 import httpx2
 import mcp_types as types
 import pytest
+from mcp import Client
 from mcp.client.session import ClientSession
+from mcp.client.stdio import StdioServerParameters
+from mcp.client.subscriptions import ToolsListChanged
 from mcp.shared.exceptions import MCPError
 
 from toolfoundry import Foundry
@@ -266,3 +269,31 @@ def test_http_api_approval_reaches_mcp_clients(db: str, http_server: int) -> Non
             assert "weather" in page.text
 
     anyio.run(scenario)
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+def test_modern_protocol_client_listens_for_changes(
+    db: str, tmp_path: Path, transport: str
+) -> None:
+    """The SDK's high-level Client negotiates 2026-07-28 (no handshake): list_changed then
+    arrives on the ``subscriptions/listen`` stream it opens."""
+
+    async def scenario(server: StdioServerParameters | str) -> None:
+        async with Client(server) as client:
+            assert client.session.protocol_version == "2026-07-28"
+            assert "shout" in by_name(await client.list_tools())
+            async with client.listen(tools_list_changed=True) as events:
+                created = await client.call_tool("create_tool", ADD)
+                assert created.structured_content["status"] == "active"  # type: ignore[index]
+                with anyio.fail_after(10):
+                    event = await events.__anext__()
+                assert isinstance(event, ToolsListChanged)
+            summed = await client.call_tool("add", {"a": 1, "b": 2})
+            assert summed.structured_content == {"result": 3}
+
+    if transport == "stdio":
+        args = ["-m", "toolfoundry", "serve", "--db", db, "--poll", "0.2"]
+        anyio.run(scenario, StdioServerParameters(command=sys.executable, args=args, env=env()))
+        return
+    with serve_http(db, tmp_path) as port:
+        anyio.run(scenario, f"http://127.0.0.1:{port}/mcp")
