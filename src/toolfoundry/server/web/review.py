@@ -58,14 +58,21 @@ def _current(fd: Foundry, name: str) -> ToolVersion | None:
 
 def version_review(fd: Foundry, name: str, version: int) -> dict[str, Any]:
     """One version in full, plus what a reviewer needs: the diff against the current
-    version, what each capability means, and why the policy asked for a human.
+    version (for the current version itself: against the version it was made from; for a
+    first version: against nothing), what each capability means, and why the policy asked
+    for a human.
 
     Raises:
         RegistryError: ``not_found``.
     """
     v = fd.show(name, version)
     current = _current(fd, name)
-    against = current if current is not None and current.version != v.version else None
+    against, base = None, "none"
+    if current is not None and current.version != v.version:
+        against, base = current, "current"
+    elif v.parent_version is not None:
+        # The current version itself: show what it changed from the version it was made from.
+        against, base = fd.show(name, v.parent_version), "parent"
     policy = v.extra.get("policy") or {}
     return {
         **v.to_dict(),
@@ -73,6 +80,7 @@ def version_review(fd: Foundry, name: str, version: int) -> dict[str, Any]:
         "capability_details": explain_capabilities(v.capabilities, v.language),
         "current_version": current.version if current else None,
         "diff_against": against.version if against else None,
+        "diff_base": base,
         "diff": code_diff(
             against.code if against else None,
             v.code,

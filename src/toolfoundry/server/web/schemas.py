@@ -115,7 +115,14 @@ COMPONENTS: dict[str, dict[str, Any]] = {
         "allOf": [
             ref("Version"),
             _obj(
-                ["reasons", "capability_details", "diff", "diff_against", "current_version"],
+                [
+                    "reasons",
+                    "capability_details",
+                    "diff",
+                    "diff_against",
+                    "diff_base",
+                    "current_version",
+                ],
                 reasons={"type": "array", "items": _STR},
                 capability_details={
                     "type": "array",
@@ -125,6 +132,7 @@ COMPONENTS: dict[str, dict[str, Any]] = {
                 },
                 diff=_STR,
                 diff_against=_OPT_INT,
+                diff_base={"enum": ["current", "parent", "none"]},
                 current_version=_OPT_INT,
             ),
         ]
