@@ -9,7 +9,6 @@ import hashlib
 import os
 import tempfile
 from collections.abc import Callable
-from importlib.metadata import version
 from pathlib import Path
 
 import wasmtime
@@ -21,9 +20,17 @@ def cache_dir() -> Path:
     return Path(base) / "toolfoundry" / "wasm"
 
 
+def _runtime_identity() -> str:
+    # the native library's size and mtime stand for its version (importlib.metadata costs
+    # ~100 ms to import); a mismatch that slips through is caught by deserialize()
+    lib_dir = Path(wasmtime.__file__).parent
+    libs = sorted(p for p in lib_dir.rglob("*") if p.suffix in (".so", ".dylib", ".dll"))
+    return ";".join(f"{p.name}:{p.stat().st_size}:{p.stat().st_mtime_ns}" for p in libs)
+
+
 def cache_key(*parts: bytes) -> str:
-    """A key over ``parts`` plus the wasmtime version and the engine settings we use."""
-    h = hashlib.sha256(f"wasmtime-{version('wasmtime')}-epoch-stack2m".encode())
+    """A key over ``parts`` plus the wasmtime runtime and the engine settings we use."""
+    h = hashlib.sha256(f"{_runtime_identity()}-epoch-stack2m".encode())
     for part in parts:
         h.update(hashlib.sha256(part).digest())
     return h.hexdigest()[:40]
