@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from toolfoundry.forge import check_python
@@ -97,3 +99,15 @@ def test_network_capabilities_are_refused() -> None:
 def test_hints_say_why() -> None:
     [finding] = check_python("import socket\ndef handler(a):\n    pass\n")
     assert "no network" in finding.message
+
+
+def test_policy_packages_from_toolfoundry_toml(tmp_path: Path) -> None:
+    from toolfoundry.config import ConfigError, load_config
+
+    good = tmp_path / "toolfoundry.toml"
+    good.write_text('[policy]\npython_packages = ["yaml"]\n')
+    assert load_config(good).policy.python_packages == ("yaml",)
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[policy]\npython_packages = ["../evil", 3]\n')
+    with pytest.raises(ConfigError, match="python_packages"):
+        load_config(bad)

@@ -8,12 +8,15 @@ behind a load balancer, since a call carries everything it needs.
 
 from __future__ import annotations
 
+import functools
 import hmac
 import json
+import os
 from typing import Any
 
+import anyio
+import anyio.to_thread
 from starlette.applications import Starlette
-from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
@@ -28,18 +31,26 @@ def _refusal(status: int, message: str) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status)
 
 
-def executor_app(executor: Executor, token: str, ceiling: ProcessLimits | None = None) -> Starlette:
+def executor_app(
+    executor: Executor,
+    token: str,
+    ceiling: ProcessLimits | None = None,
+    *,
+    max_concurrent: int | None = None,
+) -> Starlette:
     """The ASGI app serving ``executor``.
 
     Args:
         executor: runs the calls (the app does not close it).
         token: the bearer token every request must carry (must not be empty).
         ceiling: the loosest limits a request may ask for (defaults: ProcessLimits()).
+        max_concurrent: calls running at once (default: two per CPU); others queue.
     """
     if not token:
         raise ValueError("the executor service needs a token")
     limits_ceiling = ceiling or ProcessLimits()
     expected = f"Bearer {token}".encode()
+    limiter = anyio.CapacityLimiter(max_concurrent or 2 * (os.cpu_count() or 1))
 
     async def run(request: Request) -> JSONResponse:
         given = request.headers.get("authorization", "").encode()
@@ -60,8 +71,9 @@ def executor_app(executor: Executor, token: str, ceiling: ProcessLimits | None =
             limits = limits_from_dict(data.get("limits", {}), limits_ceiling)
         except (ValueError, WireError) as exc:
             return _refusal(400, str(exc))
-        result = await run_in_threadpool(
-            executor.run, data["code"], data.get("args"), limits, tool=tool
+        result = await anyio.to_thread.run_sync(
+            functools.partial(executor.run, data["code"], data.get("args"), limits, tool=tool),
+            limiter=limiter,
         )
         return JSONResponse(result.to_dict())
 
