@@ -169,6 +169,9 @@ def builtin_tools(foundry: Foundry | Callable[[], Foundry] | None = None) -> lis
         )
         return sandbox_run_js(code, args or {}, policy).to_dict()
 
+    # create_tool and rollback_tool change the registry although they need no capability.
+    changes_registry = (create_tool, rollback_tool)
     return [
-        from_function(fn) for fn in (create_tool, search_tools, tool_history, rollback_tool, run_js)
+        from_function(fn, read_only=fn not in changes_registry)
+        for fn in (create_tool, search_tools, tool_history, rollback_tool, run_js)
     ]

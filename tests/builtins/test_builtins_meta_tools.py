@@ -77,3 +77,19 @@ def test_run_js_is_sandboxed_and_reports_errors(tools):
     )
     assert denied["ok"] is False
     assert denied["error"]["kind"] == "capability_denied"
+
+
+def test_mcp_hints_say_which_meta_tools_change_the_registry():
+    from toolfoundry.catalog import mcp_tools
+
+    hints = {
+        entry["name"]: entry["annotations"]["readOnlyHint"]
+        for entry in mcp_tools(t.spec for t in builtin_tools())
+    }
+    assert hints == {
+        "create_tool": False,
+        "rollback_tool": False,
+        "search_tools": True,
+        "tool_history": True,
+        "run_js": True,
+    }

@@ -97,3 +97,12 @@ def test_call_result_shape_and_unwrap():
         bad.unwrap()
     with pytest.raises(ValueError):
         CallResult(ok=True, error=bad.error)
+
+
+def test_read_only_hint_is_explicit_or_derived_from_capabilities():
+    assert ToolSpec("t", "d", SCHEMA).is_read_only
+    assert not ToolSpec("t", "d", SCHEMA, capabilities={"storage": True}).is_read_only
+    explicit = ToolSpec("t", "d", SCHEMA, read_only=False)
+    assert not explicit.is_read_only
+    assert explicit.to_dict()["read_only"] is False
+    assert explicit.replace(version=2).read_only is False

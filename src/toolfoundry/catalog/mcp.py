@@ -1,7 +1,8 @@
 """MCP ``tools/list`` entries: name, title, description, inputSchema, outputSchema, annotations.
 
-Annotations come from capabilities, never from hand-written flags: a pure tool (no network,
-credentials, storage or system access) is ``readOnlyHint``; a tool that may fetch is
+Annotations come from the declaration: ``readOnlyHint`` is the spec's ``read_only`` when the
+code states it (the meta-tools that change the registry do), else true exactly for a pure
+sandboxed tool (no network, credentials, storage or system access); a tool that may fetch is
 ``openWorldHint``. MCP takes full JSON Schema, so schemas pass through unchanged.
 """
 
@@ -23,12 +24,11 @@ def tool_title(name: str) -> str:
 
 
 def mcp_annotations(spec: ToolSpec) -> dict[str, Any]:
-    """Behaviour hints derived from the spec's capabilities."""
-    caps = spec.capabilities
+    """Behaviour hints: the spec's explicit read_only, else derived from its capabilities."""
     return {
         "title": tool_title(spec.name),
-        "readOnlyHint": caps.is_pure,
-        "openWorldHint": bool(caps.network),
+        "readOnlyHint": spec.is_read_only,
+        "openWorldHint": bool(spec.capabilities.network),
     }
 
 

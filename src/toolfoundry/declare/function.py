@@ -67,6 +67,7 @@ class FunctionTool(Generic[P, R]):
         level: Level | str = Level.PRIMITIVE,
         capabilities: Capabilities | Mapping[str, Any] | None = None,
         group: str | None = None,
+        read_only: bool | None = None,
     ) -> None:
         if not callable(fn):
             raise DeclarationError(f"tool() needs a function, got {type(fn).__name__}")
@@ -103,6 +104,7 @@ class FunctionTool(Generic[P, R]):
                 capabilities=capabilities,
                 returns=returns,
                 group=group,
+                read_only=read_only,
             )
         except ValueError as exc:
             raise DeclarationError(f"{label}: {exc}") from exc
@@ -210,6 +212,7 @@ def from_function(
     level: Level | str = Level.PRIMITIVE,
     capabilities: Capabilities | Mapping[str, Any] | None = None,
     group: str | None = None,
+    read_only: bool | None = None,
 ) -> FunctionTool[P, R]:
     """Declare ``fn`` as a tool.
 
@@ -220,6 +223,8 @@ def from_function(
         level: ``primitive`` (default) or ``workflow``.
         capabilities: what the tool reaches beyond computation.
         group: the catalog group the tool belongs to.
+        read_only: whether calling it leaves the world unchanged (MCP's readOnlyHint);
+            default: derived from ``capabilities``.
 
     Returns:
         A FunctionTool, callable like ``fn``, with ``.spec``, ``.call`` and ``.acall``.
@@ -234,6 +239,7 @@ def from_function(
         level=level,
         capabilities=capabilities,
         group=group,
+        read_only=read_only,
     )
 
 
@@ -249,6 +255,7 @@ def tool(
     level: Level | str = Level.PRIMITIVE,
     capabilities: Capabilities | Mapping[str, Any] | None = None,
     group: str | None = None,
+    read_only: bool | None = None,
 ) -> Callable[[Callable[P, R]], FunctionTool[P, R]]: ...
 
 
@@ -261,6 +268,7 @@ def tool(
     level: Level | str = Level.PRIMITIVE,
     capabilities: Capabilities | Mapping[str, Any] | None = None,
     group: str | None = None,
+    read_only: bool | None = None,
 ) -> FunctionTool[P, R] | Callable[[Callable[P, R]], FunctionTool[P, R]]:
     """Decorator form of :func:`from_function`: ``@tool`` or ``@tool(name=..., level=...)``."""
 
@@ -272,6 +280,7 @@ def tool(
             level=level,
             capabilities=capabilities,
             group=group,
+            read_only=read_only,
         )
 
     if fn is not None:

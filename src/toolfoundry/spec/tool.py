@@ -70,6 +70,7 @@ class ToolSpec:
     capabilities: Capabilities
     version: int | None
     group: str | None
+    read_only: bool | None
     _parameters: str = field(repr=False)
     _returns: str | None = field(repr=False)
 
@@ -84,6 +85,7 @@ class ToolSpec:
         version: int | None = None,
         returns: Mapping[str, Any] | None = None,
         group: str | None = None,
+        read_only: bool | None = None,
     ) -> None:
         validate_name(name)
         if not isinstance(description, str) or not description.strip():
@@ -104,6 +106,7 @@ class ToolSpec:
         set_(self, "capabilities", capabilities)
         set_(self, "version", version)
         set_(self, "group", group)
+        set_(self, "read_only", read_only)
         set_(self, "_parameters", _canonical(schema))
         set_(self, "_returns", _canonical(returns))
 
@@ -117,6 +120,15 @@ class ToolSpec:
     def returns(self) -> dict[str, Any] | None:
         """JSON Schema of the return value, when the declaration states it."""
         return None if self._returns is None else json.loads(self._returns)
+
+    @property
+    def is_read_only(self) -> bool:
+        """Whether calling the tool leaves the world unchanged.
+
+        An explicit ``read_only`` wins; otherwise a sandboxed tool with no capabilities is
+        read-only, since it can reach nothing it could change.
+        """
+        return self.capabilities.is_pure if self.read_only is None else self.read_only
 
     @property
     def params(self) -> tuple[Param, ...]:
@@ -137,6 +149,7 @@ class ToolSpec:
             "version": self.version,
             "returns": self.returns,
             "group": self.group,
+            "read_only": self.read_only,
         }
         current.update(changes)
         name = current.pop("name")
@@ -158,4 +171,6 @@ class ToolSpec:
             out["group"] = self.group
         if self._returns is not None:
             out["returns"] = self.returns
+        if self.read_only is not None:
+            out["read_only"] = self.read_only
         return out
