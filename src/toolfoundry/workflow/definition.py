@@ -15,6 +15,7 @@ parameters are projected by :func:`toolfoundry.declare.from_function`, with ``le
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import time
 from collections.abc import Callable, Mapping
 from typing import Any, Generic, TypeVar, overload
@@ -28,6 +29,7 @@ from toolfoundry.spec import (
     ErrorKind,
     Level,
     StepResult,
+    StepStatus,
     ToolSpec,
     validate_name,
 )
@@ -207,28 +209,29 @@ class Workflow(Generic[S]):
     def call(self, arguments: Mapping[str, Any]) -> CallResult:
         """Run as a tool: the value is :meth:`WorkflowResult.to_dict`; never raises.
 
-        A run whose steps did not all advance is still ``ok``: its statuses say why. Bad
-        arguments give ``invalid_arguments``; a step's undeclared exception gives
-        ``runtime_error`` naming the step.
+        A run whose steps did not all advance is still ``ok``: its statuses say why, and
+        ``details["step"]`` holds the overall outcome (:meth:`WorkflowResult.to_step_result`),
+        as for any foundry call. Bad arguments give ``invalid_arguments``; a step's undeclared
+        exception gives ``runtime_error`` naming the step; both with a ``blocked`` step
+        outcome whose blocker is the error kind.
         """
         begin = time.perf_counter()
         try:
             state = self.start(arguments)
         except WorkflowArgumentsError as exc:
-            return CallResult.failure(
-                ErrorKind.INVALID_ARGUMENTS, str(exc), duration_ms=_since(begin)
-            )
+            return _failure(ErrorKind.INVALID_ARGUMENTS, str(exc), begin)
         try:
             result = self.run_state(state)
             value = to_jsonable_python(result.to_dict())
         except PydanticSerializationError as exc:
             message = f"{self.name}: the workflow's outputs cannot be made JSON ({exc})"
-            return CallResult.failure(ErrorKind.RUNTIME_ERROR, message, duration_ms=_since(begin))
+            return _failure(ErrorKind.RUNTIME_ERROR, message, begin)
         except Exception as exc:
             notes = "; ".join(getattr(exc, "__notes__", ()))
             message = f"{type(exc).__name__}: {exc}" + (f" ({notes})" if notes else "")
-            return CallResult.failure(ErrorKind.RUNTIME_ERROR, message, duration_ms=_since(begin))
-        return CallResult.success(value, duration_ms=_since(begin))
+            return _failure(ErrorKind.RUNTIME_ERROR, message, begin)
+        step = result.to_step_result().to_dict()
+        return CallResult(ok=True, value=value, duration_ms=_since(begin), details={"step": step})
 
     async def acall(self, arguments: Mapping[str, Any]) -> CallResult:
         """Like :meth:`call`, in a worker thread (steps are plain blocking functions)."""
@@ -316,6 +319,12 @@ def _exception_kinds(kinds: object, field: str) -> tuple[type[Exception], ...]:
     ):
         raise WorkflowDeclarationError(f"{field} must be a tuple of exception classes")
     return kinds
+
+
+def _failure(kind: ErrorKind, message: str, begin: float) -> CallResult:
+    result = CallResult.failure(kind, message, duration_ms=_since(begin))
+    step = StepResult(StepStatus.BLOCKED, blockers=(kind.value,), message=message)
+    return dataclasses.replace(result, details={"step": step.to_dict()})
 
 
 def _since(begin: float) -> float:

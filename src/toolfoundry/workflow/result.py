@@ -57,9 +57,19 @@ class WorkflowResult:
         return {name: result.status.value for name, result in self.steps.items()}
 
     def to_step_result(self) -> StepResult:
-        """The whole run as one StepResult (for reporting a workflow like any operation)."""
+        """The whole run as one StepResult, without data (reported like any operation's step).
+
+        Its blockers are the blocked steps' when the overall status is ``blocked``; its message
+        names the step the run stopped at.
+        """
         blockers = self.blockers if self.status is StepStatus.BLOCKED else ()
-        return StepResult(self.status, data=self.to_dict(), blockers=blockers)
+        message = ""
+        if self.stopped_at is not None:
+            step = self.steps[self.stopped_at]
+            message = f"stopped at {self.stopped_at}" + (
+                f": {step.message}" if step.message else ""
+            )
+        return StepResult(self.status, blockers=blockers, message=message)
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON a model reads: overall status, blockers, each step, then the outputs."""
