@@ -26,11 +26,11 @@ def _hex(value: object, field: str) -> bytes:
     return bytes.fromhex(value)
 
 
-def random_bytes(count: object) -> dict[str, Any]:
-    """``count`` CSPRNG bytes as hex; the prelude turns an over-limit request into a quota error."""
-    if not isinstance(count, int) or isinstance(count, bool) or not 0 <= count <= MAX_RANDOM_BYTES:
-        return _error(f"getRandomValues: 0 to {MAX_RANDOM_BYTES} bytes may be requested")
-    return {"hex": os.urandom(count).hex()}
+def random_hex(count: int) -> str:
+    """``count`` CSPRNG bytes as hex; out of range gives "" (the prelude checks the limit first)."""
+    if not 0 <= count <= MAX_RANDOM_BYTES:
+        return ""
+    return os.urandom(count).hex()
 
 
 def digest(request: object) -> dict[str, Any]:

@@ -169,7 +169,8 @@
   const logger = (level) =>
     function (...args) {
       if (!logsOpen) return;
-      logsOpen = call("log", [level, args.map(show).join(" ")]) === true;
+      // raw protocol (no JSON): "level\ntext" -> "1" while the log has room
+      logsOpen = host("log", `${level}\n${args.map(show).join(" ")}`) === "1";
     };
   define("console", {
     log: logger("log"),
@@ -230,9 +231,9 @@
         `getRandomValues: ${array.byteLength} bytes requested; the limit is 65536`,
         "QuotaExceededError",
       );
-    const answer = call("random", array.byteLength);
-    if (answer.error) throw hostError(answer);
-    new _Uint8Array(array.buffer, array.byteOffset, array.byteLength).set(fromHex(answer.hex));
+    // raw protocol (no JSON): byte count -> hex
+    const hex = host("random", `${array.byteLength}`);
+    new _Uint8Array(array.buffer, array.byteOffset, array.byteLength).set(fromHex(hex));
     return array;
   };
   const randomUUID = () => {
