@@ -32,7 +32,7 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path
 
 
-def test_describe_defaults_to_json_of_the_installed_tools() -> None:
+def test_describe_defaults_to_json_of_the_installed_tools(project: Path) -> None:
     result = run("describe")
     assert result.exit_code == 0
     data = json.loads(result.stdout)
@@ -42,10 +42,34 @@ def test_describe_defaults_to_json_of_the_installed_tools() -> None:
 
 
 @pytest.mark.parametrize("format", FORMATS)
-def test_describe_prints_every_format(format: str) -> None:
+def test_describe_prints_every_format(format: str, project: Path) -> None:
     result = run("describe", "--format", format)
     assert result.exit_code == 0
     assert result.stdout == render(format, installed_specs())
+
+
+def test_describe_lists_the_registry_s_active_tools_too(project: Path) -> None:
+    from toolfoundry.foundry import Foundry
+
+    url = f"sqlite:///{project / 'reg.db'}"
+    with Foundry.open(url) as foundry:
+        created = foundry.create_tool(
+            {
+                "name": "double",
+                "description": "Double a number.",
+                "parameters": {"type": "object", "properties": {"n": {"type": "number"}}},
+                "code": "export const handler = ({ n }) => 2 * n;",
+                "tests": [{"input": {"n": 2}, "expected": 4}],
+            }
+        )
+        assert created.status == "active"
+    listed = json.loads(run("describe", "--db", url).stdout)
+    names = [c["name"] for g in listed["groups"] for c in g["commands"]]
+    assert "double" in names
+    assert len(names) == len(builtin_specs()) + 1
+    # Without --db and without ./.toolfoundry, only the built-ins, and no store is created.
+    assert json.loads(run("describe").stdout)["tool_count"] == len(builtin_specs())
+    assert not (project / ".toolfoundry").exists()
 
 
 def test_describe_refuses_an_unknown_format() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import click
@@ -16,6 +17,7 @@ from toolfoundry.catalog.drift import (
 )
 from toolfoundry.catalog.formats import FORMATS, UnknownFormat, render
 from toolfoundry.catalog.sources import builtin_specs, installed_specs
+from toolfoundry.spec import ToolSpec
 
 _OUT = click.option(
     "--out",
@@ -33,9 +35,32 @@ _FORMAT = click.option(
 
 @click.command()
 @click.option("--format", "format_", type=click.Choice(FORMATS), default="json", show_default=True)
-def describe(format_: str) -> None:
-    """Print the installed tools in one catalogue format."""
-    click.echo(render(format_, installed_specs()), nl=False)
+@click.option(
+    "--db",
+    default=None,
+    metavar="URL",
+    help="Registry whose active tools are listed too (default: TOOLFOUNDRY_DB, else "
+    "./.toolfoundry when it exists).",
+)
+def describe(format_: str, db: str | None) -> None:
+    """Print the installed tools (built-ins and the registry's active tools) in one format."""
+    click.echo(render(format_, installed_specs(_registry_specs(db))), nl=False)
+
+
+def _registry_specs(db: str | None) -> list[ToolSpec]:
+    """Active tools of the named registry, or of ./.toolfoundry's when it exists (never made)."""
+    from toolfoundry.registry.engine import DEFAULT_DIR, DEFAULT_FILE
+
+    url = db or os.environ.get("TOOLFOUNDRY_DB")
+    if url is None:
+        default = Path.cwd() / DEFAULT_DIR / DEFAULT_FILE
+        if not default.exists():
+            return []
+        url = f"sqlite:///{default}"
+    from toolfoundry.foundry import Foundry
+
+    with Foundry.open(url) as foundry:
+        return foundry.active_specs()
 
 
 @click.group()
