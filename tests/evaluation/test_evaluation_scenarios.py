@@ -82,6 +82,7 @@ def test_example_scenarios_are_what_the_example_workflow_really_returns() -> Non
     assert by_id["announce-empty-topic"] == run({"topic": "gardening", "publish": True})
     flow = example.build_announce(example.ARCHIVE, example.Feed([]), example.Board("t"))
     assert data["catalog"][0]["parameters"] == flow.spec.parameters
+    assert data["catalog"][0]["description"] == flow.spec.description
 
 
 def broken(change: Any) -> dict[str, Any]:

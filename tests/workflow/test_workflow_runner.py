@@ -337,6 +337,11 @@ def test_workflow_is_a_declared_tool_of_level_workflow() -> None:
         ("confirm", False),
     ]
     assert spec.parameters["properties"]["cap"]["description"].startswith("documents to use")
+    assert spec.description == (
+        "Find documents, check them, submit a job built from them.\n\n"
+        "Steps, in order: search (skipped when cap is 0); submit (needs platform_session; "
+        "blocked by research_evidence_empty, too_few_documents; ready until asked to run)."
+    )
     skill = skill_markdown([spec])
     workflows = skill.split("## Workflows (1)")[1]
     assert "### `research_job`" in workflows

@@ -84,8 +84,16 @@ class Workflow(Generic[S]):
 
     @property
     def spec(self) -> ToolSpec:
-        """The workflow's ToolSpec (``level=workflow``), projected from the entry function."""
-        return self._entry.spec
+        """The workflow's ToolSpec (``level=workflow``), projected from the entry function.
+
+        The description is the entry's, followed by the steps in order with their gates, so
+        a model reading the catalog knows the step names and blockers a response can carry.
+        """
+        spec = self._entry.spec
+        if not self._steps:
+            return spec
+        steps = "; ".join(step.summary() for step in self._steps)
+        return spec.replace(description=f"{spec.description}\n\nSteps, in order: {steps}.")
 
     @property
     def name(self) -> str:

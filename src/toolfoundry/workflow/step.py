@@ -55,6 +55,22 @@ class Step(Generic[S]):
     unavailable_on: tuple[type[Exception], ...] = ()
     run_if: Check[S] | None = None
 
+    def summary(self) -> str:
+        """The step and its gates in a few words, for the workflow's description."""
+        notes = []
+        if isinstance(self.cap, str):
+            notes.append(f"skipped when {self.cap} is 0")
+        elif self.cap is not None:
+            notes.append("capped")
+        if self.needs:
+            notes.append(f"needs {', '.join(self.needs)}")
+        blockers = [f"{a}_<status>" for a in self.after] + list(self.requires)
+        if blockers:
+            notes.append(f"blocked by {', '.join(blockers)}")
+        if self.run_if is not None:
+            notes.append("ready until asked to run")
+        return self.name + (f" ({'; '.join(notes)})" if notes else "")
+
     def evaluate(
         self,
         state: S,
