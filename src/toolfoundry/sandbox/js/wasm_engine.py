@@ -300,8 +300,9 @@ class WasmEngine:
         try:
             code_b = module_code.encode("utf-8", "surrogatepass")
             args_b = args_json.encode("utf-8", "surrogatepass")
-            code_ptr = guest.put(code_b + b"\0")  # QuickJS reads sources NUL-terminated
-            args_ptr = guest.put(args_b)
+            # one allocation for both; QuickJS reads sources NUL-terminated
+            code_ptr = guest.put(code_b + b"\0" + args_b)
+            args_ptr = code_ptr + len(code_b) + 1
         except (MemoryError, wasmtime.Trap, wasmtime.WasmtimeError):
             return self._fail(host, ErrorKind.MEMORY_LIMIT, "the module does not fit in memory")
         remaining = limits.deadline - time.monotonic()
