@@ -132,7 +132,7 @@ class ReplayProvider:
         offered = {t.name for t in tools}
         expect = turn.get("expect") or {}
         wanted = [*expect.get("offered", []), *(c.name for c in calls)]
-        missing = [n for n in wanted if n not in offered]
+        missing = [n for n in dict.fromkeys(wanted) if n not in offered]
         if missing:
             raise ProviderError(
                 "protocol", f"{where}: diverged, {', '.join(missing)} not offered by the loop"

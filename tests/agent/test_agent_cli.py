@@ -1,0 +1,95 @@
+"""``toolfoundry agent`` through click's runner, against the loopback vendor server."""
+
+from __future__ import annotations
+
+import json
+
+from click.testing import CliRunner
+
+from toolfoundry.cli import main
+from toolfoundry.foundry import Foundry
+
+from .conftest import DOUBLE_DRAFT, answer, calls
+
+
+def test_agent_command_runs_a_compat_model_and_prints_json(vendor, tmp_path):
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    vendor.play(
+        calls("compat", ("create_tool", DOUBLE_DRAFT)),
+        calls("compat", ("double", {"x": 4})),
+        answer("compat", "8"),
+    )
+    result = CliRunner().invoke(
+        main,
+        [
+            "agent",
+            "double 4",
+            "--model",
+            "compat:llama3.1",
+            "--base-url",
+            vendor.base_url("compat"),
+            "--db",
+            db,
+            "--json",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    run = json.loads(result.stdout)
+    assert run["stop_reason"] == "completed"
+    assert run["final_text"] == "8"
+    assert run["model"] == "compat:llama3.1"
+    assert run["created"] == ["double v1"]
+    assert vendor.bodies()[0]["model"] == "llama3.1"
+    with Foundry.open(db) as fd:
+        assert fd.usage("double").calls == 1
+
+
+def test_agent_command_prints_each_turn_and_exits_1_at_a_limit(vendor, tmp_path):
+    vendor.play(*[calls("compat", ("run_js", {"code": "export default 1"})) for _ in range(3)])
+    result = CliRunner().invoke(
+        main,
+        [
+            "agent",
+            "spin",
+            "--model",
+            "compat:m",
+            "--base-url",
+            vendor.base_url("compat"),
+            "--db",
+            f"sqlite:///{tmp_path / 'r.db'}",
+            "--max-turns",
+            "2",
+        ],
+    )
+    assert result.exit_code == 1
+    assert "turn 1" in result.output
+    assert "turn 2" in result.output
+    assert "→ run_js" in result.output
+    assert "max_turns" in result.output
+
+
+def test_bad_model_is_a_usage_error(tmp_path):
+    result = CliRunner().invoke(
+        main, ["agent", "x", "--model", "nope:thing", "--db", f"sqlite:///{tmp_path / 'r.db'}"]
+    )
+    assert result.exit_code == 2
+    assert "unknown provider 'nope'" in result.output
+
+
+def test_a_replay_is_labelled_and_stops_cleanly_when_the_library_differs(tmp_path):
+    # the demo's "reuse" session expects slugify in the library; this store has none
+    result = CliRunner().invoke(
+        main,
+        [
+            "agent",
+            "Make a slug for 'Found Again After a Restart'.",
+            "--model",
+            "replay:demo",
+            "--db",
+            f"sqlite:///{tmp_path / 'r.db'}",
+        ],
+    )
+    assert result.exit_code == 1
+    assert "REPLAY" in result.output
+    assert "provider_error" in result.output
+    assert "diverged, slugify not offered" in result.output
