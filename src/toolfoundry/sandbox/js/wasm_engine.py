@@ -35,7 +35,7 @@ PAGE = 65536
 SHADOW_STACK_TOP = 1024 * 1024  # zig links the 1 MiB C stack first: [0, 1 MiB)
 JS_STACK_LIMIT = 640 * 1024  # QuickJS throws RangeError before the C stack runs out
 WASM_STACK = 2 * 1024 * 1024  # native stack for wasm frames; well under any thread's stack
-TICK_S = 0.002
+TICK_S = 0.001
 
 _local = threading.local()
 
