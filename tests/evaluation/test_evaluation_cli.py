@@ -95,3 +95,40 @@ def test_as_a_subprocess() -> None:
     )
     assert "overall" in done.stdout
     assert "100%" in done.stdout
+
+
+def test_repeat_counts_every_attempt() -> None:
+    code, out = invoke("--model", "scripted:naive", "--status", "empty", "--repeat", "3", "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["repeat"] == 3
+    assert data["overall"] == {"correct": 12, "total": 12, "share": 1.0}
+    assert sorted({s["attempt"] for s in data["scenarios"]}) == [1, 2, 3]
+    code, out = invoke("--model", "scripted:naive", "--repeat", "0")
+    assert code == 2
+
+
+def test_scenarios_listing_and_prompt() -> None:
+    runner = CliRunner()
+    listed = runner.invoke(main, ["eval", "scenarios", "--json"])
+    assert listed.exit_code == 0
+    rows = json.loads(listed.output)
+    assert len(rows) == 16
+    assert {r["status"] for r in rows} == {"blocked", "skipped", "unavailable", "empty"}
+    assert all(r["accept"] and r["why"] for r in rows)
+    table = runner.invoke(main, ["eval", "scenarios", "--status", "blocked"])
+    assert "4 degradation scenarios" in table.output
+    prompt = runner.invoke(main, ["eval", "scenarios", "--prompt", "recon-unavailable-bank-api"])
+    assert prompt.exit_code == 0
+    assert "BankApiDown: bank API answered 502" in prompt.output
+    assert "[tools offered]" in prompt.output
+    assert "- route_around(step, via):" in prompt.output
+    as_json = runner.invoke(
+        main, ["eval", "scenarios", "--prompt", "recon-unavailable-bank-api", "--json"]
+    )
+    data = json.loads(as_json.output)
+    assert [m["role"] for m in data["messages"]] == ["system", "user"]
+    assert len(data["tools"]) == 7
+    missing = runner.invoke(main, ["eval", "scenarios", "--prompt", "nope"])
+    assert missing.exit_code == 2
+    assert "no scenario 'nope'" in missing.output

@@ -12,9 +12,12 @@ from rich.table import Table
 from toolfoundry.agent.evaluation import (
     DegradationReport,
     ModelSelectionError,
+    Scenario,
     ScenarioError,
+    action_specs,
     evaluate_degradation,
     load_scenarios,
+    scenario_messages,
     select_model,
 )
 from toolfoundry.agent.evaluation.scenarios import SCORED_STATUSES
@@ -28,6 +31,22 @@ def eval_group() -> None:
     """Evaluate the orchestrating model."""
 
 
+_SCENARIOS = click.option(
+    "--scenarios",
+    "scenario_paths",
+    multiple=True,
+    type=click.Path(exists=True, path_type=Path),
+    help="Scenario files or folders of them (default: the shipped scenarios). Repeatable.",
+)
+_STATUS = click.option(
+    "--status",
+    "statuses",
+    multiple=True,
+    type=click.Choice(SCORED_STATUSES),
+    help="Only scenarios testing this status. Repeatable.",
+)
+
+
 @eval_group.command("degradation")
 @click.option(
     "--model",
@@ -35,25 +54,20 @@ def eval_group() -> None:
     metavar="PROVIDER:MODEL",
     help="The model, e.g. anthropic:claude-sonnet-4-5, openai:gpt-4o-mini, scripted:correct.",
 )
-@click.option(
-    "--scenarios",
-    "scenario_paths",
-    multiple=True,
-    type=click.Path(exists=True, path_type=Path),
-    help="Scenario files or folders of them (default: the shipped scenarios). Repeatable.",
-)
-@click.option(
-    "--status",
-    "statuses",
-    multiple=True,
-    type=click.Choice(SCORED_STATUSES),
-    help="Only scenarios testing this status. Repeatable.",
-)
+@_SCENARIOS
+@_STATUS
 @click.option(
     "--min-share",
     type=click.FloatRange(0.0, 1.0),
     default=None,
     help="Exit 1 when the overall share of correct paths is below this (0..1).",
+)
+@click.option(
+    "--repeat",
+    type=click.IntRange(1, 100),
+    default=1,
+    show_default=True,
+    help="Ask each scenario this many times (for sampling models).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.pass_context
@@ -63,6 +77,7 @@ def degradation(
     scenario_paths: tuple[Path, ...],
     statuses: tuple[str, ...],
     min_share: float | None,
+    repeat: int,
     as_json: bool,
 ) -> None:
     """Give the model the catalog and a workflow response; score its next action.
@@ -75,16 +90,9 @@ def degradation(
         provider = select_model(model)
     except ModelSelectionError as exc:
         raise click.UsageError(str(exc)) from None
+    scenarios = _scenarios(scenario_paths, statuses)
     try:
-        scenarios = load_scenarios(_files(scenario_paths) if scenario_paths else None)
-    except ScenarioError as exc:
-        raise click.ClickException(str(exc)) from None
-    if statuses:
-        scenarios = [s for s in scenarios if s.status.value in statuses]
-    if not scenarios:
-        raise click.UsageError("no scenario matches the given --scenarios and --status")
-    try:
-        report = evaluate_degradation(provider, scenarios)
+        report = evaluate_degradation(provider, scenarios, repeat=repeat)
     except Exception as exc:
         if getattr(exc, "kind", None) != "configuration":
             raise
@@ -95,6 +103,77 @@ def degradation(
         _print(report)
     if min_share is not None and report.overall.share < min_share:
         ctx.exit(1)
+
+
+@eval_group.command("scenarios")
+@_SCENARIOS
+@_STATUS
+@click.option(
+    "--prompt",
+    "prompt_id",
+    metavar="ID",
+    help="Print the messages one scenario sends, to try it by hand in any chat.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def scenarios_command(
+    scenario_paths: tuple[Path, ...],
+    statuses: tuple[str, ...],
+    prompt_id: str | None,
+    as_json: bool,
+) -> None:
+    """List the degradation scenarios: the status each tests and the answers counted right."""
+    scenarios = _scenarios(scenario_paths, statuses)
+    if prompt_id is not None:
+        chosen = next((s for s in scenarios if s.id == prompt_id), None)
+        if chosen is None:
+            raise click.UsageError(f"no scenario {prompt_id!r}; see `toolfoundry eval scenarios`")
+        messages = scenario_messages(chosen)
+        tools = action_specs()
+        if as_json:
+            data = {
+                "messages": [{"role": m.role, "content": m.content} for m in messages],
+                "tools": [spec.to_dict() for spec in tools],
+            }
+            click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+        else:
+            offered = "\n".join(
+                f"- {t.name}({', '.join(p.name for p in t.params)}): {t.description}" for t in tools
+            )
+            sections = [f"[{m.role}]\n{m.content}" for m in messages]
+            click.echo("\n\n".join([*sections, f"[tools offered]\n{offered}"]))
+        return
+    if as_json:
+        rows = [
+            {
+                "id": s.id,
+                "domain": s.domain,
+                "status": s.status.value,
+                "expected": s.expected,
+                "accept": [rule.to_dict() for rule in s.accept],
+                "why": s.why,
+            }
+            for s in scenarios
+        ]
+        click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
+        return
+    table = Table(title=f"{len(scenarios)} degradation scenarios")
+    for column in ("scenario", "status", "expected", "why"):
+        table.add_column(column, overflow="fold")
+    for s in scenarios:
+        table.add_row(s.id, s.status.value, s.expected, s.why)
+    Console(soft_wrap=True).print(table)
+
+
+def _scenarios(paths: tuple[Path, ...], statuses: tuple[str, ...]) -> list[Scenario]:
+    try:
+        scenarios = load_scenarios(_files(paths) if paths else None)
+    except ScenarioError as exc:
+        raise click.ClickException(str(exc)) from None
+    if statuses:
+        scenarios = [s for s in scenarios if s.status.value in statuses]
+    if not scenarios:
+        raise click.UsageError("no scenario matches the given --scenarios and --status")
+    return scenarios
 
 
 def _files(paths: tuple[Path, ...]) -> list[Path]:

@@ -8,6 +8,7 @@ matter (the step, the blocker, the alternative tool) against the scenario's acce
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -51,6 +52,7 @@ class Verdict:
         action: the action called, if any.
         arguments: its arguments, if any.
         detail: why an answer was invalid, or the provider's error.
+        attempt: which repetition of the scenario this is (from 1).
     """
 
     scenario: Scenario
@@ -58,6 +60,7 @@ class Verdict:
     action: str | None = None
     arguments: dict[str, Any] | None = None
     detail: str = ""
+    attempt: int = 1
 
     @property
     def correct(self) -> bool:
@@ -73,6 +76,7 @@ class Verdict:
             "action": self.action,
             "arguments": self.arguments,
             "detail": self.detail,
+            "attempt": self.attempt,
         }
 
 
@@ -110,6 +114,7 @@ class DegradationReport:
 
     model: str
     verdicts: tuple[Verdict, ...]
+    repeat: int = 1
 
     def by_status(self) -> dict[str, Share]:
         """Share of correct degradation paths for each scored status that has scenarios."""
@@ -128,6 +133,7 @@ class DegradationReport:
         """The JSON ``toolfoundry eval degradation --json`` prints."""
         return {
             "model": self.model,
+            "repeat": self.repeat,
             "overall": self.overall.to_dict(),
             "by_status": {k: v.to_dict() for k, v in self.by_status().items()},
             "scenarios": [v.to_dict() for v in self.verdicts],
@@ -135,22 +141,35 @@ class DegradationReport:
 
 
 def evaluate_degradation(
-    provider: Provider, scenarios: Iterable[Scenario] | None = None
+    provider: Provider, scenarios: Iterable[Scenario] | None = None, *, repeat: int = 1
 ) -> DegradationReport:
     """Ask ``provider`` for the next action in every scenario and score the answers.
+
+    Args:
+        provider: the model.
+        scenarios: the scenarios (default: the shipped ones).
+        repeat: how many times each scenario is asked; shares count every attempt, which
+            measures how reliably a sampling model picks the right path.
 
     A failing model call is scored ``provider_error`` and the run goes on; a configuration
     error (missing key, unknown model) stops it, since every call would fail the same way.
     """
+    if repeat < 1:
+        raise ValueError("repeat must be at least 1")
     tools = action_specs()
+    chosen = list(load_scenarios() if scenarios is None else scenarios)
     verdicts = []
-    for scenario in load_scenarios() if scenarios is None else scenarios:
-        try:
-            turn = provider.complete(scenario_messages(scenario), tools, tool_choice="required")
-        except Exception as exc:
-            if getattr(exc, "kind", None) == "configuration":
-                raise
-            verdicts.append(Verdict(scenario, "provider_error", detail=f"{exc}"[:300]))
-            continue
-        verdicts.append(score_turn(scenario, turn))
-    return DegradationReport(provider.model_id, tuple(verdicts))
+    for attempt in range(1, repeat + 1):
+        for scenario in chosen:
+            try:
+                messages = scenario_messages(scenario)
+                turn = provider.complete(messages, tools, tool_choice="required")
+            except Exception as exc:
+                if getattr(exc, "kind", None) == "configuration":
+                    raise
+                detail = f"{exc}"[:300]
+                verdicts.append(Verdict(scenario, "provider_error", detail=detail, attempt=attempt))
+                continue
+            verdict = score_turn(scenario, turn)
+            verdicts.append(dataclasses.replace(verdict, attempt=attempt))
+    return DegradationReport(provider.model_id, tuple(verdicts), repeat)
