@@ -93,3 +93,18 @@ def test_a_replay_is_labelled_and_stops_cleanly_when_the_library_differs(tmp_pat
     assert "REPLAY" in result.output
     assert "provider_error" in result.output
     assert "diverged, slugify not offered" in result.output
+
+
+def test_ask_prompts_at_the_terminal_and_records_the_answer(vendor, tmp_path):
+    from .test_agent_loop import NETWORK_DRAFT
+
+    db = f"sqlite:///{tmp_path / 'r.db'}"
+    for reply, status in (("y\n", "active"), ("n\n", "rejected")):
+        vendor.play(calls("compat", ("create_tool", NETWORK_DRAFT)), answer("compat", "done"))
+        args = ["agent", "rates", "--model", "compat:m", "--base-url", vendor.base_url("compat")]
+        result = CliRunner().invoke(main, [*args, "--db", db, "--ask"], input=reply)
+        assert result.exit_code == 0, result.output
+        assert "approval needed: fx_rate" in result.output
+        assert "rates.example" in result.output  # the reviewer sees the capabilities
+        with Foundry.open(db) as fd:
+            assert fd.history("fx_rate")[-1].status.value == status
