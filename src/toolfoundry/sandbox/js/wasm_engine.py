@@ -126,12 +126,17 @@ class Guest:
 
 
 class _Pool:
-    """Ready guests, refilled by a background thread so a call only takes one."""
+    """Ready guests, refilled by a background thread so a call only takes one.
+
+    Used guests are handed back to be dropped by that thread too: freeing a store (unmapping
+    its memory) costs about as much as making one.
+    """
 
     def __init__(self, make: Callable[[], Guest], size: int) -> None:
         self._make = make
         self._size = size
         self._ready: deque[Guest] = deque()
+        self._used: list[Guest] = []
         self._cond = threading.Condition()
         self._thread: threading.Thread | None = None
 
@@ -145,11 +150,23 @@ class _Pool:
                 self._cond.notify()
         return guest if guest is not None else self._make()
 
+    def discard(self, guest: Guest) -> None:
+        """Drop ``guest`` off the call path (at once when there is no pool thread)."""
+        if self._size > 0:
+            with self._cond:
+                self._used.append(guest)
+                self._cond.notify()
+
     def _fill(self) -> None:
         while True:
             with self._cond:
-                while len(self._ready) >= self._size:
+                while len(self._ready) >= self._size and not self._used:
                     self._cond.wait()
+                used, self._used = self._used, []
+            del used  # the stores are freed here, on this thread
+            with self._cond:
+                if len(self._ready) >= self._size:
+                    continue
             guest = self._make()
             with self._cond:
                 self._ready.append(guest)
@@ -282,7 +299,11 @@ class WasmEngine:
 
     def run(self, module_code: str, args: Any, limits: Limits, host: CallHost) -> CallResult:
         """Run one module in a pristine instance (see :class:`Engine`)."""
-        return self.run_in(self.take(), module_code, args, limits, host)
+        guest = self.take()
+        try:
+            return self.run_in(guest, module_code, args, limits, host)
+        finally:
+            self._pool.discard(guest)
 
     def run_in(
         self, guest: Guest, module_code: str, args: Any, limits: Limits, host: CallHost
