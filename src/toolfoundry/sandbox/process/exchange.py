@@ -80,8 +80,8 @@ def exchange(jail: Jail, request: bytes, limits: ProcessLimits, started: float) 
         jail.kill()
         # reaping a killed jail (PID namespace teardown) takes milliseconds: not on the call path
         threading.Thread(target=jail.close, name="jail-reaper", daemon=True).start()
-    if collected.returncode is None:
-        collected.returncode = jail.process.wait()
+    if not collected.result and not collected.timed_out:
+        collected.returncode = jail.process.wait()  # how it ended matters only without a result
     return _result(collected, limits, started)
 
 
@@ -135,7 +135,6 @@ def _collect(jail: Jail, request: bytes, limits: ProcessLimits, deadline: float)
                         # the runner flushed the tool's output before its frame: take what
                         # is in the pipes and stop, without waiting for the jail to exit
                         _drain_logs(selector, out, limits)
-                        out.returncode = 0
                         return out
                 else:
                     _keep_log(out, chunk, limits)
