@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from toolfoundry.forge import check_python
 from toolfoundry.spec import Capabilities
@@ -111,3 +113,21 @@ def test_policy_packages_from_toolfoundry_toml(tmp_path: Path) -> None:
     bad.write_text('[policy]\npython_packages = ["../evil", 3]\n')
     with pytest.raises(ConfigError, match="python_packages"):
         load_config(bad)
+
+
+@given(st.text(max_size=300))
+@settings(max_examples=300, deadline=None)
+def test_any_text_gives_findings_never_an_exception(code: str) -> None:
+    findings = check_python(code)
+    assert all(f.line is None or f.line >= 1 for f in findings)
+    assert any(f.blocking for f in findings) or "handler" in code
+
+
+@pytest.mark.parametrize(
+    "code",
+    ["x = " + "1 + " * 100_000 + "1\ndef handler(a):\n    pass\n", "x = " + "[" * 250 + "]" * 250],
+)
+def test_pathological_nesting_is_a_finding(code: str) -> None:
+    findings = check_python(code)
+    assert findings
+    assert findings[0].rule in {"too_deep", "syntax_error"}

@@ -91,18 +91,35 @@ def check_python(
     """
     try:
         tree = ast.parse(code, filename="<tool>")
+        visitor = _Visitor(code, ALLOWED_MODULES | frozenset(allowed_packages))
+        visitor.visit(tree)
+    except RecursionError:
+        return [
+            Finding(
+                "too_deep",
+                Severity.ERROR,
+                "the code nests too deeply to check; split long expressions",
+                line=1,
+                column=1,
+            )
+        ]
     except SyntaxError as exc:
+        message, line, column = exc.msg, exc.lineno or 1, exc.offset or 1
         return [
             Finding(
                 "syntax_error",
                 Severity.ERROR,
-                f"the code does not parse: {exc.msg}",
-                line=exc.lineno or 1,
-                column=exc.offset or 1,
+                f"the code does not parse: {message}",
+                line=line,
+                column=column,
             )
         ]
-    visitor = _Visitor(code, ALLOWED_MODULES | frozenset(allowed_packages))
-    visitor.visit(tree)
+    except ValueError as exc:  # null bytes, on some 3.11 releases
+        return [
+            Finding(
+                "syntax_error", Severity.ERROR, f"the code does not parse: {exc}", line=1, column=1
+            )
+        ]
     findings = visitor.findings
     if not _defines_handler(tree):
         findings.append(
