@@ -8,39 +8,69 @@ from __future__ import annotations
 
 from typing import Any
 
+from sqlalchemy import select
+from sqlalchemy.engine import Connection
+
 from toolfoundry.forge import code_diff, explain_capabilities
 from toolfoundry.foundry import Foundry
-from toolfoundry.registry import AuditEvent, RegistryError, ToolVersion
-
-# How far back in a tool's audit log to look for its last failed call.
-_LAST_ERROR_WINDOW = 200
+from toolfoundry.registry import RegistryError, ToolVersion, UsageStats
+from toolfoundry.registry import usage as usage_counters
+from toolfoundry.registry.audit import as_utc
+from toolfoundry.registry.schema import usage as usage_table
 
 
 def tool_rows(fd: Foundry, *, active_only: bool = False) -> list[dict[str, Any]]:
-    """Every tool's current version with its description, usage and last error."""
-    rows = []
-    for v in fd.tools(include_inactive=not active_only):
-        rows.append(
-            {
-                **v.summary(),
-                "description": v.description,
-                "usage": fd.usage(v.name).to_dict(),
-                "last_error": last_error(fd, v.name),
-            }
-        )
-    return rows
+    """Every tool's current version with its description, usage and last error.
+
+    One connection serves every tool's counters, and tools never called cost no query:
+    the listing stays fast with hundreds of tools.
+    """
+    current = fd.tools(include_inactive=not active_only)
+    with fd.registry.engine.connect() as conn:
+        called = set(conn.execute(select(usage_table.c.tool).distinct()).scalars())
+        stats = {v.name: usage_counters.stats(conn, v.name) for v in current if v.name in called}
+        errors = _last_errors(conn)
+    return [
+        {
+            **v.summary(),
+            "description": v.description,
+            "usage": (stats.get(v.name) or _unused(v.name)).to_dict(),
+            "last_error": errors.get(v.name),
+        }
+        for v in current
+    ]
 
 
 def last_error(fd: Foundry, name: str) -> dict[str, Any] | None:
-    """The newest failed call of ``name`` in its recent audit log, or None."""
-    for entry in reversed(fd.audit(name, limit=_LAST_ERROR_WINDOW)):
-        if entry.event is AuditEvent.CALLED and not entry.detail.get("ok", True):
-            return {
-                "kind": entry.detail.get("error"),
-                "at": entry.at.isoformat(),
-                "version": entry.version,
+    """The kind and time of the newest failed call of ``name``, or None."""
+    with fd.registry.engine.connect() as conn:
+        return _last_errors(conn, name).get(name)
+
+
+def _last_errors(conn: Connection, name: str | None = None) -> dict[str, dict[str, Any]]:
+    # Each failure kind's counter keeps the time of its latest failure: the newest of them
+    # is the tool's last error, read without scanning the audit log.
+    query = select(usage_table.c.tool, usage_table.c.counter, usage_table.c.last_at).where(
+        usage_table.c.counter.like("failed:%")
+    )
+    if name is not None:
+        query = query.where(usage_table.c.tool == name)
+    newest: dict[str, dict[str, Any]] = {}
+    for tool, counter, at in conn.execute(query):
+        if at is None:
+            continue
+        at = as_utc(at)
+        if tool not in newest or at > newest[tool]["_at"]:
+            newest[tool] = {
+                "kind": counter.removeprefix("failed:"),
+                "at": at.isoformat(),
+                "_at": at,
             }
-    return None
+    return {tool: {k: v for k, v in e.items() if k != "_at"} for tool, e in newest.items()}
+
+
+def _unused(name: str) -> UsageStats:
+    return UsageStats(name, 0, {}, None, None, None, None)
 
 
 def tool_detail(fd: Foundry, name: str) -> dict[str, Any]:

@@ -60,7 +60,8 @@ COMPONENTS: dict[str, dict[str, Any]] = {
     ),
     "LastError": {
         "type": ["object", "null"],
-        "properties": {"kind": _OPT_STR, "at": _STR, "version": _OPT_INT},
+        "required": ["kind", "at"],
+        "properties": {"kind": _STR, "at": _STR},
     },
     "VersionSummary": _obj(
         ["name", "version", "status", "current", "sha256", "capabilities", "author", "created_at"],
