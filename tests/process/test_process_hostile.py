@@ -468,3 +468,21 @@ def test_jails_run_as_nobody_on_the_host_too() -> None:
             assert set(uids.split()[1:]) == {"65534"}, (pid, uids)
     finally:
         jail.close()
+
+
+def test_deeply_nested_results_are_refused(cold: BwrapExecutor) -> None:
+    body = "def handler(a):\n    v = []\n    for _ in range(300):\n        v = [v]\n    return v\n"
+    result = run(cold, body)
+    assert kind(result) == "runtime_error"
+    assert "nests deeper" in result.error.message
+
+
+def test_a_forged_frame_nested_to_crash_the_host_json_parser(cold: BwrapExecutor) -> None:
+    body = (
+        "def handler(a):\n    os = I('os')\n    fd = int(I('sys').argv[-1])\n"
+        "    doc = b'{\"ok\": true, \"value\": ' + b'[' * 200000 + b']' * 200000 + b'}'\n"
+        "    os.write(fd, b'TFR1' + len(doc).to_bytes(8, 'big') + doc)\n    os._exit(0)\n"
+    )
+    result = run(cold, body)
+    assert kind(result) == "runtime_error"
+    assert_host_alive(cold)

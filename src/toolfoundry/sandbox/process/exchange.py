@@ -26,6 +26,7 @@ from toolfoundry.spec import CallResult, ErrorKind
 
 MAGIC = b"TFR1"
 FRAME_SLACK = 64 * 1024  # an error message and the frame header on top of the value cap
+MAX_DEPTH = 200
 TOOL_KINDS = frozenset(
     {
         ErrorKind.TIMEOUT,
@@ -202,11 +203,27 @@ def _result(out: Collected, limits: ProcessLimits, started: float) -> CallResult
     if frame is None:
         return fail(ErrorKind.RUNTIME_ERROR, "the tool wrote to the result channel; refused")
     if frame.get("ok") is True and "value" in frame:
+        if _depth(frame["value"]) > MAX_DEPTH:
+            return fail(ErrorKind.RUNTIME_ERROR, f"the result nests deeper than {MAX_DEPTH} levels")
         return CallResult.success(frame["value"], logs=logs, duration_ms=elapsed)
     kind, message = frame.get("kind"), frame.get("message")
     if kind not in TOOL_KINDS or not isinstance(message, str):
         return fail(ErrorKind.RUNTIME_ERROR, "the runner's result frame is malformed")
     return fail(ErrorKind(kind), message)
+
+
+def _depth(value: Any) -> int:
+    """Nesting depth, without recursion (a value nested near the interpreter's limit would
+    make every later consumer of the result raise RecursionError)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        deepest = max(deepest, level)
+        if level <= MAX_DEPTH:
+            children = item.values() if isinstance(item, dict) else item
+            if isinstance(item, dict | list):
+                stack.extend((child, level + 1) for child in children)
+    return deepest
 
 
 def _frame(data: bytes) -> dict[str, Any] | None:
@@ -216,7 +233,7 @@ def _frame(data: bytes) -> dict[str, Any] | None:
         return None  # two frames, or a truncated one: someone else wrote to the channel
     try:
         frame = json.loads(data[12:])
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
     return frame if isinstance(frame, dict) else None
 
