@@ -48,6 +48,7 @@ from toolfoundry.spec import DeclaredTool, ToolSpec
 logger = logging.getLogger(__name__)
 
 SERVER_NAME = "toolfoundry"
+SEND_TIMEOUT_S = 5.0
 INSTRUCTIONS = (
     "Tools made by agents and kept in a versioned registry. Before writing a new tool, look "
     "for one with search_tools; create_tool makes a new tool (or the next version of one) "
@@ -88,7 +89,14 @@ class ToolListBroadcast:
         """Notify every handshake connection and every ``subscriptions/listen`` stream."""
         self.sent += 1
         await self.bus.publish(ToolsListChanged())
-        for session in list(self._sessions.values()):
+        async with anyio.create_task_group() as tasks:
+            for session in list(self._sessions.values()):
+                tasks.start_soon(self._notify, session)
+
+    @staticmethod
+    async def _notify(session: ServerSession) -> None:
+        # One client that stopped reading must not hold up the others, nor the next poll.
+        with anyio.move_on_after(SEND_TIMEOUT_S):
             await session.send_tool_list_changed()
 
 
