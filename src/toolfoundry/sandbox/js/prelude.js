@@ -222,9 +222,11 @@
   const domError = (message, name) => new _DOMException(message, name);
   const INTEGER_ARRAYS = ["Int8Array", "Uint8Array", "Uint8ClampedArray", "Int16Array", "Uint16Array",
     "Int32Array", "Uint32Array", "BigInt64Array", "BigUint64Array"];
-  const integerArrays = INTEGER_ARRAYS.map((n) => G[n]);
+  const integerTags = new Set(INTEGER_ARRAYS);
+  const typedArrayTag = Object.getOwnPropertyDescriptor(
+    Object.getPrototypeOf(Uint8Array.prototype), Symbol.toStringTag).get;
   const getRandomValues = (array) => {
-    if (!integerArrays.some((C) => array instanceof C))
+    if (!integerTags.has(typedArrayTag.call(array)))
       throw domError("getRandomValues: an integer typed array is required", "TypeMismatchError");
     if (array.byteLength > 65536)
       throw domError(

@@ -185,9 +185,8 @@ def _host_call(context: Any, values: Any) -> None:
     if not (0 <= op_ptr <= op_ptr + op_len <= size and 0 <= in_ptr <= in_ptr + in_len <= size):
         return
     op = ctypes.string_at(base + op_ptr, op_len).decode("utf-8", "replace")
+    # host ops never call back into the guest, so `base` stays valid (memory cannot grow)
     out = host.answer(op, ctypes.string_at(base + in_ptr, in_len))
-    # the answer may have grown nothing, but a host op must not be trusted to keep `base`
-    base, size = wasm_calls.context_memory(context, guest.memory)
     if len(out) <= out_cap:
         if not 0 <= out_ptr <= out_ptr + out_cap <= size:
             return
