@@ -39,6 +39,15 @@ def median_us(fn: Callable[[], Any], rounds: int) -> float:
     return statistics.median(times) * 1e6
 
 
+def best_us(fn: Callable[[], Any], rounds: int) -> float:
+    times = []
+    for _ in range(rounds):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return min(times) * 1e6
+
+
 def rss_mib() -> float:
     with open("/proc/self/status", encoding="ascii") as status:
         for line in status:
@@ -151,6 +160,9 @@ def main() -> None:
     host_call = (
         median_us(lambda: run_js(with_host), 20) - median_us(lambda: run_js(without), 20)
     ) / 2000
+    host_call_best = (
+        best_us(lambda: run_js(with_host), 20) - best_us(lambda: run_js(without), 20)
+    ) / 2000
 
     rss_before = rss_mib()
     start = time.perf_counter()
@@ -228,13 +240,14 @@ def main() -> None:
             "<= 50 us",
         ),
         (
-            "host call from JS (getRandomValues)",
+            "host call from JS (getRandomValues), median",
             host_call,
             "us",
             nd.get("hostCall"),
             "in-process",
             "<= 20 us",
         ),
+        ("host call from JS, best of 20 runs", host_call_best, "us", None, "", "<= 20 us"),
         (
             "16 MiB bomb (small objects) stopped",
             small_ms,
