@@ -32,7 +32,7 @@ from toolfoundry.forge import (
     RunLimits,
     Severity,
     ToolRunner,
-    behavioural_duplicates,
+    behaves_like,
     check_approval,
     forge_draft,
     parse_draft,
@@ -277,17 +277,24 @@ class Foundry:
             return None
         from toolfoundry.forge.sandbox_runner import SandboxRunner
 
-        names = behavioural_duplicates(
-            draft, candidates, runner=SandboxRunner(), limits=self._run_limits
+        runner = SandboxRunner()
+        # the first match is enough to warn; behaves_like stops at the first failing test
+        twin = next(
+            (
+                c.name
+                for c in candidates
+                if behaves_like(c, draft, runner=runner, limits=self._run_limits)
+            ),
+            None,
         )
-        if not names:
+        if twin is None:
             return None
         message = (
-            f"the active tool {names[0]!r} already passes every test of this draft; "
+            f"the active tool {twin!r} already passes every test of this draft; "
             "consider calling it, or improving it with a new version"
         )
         findings.append(Finding("behavioural_duplicate", Severity.WARNING, message, path="$.tests"))
-        return names[0]
+        return twin
 
     def _previous(self, name: str) -> ExistingTool | None:
         try:

@@ -170,7 +170,7 @@ class Registry:
             .where(tools.c.id == tool_id)
             .values(current_version=number, current_status=status.value, updated_at=now())
         )
-        fulltext.index(conn, tool_id, name, description, parameters)
+        fulltext.index(conn, tool_id, name, description, parameters, status.value)
 
     def _set_status(
         self, conn: Connection, tool: Row[Any], number: int, status: VersionStatus
@@ -184,6 +184,7 @@ class Registry:
             conn.execute(
                 update(tools).where(tools.c.id == tool.id).values(current_status=status.value)
             )
+            fulltext.set_status(conn, tool.id, status.value)
 
     def _version_in(self, conn: Connection, name: str, number: int | None) -> ToolVersion:
         query = select(*_VERSION_COLUMNS).join(tools, tools.c.id == versions.c.tool_id)

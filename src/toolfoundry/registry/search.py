@@ -75,51 +75,79 @@ def terms(query: str) -> list[str]:
 
 
 def index(
-    conn: Connection, tool_id: int, name: str, description: str, params: dict[str, Any]
+    conn: Connection,
+    tool_id: int,
+    name: str,
+    description: str,
+    params: dict[str, Any],
+    status: str,
 ) -> None:
     """(Re)index a tool from the version its pointer now names."""
-    fields = document(name, description, params)
+    n, d, p = document(name, description, params)
+    values = {"id": tool_id, "n": n, "d": d, "p": p, "s": status}
     if conn.dialect.name == "postgresql":
         conn.execute(
             text(
-                "INSERT INTO tf_search (tool_id, document) VALUES (:id, "
+                "INSERT INTO tf_search (tool_id, document, status) VALUES (:id, "
                 "setweight(to_tsvector('english', :n), 'A') || "
                 "setweight(to_tsvector('english', :d), 'B') || "
-                "setweight(to_tsvector('english', :p), 'C')) "
-                "ON CONFLICT (tool_id) DO UPDATE SET document = EXCLUDED.document"
+                "setweight(to_tsvector('english', :p), 'C'), :s) "
+                "ON CONFLICT (tool_id) DO UPDATE "
+                "SET document = EXCLUDED.document, status = EXCLUDED.status"
             ),
-            {"id": tool_id, "n": fields[0], "d": fields[1], "p": fields[2]},
+            values,
         )
         return
     conn.execute(text("DELETE FROM tf_search WHERE rowid = :id"), {"id": tool_id})
     conn.execute(
-        text("INSERT INTO tf_search (rowid, name, description, params) VALUES (:id, :n, :d, :p)"),
-        {"id": tool_id, "n": fields[0], "d": fields[1], "p": fields[2]},
+        text(
+            "INSERT INTO tf_search (rowid, name, description, params, status) "
+            "VALUES (:id, :n, :d, :p, :s)"
+        ),
+        values,
     )
 
 
+def set_status(conn: Connection, tool_id: int, status: str) -> None:
+    """Follow a status change of the tool's current version."""
+    key = "tool_id" if conn.dialect.name == "postgresql" else "rowid"
+    conn.execute(
+        text(f"UPDATE tf_search SET status = :s WHERE {key} = :id"), {"s": status, "id": tool_id}
+    )
+
+
+# Rank and limit inside the index, then fetch names and descriptions for the k rows only.
 _SQLITE = """
+WITH m AS (
+  SELECT rowid AS id, bm25(tf_search, 10.0, 3.0, 1.0, 0.0) AS rank FROM tf_search
+  WHERE tf_search MATCH :q {status} ORDER BY rank LIMIT :k
+)
 SELECT t.name, t.current_version AS version, v.description, t.current_status AS status,
-       -bm25(tf_search, 10.0, 3.0, 1.0) AS score
-FROM tf_search
-JOIN tf_tools t ON t.id = tf_search.rowid
+       -m.rank AS score
+FROM m
+JOIN tf_tools t ON t.id = m.id
 JOIN tf_versions v ON v.tool_id = t.id AND v.version = t.current_version
-WHERE tf_search MATCH :q {status}
-ORDER BY bm25(tf_search, 10.0, 3.0, 1.0)
-LIMIT :k
+ORDER BY m.rank, t.name
 """
 
 _POSTGRESQL = """
-SELECT t.name, t.current_version AS version, v.description, t.current_status AS status,
-       ts_rank(s.document, q.query) AS score
-FROM tf_search s
-CROSS JOIN (SELECT to_tsquery('english', :q) AS query) q
-JOIN tf_tools t ON t.id = s.tool_id
+WITH q AS (SELECT to_tsquery('english', :q) AS query),
+m AS MATERIALIZED (
+  SELECT s.tool_id, ts_rank(s.document, q.query) AS score FROM tf_search s, q
+  WHERE s.document @@ q.query {status} ORDER BY score DESC, s.tool_id LIMIT :k
+)
+SELECT t.name, t.current_version AS version, v.description, t.current_status AS status, m.score
+FROM m
+JOIN tf_tools t ON t.id = m.tool_id
 JOIN tf_versions v ON v.tool_id = t.id AND v.version = t.current_version
-WHERE s.document @@ q.query {status}
-ORDER BY score DESC, t.name
-LIMIT :k
+ORDER BY m.score DESC, t.name
 """
+# "Does this word match more than the budget?" stops counting at budget + 1 rows.
+_SQLITE_COUNT = "SELECT count(*) FROM (SELECT 1 FROM tf_search WHERE tf_search MATCH :q LIMIT :cap)"
+_POSTGRESQL_COUNT = (
+    "SELECT count(*) FROM (SELECT 1 FROM tf_search "
+    "WHERE document @@ to_tsquery('english', :q) LIMIT :cap) c"
+)
 
 
 def search(conn: Connection, query: str, k: int, *, active_only: bool = True) -> list[SearchHit]:
@@ -142,14 +170,13 @@ def _rarest(conn: Connection, words: list[str]) -> list[str]:
     A word in a large share of the registry says little about relevance (low IDF) yet
     would make the any-word search rank every tool that has it.
     """
+    postgres = conn.dialect.name == "postgresql"
+    sql = text(_POSTGRESQL_COUNT if postgres else _SQLITE_COUNT)
     counted: list[tuple[int, str]] = []
     for word in words[:_MAX_WIDEN_TERMS]:
-        if conn.dialect.name == "postgresql":
-            sql = "SELECT count(*) FROM tf_search WHERE document @@ to_tsquery('english', :q)"
-            match = word
-        else:
-            sql, match = "SELECT count(*) FROM tf_search WHERE tf_search MATCH :q", f'"{word}"'
-        counted.append((int(conn.execute(text(sql), {"q": match}).scalar_one()), word))
+        match = word if postgres else f'"{word}"'
+        found = conn.execute(sql, {"q": match, "cap": WIDEN_BUDGET + 1}).scalar_one()
+        counted.append((int(found), word))
     counted.sort()
     chosen: list[str] = []
     total = 0
@@ -164,10 +191,11 @@ def _rarest(conn: Connection, words: list[str]) -> list[str]:
 def _ranked(
     conn: Connection, words: list[str], k: int, *, every: bool, active_only: bool
 ) -> list[SearchHit]:
-    status = "AND t.current_status = 'active'" if active_only else ""
     if conn.dialect.name == "postgresql":
+        status = "AND s.status = 'active'" if active_only else ""
         sql, match = _POSTGRESQL, (" & " if every else " | ").join(words)
     else:
+        status = "AND status = 'active'" if active_only else ""
         sql, match = _SQLITE, (" AND " if every else " OR ").join(f'"{w}"' for w in words)
     rows = conn.execute(text(sql.format(status=status)), {"q": match, "k": k}).all()
     return [SearchHit(r.name, r.version, r.description, r.status, float(r.score)) for r in rows]
