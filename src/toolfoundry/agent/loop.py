@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import time
 import uuid
+import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -45,6 +46,9 @@ SYSTEM_PROMPT = (
     "and the failing tests, fix the cause and try again. Answer in plain text when done."
 )
 MAX_RESULT_CHARS = 20_000
+# Declaring the meta-tools builds pydantic models (tens of ms); they are bound to one foundry
+# and immutable, so each foundry's set is built once.
+_META_TOOLS: weakref.WeakKeyDictionary[Foundry, list[DeclaredTool]] = weakref.WeakKeyDictionary()
 
 
 @dataclass(frozen=True)
@@ -97,13 +101,11 @@ def run_agent(
     Returns:
         The run: its turns, stop reason, final text and the tools it created.
     """
-    from toolfoundry.builtins import builtin_tools
-
     run = AgentRun(uuid.uuid4().hex, task, provider.model_id, now())
     runs = RunStore(foundry.registry.engine) if store else None
     emit: EventSink = on_event or (lambda _event: None)
     declared: dict[str, DeclaredTool] = {}
-    for tool in [*builtin_tools(foundry), *tools]:
+    for tool in [*meta_tools(foundry), *tools]:
         declared[tool.spec.name] = tool
     dispatcher = _Dispatcher(foundry, declared, approval, run, emit)
     messages = [Message("system", system), Message("user", task)]
@@ -177,6 +179,16 @@ def run_agent(
             run.final_text = turn.text
             return stop(StopReason.COMPLETED, turn.stop_reason or "the model answered")
     return stop(StopReason.MAX_TURNS, f"the model was still calling tools after {max_turns} turns")
+
+
+def meta_tools(foundry: Foundry) -> list[DeclaredTool]:
+    """The meta-tools bound to ``foundry`` (declared once per foundry)."""
+    bound = _META_TOOLS.get(foundry)
+    if bound is None:
+        from toolfoundry.builtins import builtin_tools
+
+        bound = _META_TOOLS[foundry] = builtin_tools(foundry)
+    return bound
 
 
 class _Dispatcher:
