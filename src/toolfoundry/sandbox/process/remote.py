@@ -69,7 +69,7 @@ class HttpExecutor:
             )
         try:
             return result_from_dict(response.json())
-        except (ValueError, WireError) as exc:
+        except (ValueError, WireError, RecursionError) as exc:
             return fail(ErrorKind.RUNTIME_ERROR, f"the executor service answered nonsense: {exc}")
 
     def close(self) -> None:

@@ -69,8 +69,8 @@ def executor_app(
             if tool is not None and not isinstance(tool, str):
                 raise WireError("tool must be a string")
             limits = limits_from_dict(data.get("limits", {}), limits_ceiling)
-        except (ValueError, WireError) as exc:
-            return _refusal(400, str(exc))
+        except (ValueError, WireError, RecursionError) as exc:
+            return _refusal(400, str(exc) or "the request nests too deeply")
         result = await anyio.to_thread.run_sync(
             functools.partial(executor.run, data["code"], data.get("args"), limits, tool=tool),
             limiter=limiter,
