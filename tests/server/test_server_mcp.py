@@ -231,6 +231,7 @@ def test_http_end_to_end(db: str, http_server: int) -> None:
     anyio.run(scenario)
 
 
+@pytest.mark.slow
 def test_http_two_clients_both_notified(db: str, http_server: int) -> None:
     async def scenario() -> None:
         async with (
@@ -271,7 +272,7 @@ def test_http_api_approval_reaches_mcp_clients(db: str, http_server: int) -> Non
     anyio.run(scenario)
 
 
-@pytest.mark.parametrize("transport", ["stdio", "http"])
+@pytest.mark.parametrize("transport", ["stdio", pytest.param("http", marks=pytest.mark.slow)])
 def test_modern_protocol_client_listens_for_changes(
     db: str, tmp_path: Path, transport: str
 ) -> None:
