@@ -43,10 +43,8 @@ def chromium() -> Path:
 
 @pytest.fixture
 def artifacts(request: pytest.FixtureRequest) -> Path:
-    """Where this test saves screenshots when it fails."""
-    path = ARTIFACTS / request.node.name
-    path.mkdir(parents=True, exist_ok=True)
-    return path
+    """Where this test saves screenshots when it fails (created only then)."""
+    return ARTIFACTS / request.node.name
 
 
 class _Weather(BaseHTTPRequestHandler):
@@ -83,7 +81,7 @@ def _free_port() -> int:
 class Served:
     """A running ``toolfoundry serve --http`` on loopback."""
 
-    def __init__(self, url: str, cwd: Path) -> None:
+    def __init__(self, url: str, cwd: Path, *extra: str) -> None:
         self.port = _free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.log = cwd / "serve.log"
@@ -93,7 +91,10 @@ class Served:
         command = [sys.executable, "-m", "toolfoundry", "serve", "--db", url, "--poll", "0.2"]
         with self.log.open("w") as stderr:
             self.proc = subprocess.Popen(
-                [*command, "--http", f"127.0.0.1:{self.port}"], cwd=cwd, env=env, stderr=stderr
+                [*command, "--http", f"127.0.0.1:{self.port}", *extra],
+                cwd=cwd,
+                env=env,
+                stderr=stderr,
             )
         deadline = time.monotonic() + 60
         while True:
@@ -116,8 +117,8 @@ def serve_http() -> Iterator[Any]:
     """Start ``toolfoundry serve --http`` for a database URL in a directory (its config)."""
     started: list[Served] = []
 
-    def start(url: str, cwd: Path) -> Served:
-        started.append(Served(url, cwd))
+    def start(url: str, cwd: Path, *extra: str) -> Served:
+        started.append(Served(url, cwd, *extra))
         return started[-1]
 
     yield start

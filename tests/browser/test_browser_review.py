@@ -146,9 +146,54 @@ def test_review_in_the_browser_while_an_mcp_client_watches(
             try:
                 await _review(page, served.base, session, notes)
             except BaseException:
+                artifacts.mkdir(parents=True, exist_ok=True)
                 await page.screenshot(path=str(artifacts / "failure.png"), full_page=True)
                 raise
             finally:
                 await browser.close()
 
     anyio.run(scenario)
+
+
+def test_token_login_then_approve_with_the_session_cookie(
+    tmp_path: Path, chromium: Path, artifacts: Path, serve_http: Any
+) -> None:
+    url = f"sqlite:///{tmp_path / 'registry.db'}"
+    with Foundry.open(url) as fd:
+        assert fd.create_tool(_network_tool("weather", "api.example.com")).status == (
+            "pending_approval"
+        )
+    served = serve_http(url, tmp_path, "--token", "browser-secret")
+
+    async def scenario() -> None:
+        async with async_playwright() as pw:
+            browser = await pw.chromium.launch(executable_path=str(chromium), args=CHROMIUM_ARGS)
+            context = await browser.new_context()
+            page = await context.new_page()
+            page.set_default_timeout(WAIT_S * 1000)
+            try:
+                refused = await page.goto(served.base + "/ui/")
+                assert refused is not None
+                assert refused.status == 401
+                await expect(page.get_by_text("needs the server's token")).to_be_visible()
+
+                await page.goto(served.base + "/ui/tools/weather/v/1?token=browser-secret")
+                assert page.url == served.base + "/ui/tools/weather/v/1"  # token gone from URL
+                cookies = {c["name"]: c for c in await context.cookies()}
+                session = cookies["tf_session"]
+                assert session["httpOnly"] is True
+                assert session["sameSite"] == "Strict"
+
+                await page.get_by_role("button", name="Approve v1").click()
+                await expect(page.get_by_role("status")).to_contain_text("Approved")
+            except BaseException:
+                artifacts.mkdir(parents=True, exist_ok=True)
+                await page.screenshot(path=str(artifacts / "failure.png"), full_page=True)
+                raise
+            finally:
+                await browser.close()
+
+    anyio.run(scenario)
+    with Foundry.open(url) as fd:
+        assert fd.show("weather").status.value == "active"
+        assert fd.audit("weather")[-1].actor == "web reviewer"

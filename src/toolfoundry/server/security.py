@@ -155,7 +155,11 @@ class Guard:
                     return
             if receive is _REFUSED:
                 return
-        await self.app(scope, receive, _with_cookie(send, set_cookie) if set_cookie else send)
+        await self.app(
+            scope,
+            receive,
+            _with_cookie(send, set_cookie, scope.get("scheme") == "https") if set_cookie else send,
+        )
 
     def _bearer_ok(self, headers: dict[str, str]) -> bool:
         given = headers.get("authorization", "")
@@ -167,7 +171,7 @@ class Guard:
         _, cookie = self._new_cookie()
         query = {
             k: v
-            for k, v in parse_qs(scope.get("query_string", b"").decode()).items()
+            for k, v in parse_qs(scope.get("query_string", b"").decode("latin-1")).items()
             if k != "token"
         }
         location = scope.get("root_path", "") + scope["path"]
@@ -179,7 +183,7 @@ class Guard:
                 "status": 303,
                 "headers": [
                     (b"location", location.encode()),
-                    (b"set-cookie", _cookie_header(cookie)),
+                    (b"set-cookie", _cookie_header(cookie, scope.get("scheme") == "https")),
                     (b"cache-control", b"no-store"),
                     (b"content-length", b"0"),
                 ],
@@ -289,16 +293,17 @@ def _replay(body: bytes) -> Receive:
     return receive
 
 
-def _cookie_header(value: str) -> bytes:
-    return f"{SESSION_COOKIE}={value}; Path=/; HttpOnly; SameSite=Strict".encode()
+def _cookie_header(value: str, secure: bool) -> bytes:
+    flags = "; Secure" if secure else ""
+    return f"{SESSION_COOKIE}={value}; Path=/; HttpOnly; SameSite=Strict{flags}".encode()
 
 
-def _with_cookie(send: Send, cookie: str) -> Callable[[Message], Awaitable[None]]:
+def _with_cookie(send: Send, cookie: str, secure: bool) -> Callable[[Message], Awaitable[None]]:
     async def sending(message: MutableMapping[str, Any]) -> None:
         if message["type"] == "http.response.start":
             message["headers"] = [
                 *message.get("headers", []),
-                (b"set-cookie", _cookie_header(cookie)),
+                (b"set-cookie", _cookie_header(cookie, secure)),
             ]
         await send(message)
 
