@@ -117,3 +117,25 @@ def test_serve_stdio_exits_when_client_closes(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout == ""  # stdout belongs to the protocol: nothing else is printed
+
+
+@pytest.mark.parametrize(
+    ("url", "says"),
+    [
+        ("bogus://x", "Can't load plugin"),
+        ("postgresql+psycopg://postgres@127.0.0.1:1/x", "Connection refused"),
+    ],
+)
+def test_cli_unusable_registry_is_a_clear_error(url: str, says: str) -> None:
+    result = CliRunner().invoke(main, ["serve", "--db", url])
+    assert result.exit_code == 1
+    assert "cannot open the registry" in result.output
+    assert says in result.output
+    assert "Traceback" not in result.output
+
+
+def test_cli_missing_config_is_a_usage_error(tmp_path: Path) -> None:
+    missing = tmp_path / "nope.toml"
+    result = CliRunner().invoke(main, ["serve", "--config", str(missing)])
+    assert result.exit_code == 2
+    assert "nope.toml" in result.output
