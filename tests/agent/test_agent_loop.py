@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from toolfoundry.agent import (
     RunStore,
     StopReason,
@@ -218,3 +220,21 @@ def test_unreadable_arguments_are_reported_not_guessed(vendor, foundry):
     sent = vendor.bodies()[1]["messages"][2]["tool_calls"][0]["function"]["arguments"]
     assert sent == '{"a": 1, "b":'
     assert foundry.usage("add").calls == 0
+
+
+@pytest.mark.postgres
+def test_a_replayed_session_runs_and_is_stored_on_postgresql(pg_url):
+    from toolfoundry.agent import provider_for
+    from toolfoundry.foundry import Foundry
+
+    provider = provider_for("replay:demo#create")
+    task = provider.recording.sessions["create"]["task"]
+    with Foundry.open(pg_url) as fd:
+        run = run_agent(task, provider, fd)
+        assert run.stop_reason is StopReason.COMPLETED, run.stop_message
+        assert run.created == ["slugify v1"]
+        stored = RunStore(fd.registry.engine).get(run.id)
+        assert stored is not None
+        assert len(stored["turns"]) == 5
+        assert stored["turns"][1]["tool_calls"][0]["result"]["step"]["blockers"] == ["tests_failed"]
+        assert fd.usage("slugify").calls == 2
