@@ -274,3 +274,19 @@ def test_audit_and_search(api: Api) -> None:
         "weather",
         "news",
     }
+
+
+@pytest.mark.slow
+@pytest.mark.postgres
+def test_listing_usage_and_decisions_on_postgresql(pg_url: str) -> None:
+    with Foundry.open(pg_url) as fd:
+        seed(fd)
+        fd.call("shout", {"text": 1})
+        with TestClient(compose(fd), base_url="http://127.0.0.1:8000") as client:
+            api = Api(client)
+            row = next(r for r in api.get("/api/tools") if r["name"] == "shout")
+            assert row["usage"]["calls"] == 1
+            assert row["last_error"]["kind"] == "invalid_arguments"
+            api.post("/api/tools/weather/versions/1/approve", {"by": "alice"})
+            assert api.get("/api/tools/weather")["status"] == "active"
+            assert "weather" in client.get("/ui/").text
