@@ -11,15 +11,16 @@ from pathlib import Path
 import anyio
 import mcp_types as types
 import pytest
+from mcp import Client
 
 from toolfoundry import Foundry
 from toolfoundry.builtins import builtin_tools
 from toolfoundry.catalog import mcp_tools
 from toolfoundry.registry import NewVersion, VersionStatus
 from toolfoundry.server.changes import ActiveSetWatcher, active_set_fingerprint
-from toolfoundry.server.mcp_server import ToolListing
+from toolfoundry.server.mcp_server import ToolListBroadcast, ToolListing, build_mcp_server
 
-from .test_server_mcp_support import by_name, http_session, serve_http
+from .test_server_mcp_support import Notifications, by_name, http_session, serve_http
 
 BACKENDS = ["sqlite", pytest.param("postgresql", marks=[pytest.mark.slow, pytest.mark.postgres])]
 
@@ -166,3 +167,24 @@ def test_two_servers_on_one_postgres(pg_url: str, tmp_path: Path) -> None:
 
     with serve_http(pg_url, tmp_path) as port_a, serve_http(pg_url, tmp_path) as port_b:
         anyio.run(scenario, port_a, port_b)
+
+
+def test_connections_notified_then_forgotten(foundry: Foundry) -> None:
+    """In process (the SDK's in-memory transport): a handshake client is attached on
+    ``initialized``, notified on a change, and forgotten when it disconnects."""
+
+    async def scenario() -> None:
+        broadcast = ToolListBroadcast()
+        server = build_mcp_server(foundry, broadcast=broadcast, poll_interval_s=0.05)
+        notes = Notifications()
+        async with Client(server, mode="legacy", message_handler=notes) as client:
+            await client.list_tools()
+            assert broadcast.connections == 1
+            await anyio.to_thread.run_sync(foundry.registry.add_version, version("delta"))
+            await notes.wait_list_changed(0)
+            assert "delta" in by_name(await client.list_tools())
+        with anyio.fail_after(5):
+            while broadcast.connections:
+                await anyio.sleep(0.01)
+
+    anyio.run(scenario)
