@@ -29,9 +29,9 @@ from toolfoundry.server.web.schemas import (
 from toolfoundry.spec import ErrorKind
 
 OPENAPI_PATH = "/openapi.json"
-_NOT_FOUND = (404, ("No such tool or version.", ref("Error")))
-_CONFLICT = (409, ("The tool is not in a state that allows this.", ref("Error")))
-_INVALID = (422, ("The request body does not match its schema.", ref("Error")))
+_NOT_FOUND = {404: ("No such tool or version.", ref("Error"))}
+_CONFLICT = {409: ("The tool is not in a state that allows this.", ref("Error"))}
+_INVALID = {422: ("The request body does not match its schema.", ref("Error"))}
 # Call failures that are the caller's, not the tool's: reported with a 4xx status.
 _CALL_STATUS = {
     ErrorKind.NOT_FOUND: 404,
@@ -161,7 +161,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         "showTool",
         "The current version in full, with usage.",
         show_tool,
-        {200: ("The tool.", ref("ToolDetail")), **dict([_NOT_FOUND])},
+        {200: ("The tool.", ref("ToolDetail")), **_NOT_FOUND},
     ),
     Endpoint(
         "GET",
@@ -169,7 +169,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         "toolHistory",
         "Every version of a tool, oldest first.",
         history,
-        {200: ("The versions.", _array("VersionSummary")), **dict([_NOT_FOUND])},
+        {200: ("The versions.", _array("VersionSummary")), **_NOT_FOUND},
     ),
     Endpoint(
         "GET",
@@ -178,7 +178,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         "One version with the reviewer's view: diff against the current version, what each "
         "capability means, findings and test results.",
         show_version,
-        {200: ("The version.", ref("Review")), **dict([_NOT_FOUND])},
+        {200: ("The version.", ref("Review")), **_NOT_FOUND},
     ),
     Endpoint(
         "GET",
@@ -187,7 +187,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         "Unified diff of code, description, parameters and capabilities from one version to "
         "another.",
         diff,
-        {200: ("The diff.", ref("Diff")), **dict([_NOT_FOUND])},
+        {200: ("The diff.", ref("Diff")), **_NOT_FOUND},
         query=(
             QueryParam("from", {"type": "integer", "minimum": 1}, "Old version.", required=True),
             QueryParam("to", {"type": "integer", "minimum": 1}, "New version.", required=True),
@@ -203,7 +203,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
             200: ("Approved.", ref("Decision")),
             404: ("No such version.", ref("Decision")),
             409: ("Not pending, or the binding changed.", ref("Decision")),
-            **dict([_INVALID]),
+            **_INVALID,
         },
         body=DECIDE_BODY,
         tags=("approvals",),
@@ -218,7 +218,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
             200: ("Rejected.", ref("Decision")),
             404: ("No such version.", ref("Decision")),
             409: ("Not pending.", ref("Decision")),
-            **dict([_INVALID]),
+            **_INVALID,
         },
         body=REJECT_BODY,
         tags=("approvals",),
@@ -231,7 +231,9 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         rollback,
         {
             200: ("The new current version.", ref("VersionSummary")),
-            **dict([_NOT_FOUND, _CONFLICT, _INVALID]),
+            **_NOT_FOUND,
+            **_CONFLICT,
+            **_INVALID,
         },
         body=ROLLBACK_BODY,
     ),
@@ -241,7 +243,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         "disableTool",
         "Stop a tool from being called or listed.",
         disable,
-        {200: ("Disabled.", ref("VersionSummary")), **dict([_NOT_FOUND, _CONFLICT, _INVALID])},
+        {200: ("Disabled.", ref("VersionSummary")), **_NOT_FOUND, **_CONFLICT, **_INVALID},
         body=ACTOR_BODY,
     ),
     Endpoint(
@@ -250,7 +252,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         "enableTool",
         "Re-enable a disabled tool.",
         enable,
-        {200: ("Enabled.", ref("VersionSummary")), **dict([_NOT_FOUND, _CONFLICT, _INVALID])},
+        {200: ("Enabled.", ref("VersionSummary")), **_NOT_FOUND, **_CONFLICT, **_INVALID},
         body=ACTOR_BODY,
     ),
     Endpoint(

@@ -23,7 +23,7 @@ from starlette.routing import Route
 
 from toolfoundry.foundry import Foundry
 from toolfoundry.registry import RegistryError
-from toolfoundry.server.web.schemas import COMPONENTS, ref
+from toolfoundry.server.web.schemas import COMPONENTS
 
 MAX_BODY_BYTES = 1024 * 1024
 _PATH_PARAM = re.compile(r"\{(\w+)(?::(\w+))?\}")
@@ -201,6 +201,5 @@ __all__ = [
     "QueryParam",
     "build_route",
     "error_response",
-    "ref",
     "registry_error",
 ]
