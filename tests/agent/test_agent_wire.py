@@ -239,3 +239,33 @@ def test_vendor_refusal_stops_the_run_with_a_clear_reason(vendor, foundry):
     assert run.stop_reason is StopReason.PROVIDER_ERROR
     assert "invalid_function_parameters" in run.stop_message or "400" in run.stop_message
     assert run.turns == []
+
+
+@pytest.mark.parametrize(
+    ("kind", "field", "wanted"),
+    [
+        ("openai", "tool_choice", "required"),
+        ("openai-responses", "tool_choice", "required"),
+        ("anthropic", "tool_choice", {"type": "any"}),
+        ("compat", "tool_choice", "required"),
+    ],
+)
+def test_tool_choice_is_translated_per_vendor(kind, field, wanted, vendor, foundry):
+    from toolfoundry.agent.providers import Message
+
+    vendor.play(answer(kind, "fine"))
+    turn = vendor.provider(kind).complete(
+        [Message("user", "hi")], foundry.active_specs(), tool_choice="required", max_tokens=77
+    )
+    assert turn.text == "fine"
+    body = vendor.bodies()[0]
+    assert body[field] == wanted
+    token_field = {
+        "openai": "max_completion_tokens",
+        "openai-responses": "max_output_tokens",
+        "anthropic": "max_tokens",
+        "compat": "max_tokens",
+    }[kind]
+    assert body[token_field] == 77
+    assert "system" not in body  # no system message, no system field
+    assert "instructions" not in body

@@ -144,7 +144,14 @@ def run_agent(
             AgentEvent(
                 "model",
                 index + 1,
-                {"text": turn.text, "calls": [_call_view(c) for c in turn.tool_calls]},
+                {
+                    "text": turn.text,
+                    "calls": [_call_view(c) for c in turn.tool_calls],
+                    "usage": {
+                        "input_tokens": turn.usage.input_tokens,
+                        "output_tokens": turn.usage.output_tokens,
+                    },
+                },
             )
         )
         messages.append(Message("assistant", turn.text, tool_calls=turn.tool_calls))

@@ -54,6 +54,11 @@ class AgentView:
         for call in event.data["calls"]:
             args = json.dumps(call["arguments"], ensure_ascii=False)
             self.console.print(f"  [bold]→ {call['name']}[/]({_cut(args)})", highlight=False)
+        usage = event.data.get("usage") or {}
+        if usage.get("input_tokens") or usage.get("output_tokens"):
+            self.console.print(
+                f"  [dim]tokens: {usage['input_tokens']} in, {usage['output_tokens']} out[/]"
+            )
 
     def _tool(self, event: AgentEvent) -> None:
         data, result = event.data, event.data["result"]
@@ -171,7 +176,9 @@ def agent(
             )
         url = base_url or foundry.config.provider.get("base_url")
         try:
-            provider = provider_for(str(chosen), base_url=url)
+            # no single request may outlive the run's wall-time limit
+            timeout = max(1.0, min(120.0, max_seconds))
+            provider = provider_for(str(chosen), base_url=url, timeout=timeout)
         except ProviderError as exc:
             raise click.UsageError(exc.message) from None
         if isinstance(provider, ReplayProvider):
