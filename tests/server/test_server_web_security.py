@@ -198,3 +198,14 @@ def test_dns_rebinding_is_refused_on_loopback(local: str, fd: Foundry) -> None:
         assert r.json()["error"]["kind"] == "forbidden_host"
         assert client.get("/ui/", headers={"host": "localhost"}).status_code == 200
     assert snapshot(fd) == before
+
+
+def test_the_page_cannot_be_framed_or_run_scripts(local: str) -> None:
+    with httpx.Client(base_url=local) as client:
+        page = client.get("/ui/tools/weather/v/1")
+        assert page.headers["x-frame-options"] == "DENY"
+        policy = page.headers["content-security-policy"]
+        assert "frame-ancestors 'none'" in policy
+        assert "script-src 'none'" in policy
+        assert "<script" not in page.text
+        assert "x-frame-options" not in client.get("/api/tools").headers

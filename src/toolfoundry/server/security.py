@@ -28,7 +28,7 @@ import hmac
 import ipaddress
 import json
 import secrets
-from collections.abc import Awaitable, Callable, MutableMapping
+from collections.abc import MutableMapping
 from http.cookies import SimpleCookie
 from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit
@@ -42,6 +42,16 @@ PAGE_PREFIX = "/ui"
 API_PREFIX = "/api"
 MAX_FORM_BYTES = 64 * 1024
 _SAFE_METHODS = {"GET", "HEAD", "OPTIONS"}
+# The page has no scripts and must never be framed: a framed approve button is clickjacking.
+_PAGE_HEADERS = (
+    (
+        b"content-security-policy",
+        b"default-src 'self'; script-src 'none'; frame-ancestors 'none'; form-action 'self'",
+    ),
+    (b"x-frame-options", b"DENY"),
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"same-origin"),
+)
 _LOOPBACK_NAMES = {"localhost"}
 
 
@@ -155,11 +165,12 @@ class Guard:
                     return
             if receive is _REFUSED:
                 return
-        await self.app(
-            scope,
-            receive,
-            _with_cookie(send, set_cookie, scope.get("scheme") == "https") if set_cookie else send,
-        )
+        if page:
+            extra = list(_PAGE_HEADERS)
+            if set_cookie:
+                extra.append((b"set-cookie", _cookie_header(set_cookie, _https(scope))))
+            send = _with_headers(send, extra)
+        await self.app(scope, receive, send)
 
     def _bearer_ok(self, headers: dict[str, str]) -> bool:
         given = headers.get("authorization", "")
@@ -183,7 +194,7 @@ class Guard:
                 "status": 303,
                 "headers": [
                     (b"location", location.encode()),
-                    (b"set-cookie", _cookie_header(cookie, scope.get("scheme") == "https")),
+                    (b"set-cookie", _cookie_header(cookie, _https(scope))),
                     (b"cache-control", b"no-store"),
                     (b"content-length", b"0"),
                 ],
@@ -298,13 +309,14 @@ def _cookie_header(value: str, secure: bool) -> bytes:
     return f"{SESSION_COOKIE}={value}; Path=/; HttpOnly; SameSite=Strict{flags}".encode()
 
 
-def _with_cookie(send: Send, cookie: str, secure: bool) -> Callable[[Message], Awaitable[None]]:
+def _https(scope: Scope) -> bool:
+    return bool(scope.get("scheme") == "https")
+
+
+def _with_headers(send: Send, extra: list[tuple[bytes, bytes]]) -> Send:
     async def sending(message: MutableMapping[str, Any]) -> None:
         if message["type"] == "http.response.start":
-            message["headers"] = [
-                *message.get("headers", []),
-                (b"set-cookie", _cookie_header(cookie, secure)),
-            ]
+            message["headers"] = [*message.get("headers", []), *extra]
         await send(message)
 
     return sending
