@@ -66,8 +66,8 @@ def calls(kind: str, *tool_calls: tuple[str, dict[str, Any]], text: str = "") ->
         return data
     if kind == "openai-responses":
         data = wire("openai_responses_function_calls.json")
-        template = data["output"][0]
-        items: list[dict[str, Any]] = []
+        reasoning, template = data["output"]  # a reasoning model: reasoning, then the call
+        items: list[dict[str, Any]] = [reasoning]
         if text:
             items.append(_responses_message(text))
         for name, args in tool_calls:

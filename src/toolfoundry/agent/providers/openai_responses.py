@@ -1,7 +1,10 @@
 """OpenAI Responses API: ``function_call`` / ``function_call_output`` items, nothing stored.
 
 Requests carry ``store: false`` and the whole conversation as input items every turn (no
-``previous_response_id``), so nothing of a run is kept on the vendor's side.
+``previous_response_id``), so nothing of a run is kept on the vendor's side. Reasoning items
+are not sent back: with ``store: false`` the API cannot resolve them by id, and encrypted
+reasoning (``include``) is refused by models that do not reason; the model reasons afresh from
+the calls and their outputs.
 """
 
 from __future__ import annotations
