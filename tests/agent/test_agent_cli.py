@@ -108,3 +108,25 @@ def test_ask_prompts_at_the_terminal_and_records_the_answer(vendor, tmp_path):
         assert "rates.example" in result.output  # the reviewer sees the capabilities
         with Foundry.open(db) as fd:
             assert fd.history("fx_rate")[-1].status.value == status
+
+
+def test_model_and_base_url_come_from_toolfoundry_toml(vendor, tmp_path):
+    config = tmp_path / "toolfoundry.toml"
+    config.write_text(
+        f'[provider]\nmodel = "compat:from-config"\nbase_url = "{vendor.base_url("compat")}"\n'
+    )
+    vendor.play(answer("compat", "configured"))
+    result = CliRunner().invoke(
+        main,
+        ["agent", "hi", "--config", str(config), "--db", f"sqlite:///{tmp_path / 'r.db'}"],
+    )
+    assert result.exit_code == 0, result.output
+    assert "configured" in result.output
+    assert vendor.bodies()[0]["model"] == "from-config"
+
+
+def test_no_model_anywhere_is_a_usage_error(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, ["agent", "hi", "--db", f"sqlite:///{tmp_path / 'r.db'}"])
+    assert result.exit_code == 2
+    assert "--model" in result.output
