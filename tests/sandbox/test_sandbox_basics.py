@@ -103,3 +103,11 @@ def test_policy_validation() -> None:
         SandboxPolicy(timeout_s=0)
     with pytest.raises(ValueError):
         SandboxPolicy(memory_bytes=1024)
+
+
+def test_large_module_and_args() -> None:
+    big = "x" * 400_000
+    code = f"const s = {big!r}; export function handler(a) {{ return s.length + a.t.length }}"
+    r = run_js(code, {"t": "y" * 300_000})
+    assert r.ok, r.error
+    assert r.value == 700_000

@@ -21,7 +21,6 @@ _KINDS = {
     "i64": ffi.WASMTIME_I64.value,
     "f64": ffi.WASMTIME_F64.value,
 }
-_FIELDS = {"i32": "i32", "i64": "i64", "f64": "f64"}
 
 
 def export(store: wasmtime.Store, instance: wasmtime.Instance, name: str) -> Any:
@@ -44,31 +43,36 @@ def export(store: wasmtime.Store, instance: wasmtime.Instance, name: str) -> Any
 class NumericCall:
     """A guest function with numeric parameters and at most one numeric result, called cheaply."""
 
+    # Not reentrant: the value slots are allocated once. A guest serves one call at a time.
+
     def __init__(self, func: wasmtime.Func, params: tuple[str, ...], result: str | None) -> None:
+        self._func_ref = ctypes.byref(func._func)
         self._func = func
         self._params = params
-        self._kinds = [_KINDS[p] for p in params]
         self._result = result
+        self._slots = (ffi.wasmtime_val_t * max(len(params), 1))()
+        self._unions = [self._slots[i].of for i in range(len(params))]
+        for i, p in enumerate(params):
+            setattr(self._slots[i], "kind", _KINDS[p])  # noqa: B010 (ctypes field typed c_ubyte)
+        self._results = (ffi.wasmtime_val_t * 1)()
 
     def __call__(self, store: wasmtime.Store, *args: int | float) -> Any:
         n = len(self._params)
         if len(args) != n:
             raise TypeError(f"expected {n} arguments, got {len(args)}")
-        params = (ffi.wasmtime_val_t * max(n, 1))()
-        for i, (kind, field, value) in enumerate(zip(self._kinds, self._params, args, strict=True)):
-            setattr(params[i], "kind", kind)  # noqa: B010 (ctypes field typed as c_ubyte)
-            setattr(params[i].of, _FIELDS[field], value)
-        results = (ffi.wasmtime_val_t * 1)()
+        for union, field, value in zip(self._unions, self._params, args, strict=True):
+            setattr(union, field, value)
+        results = self._results
         nres = 0 if self._result is None else 1
         with enter_wasm(store) as trap:
             error = ffi.wasmtime_func_call(
-                store._context(), ctypes.byref(self._func._func), params, n, results, nres, trap
+                store._context(), self._func_ref, self._slots, n, results, nres, trap
             )
             if error:
                 raise wasmtime.WasmtimeError._from_ptr(error)
         if self._result is None:
             return None
-        return getattr(results[0].of, _FIELDS[self._result])
+        return getattr(results[0].of, self._result)
 
 
 def memory_base(store: Any, memory: wasmtime.Memory) -> int:

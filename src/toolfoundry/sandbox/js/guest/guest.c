@@ -26,6 +26,12 @@ static char *tf_result;
 static const char TF_OOM[] =
     "{\"ok\":false,\"kind\":\"memory_limit\",\"message\":\"out of memory\"}";
 
+/* Where the host writes a call's code and args when they fit: no allocation crossing needed. */
+#define TF_INBOX (256 * 1024)
+static char tf_inbox_buf[TF_INBOX];
+__attribute__((export_name("tf_inbox"))) char *tf_inbox(void) { return tf_inbox_buf; }
+__attribute__((export_name("tf_inbox_size"))) uint32_t tf_inbox_size(void) { return TF_INBOX; }
+
 __attribute__((export_name("tf_alloc"))) void *tf_alloc(size_t n) { return malloc(n); }
 __attribute__((export_name("tf_free"))) void tf_free(void *p) { free(p); }
 
