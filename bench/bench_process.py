@@ -41,19 +41,21 @@ class PlainSubprocess:
 
     def run(self, code: str, args: Any, limits: ProcessLimits, *, tool: str | None = None) -> Any:
         started = time.monotonic()
-        read_fd, write_fd = os.pipe()
+        (result_r, result_w), (ask_r, ask_w), (answer_r, answer_w) = (os.pipe() for _ in "abc")
+        theirs = (result_w, ask_w, answer_r)
         process = subprocess.Popen(
-            [JailConfig().interpreter, "-I", "-S", "-B", "-c", RUNNER_SOURCE, str(write_fd)],
+            [JailConfig().interpreter, "-I", "-S", "-B", "-c", RUNNER_SOURCE]
+            + [str(fd) for fd in theirs],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
-            pass_fds=(write_fd,),
+            pass_fds=theirs,
             start_new_session=True,
         )
-        os.close(write_fd)
-        return exchange(
-            Jail(process, read_fd), request_bytes(code, args, limits, []), limits, started
-        )
+        for fd in theirs:
+            os.close(fd)
+        jail = Jail(process, result_r, ask_r, answer_w)
+        return exchange(jail, request_bytes(code, args, limits, []), limits, started)
 
     def close(self) -> None:
         pass

@@ -50,6 +50,7 @@ from toolfoundry.registry import (
 )
 from toolfoundry.registry.faults import crash_point
 from toolfoundry.registry.invocation import CallSettings, argument_problems, sandbox_policy
+from toolfoundry.sandbox.host.protocols import FetchProvider
 from toolfoundry.sandbox.process.executor import Executor, ProcessLimits
 from toolfoundry.spec import CallResult, ErrorKind, StepResult, StepStatus, ToolSpec
 
@@ -360,7 +361,7 @@ class Foundry:
                 duration_ms=_ms(started),
             )
         elif tool.language == "python":
-            result = self._call_python(tool, args, started)
+            result = self._call_python(tool, args, policy.fetch, started)
         else:
             from toolfoundry.sandbox import run_js
 
@@ -369,7 +370,9 @@ class Foundry:
         self.registry.record_call(name, number, duration_ms=result.duration_ms, error_kind=kind)
         return _with_step(result)
 
-    def _call_python(self, tool: ToolVersion, args: Any, started: float) -> CallResult:
+    def _call_python(
+        self, tool: ToolVersion, args: Any, fetch: FetchProvider | None, started: float
+    ) -> CallResult:
         executor = self.python_executor()
         if executor is None:
             return CallResult.failure(
@@ -377,7 +380,8 @@ class Foundry:
                 "the Python tier is not available here (no bubblewrap, no executor service)",
                 duration_ms=_ms(started),
             )
-        return executor.run(tool.code, dict(args), self._process_limits(), tool=tool.name)
+        limits = self._process_limits()
+        return executor.run(tool.code, dict(args), limits, tool=tool.name, fetch=fetch)
 
     def _prepared(self, row_id: int, name: str, number: int) -> tuple[ToolVersion, Any]:
         cached = self._versions.get(row_id)

@@ -103,10 +103,18 @@ def test_failing_tests_reject(foundry: Foundry) -> None:
     assert created.test_results[0]["diff"]
 
 
-def test_python_tools_get_no_network(foundry: Foundry) -> None:
-    created = foundry.create_tool(draft(capabilities={"network": ["api.example.com"]}))
+def test_network_tests_need_fixtures(foundry: Foundry) -> None:
+    code = "def handler(args):\n    return fetch('https://api.example.com/rates').json()\n"
+    created = foundry.create_tool(
+        draft(
+            code=code,
+            capabilities={"network": ["api.example.com"]},
+            tests=[{"input": {"csv": "", "column": "a"}, "expected": {"eur": 1}}],
+        )
+    )
     assert created.status == "rejected"
-    assert [f["rule"] for f in created.findings] == ["python_no_network"]
+    assert created.step.blockers == ("tests_failed",)
+    assert created.test_results[0]["error"]["kind"] == "capability_denied"
 
 
 def test_a_hostile_draft_is_contained_during_its_tests(foundry: Foundry, tmp_path: Path) -> None:

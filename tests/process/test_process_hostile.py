@@ -407,7 +407,7 @@ def test_prints_cannot_forge_a_result(cold: BwrapExecutor) -> None:
 
 def test_writing_to_the_result_channel_is_refused(pool: WarmPool) -> None:
     body = (
-        "def handler(a):\n    fd = int(I('sys').argv[-1])\n"
+        "def handler(a):\n    fd = int(I('sys').argv[1])\n"
         "    I('os').write(fd, b'TFR1' + (20).to_bytes(8, 'big') + b'{\"ok\":true,\"value\":1}')\n"
         "    return 2\n"
     )
@@ -435,7 +435,7 @@ def test_a_worker_cannot_see_or_read_other_workers(pool: WarmPool) -> None:
     seen, rest = result.value
     assert rest == "b''"  # its own request was consumed; nothing else arrives on stdin
     pipes = {target for target in seen.values() if target.startswith("pipe:")}
-    assert len(pipes) <= 4  # its own stdin, stdout, stderr and result pipe
+    assert len(pipes) <= 6  # its own stdin, stdout, stderr, result and fetch pipes
     follow = run(pool, "def handler(a):\n    return a['secret'][::-1]\n", {"secret": SECRET})
     assert follow.ok
     assert follow.value == SECRET[::-1]
@@ -479,7 +479,7 @@ def test_deeply_nested_results_are_refused(cold: BwrapExecutor) -> None:
 
 def test_a_forged_frame_nested_to_crash_the_host_json_parser(cold: BwrapExecutor) -> None:
     body = (
-        "def handler(a):\n    os = I('os')\n    fd = int(I('sys').argv[-1])\n"
+        "def handler(a):\n    os = I('os')\n    fd = int(I('sys').argv[1])\n"
         "    doc = b'{\"ok\": true, \"value\": ' + b'[' * 200000 + b']' * 200000 + b'}'\n"
         "    os.write(fd, b'TFR1' + len(doc).to_bytes(8, 'big') + doc)\n    os._exit(0)\n"
     )

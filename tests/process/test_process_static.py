@@ -91,11 +91,15 @@ def test_allowed_packages_come_from_the_policy() -> None:
     assert rules(code, allowed_packages=["yaml"]) == []
 
 
-def test_network_capabilities_are_refused() -> None:
-    found = check_python(
-        "def handler(a):\n    return 1\n", capabilities=Capabilities(network=("api.example.com",))
+def test_fetch_without_network_hosts_is_a_warning() -> None:
+    code = "def handler(a):\n    return fetch(a['url']).json()\n"
+    [finding] = check_python(code)
+    assert (finding.rule, finding.severity.value, finding.line) == (
+        "fetch_without_network",
+        "warning",
+        2,
     )
-    assert [(f.rule, f.path) for f in found] == [("python_no_network", "$.capabilities")]
+    assert check_python(code, capabilities=Capabilities(network=("api.example.com",))) == []
 
 
 def test_hints_say_why() -> None:

@@ -5,6 +5,8 @@ anyway: imports outside the allowlist, dynamic code (eval, exec, compile, __impo
 introspection walks toward the interpreter's internals (``__subclasses__``, ``__globals__``,
 frames), process and OS calls, ``sys.modules`` tampering, ``open`` for writing outside the
 tool's tmpfs, and a module without ``handler``. The jail, not this check, is the boundary.
+Network access exists only through the ``fetch`` global, answered by the host under the
+tool's fetch policy.
 """
 
 from __future__ import annotations
@@ -87,7 +89,7 @@ def check_python(
     Args:
         code: the module source, which must define ``handler(args)`` (sync or async).
         allowed_packages: installed top-level packages the policy lets tools import.
-        capabilities: the draft's capabilities (network is not available in this tier).
+        capabilities: the draft's capabilities (fetch needs network hosts).
     """
     try:
         tree = ast.parse(code, filename="<tool>")
@@ -131,13 +133,15 @@ def check_python(
                 column=1,
             )
         )
-    if capabilities is not None and (capabilities.network or capabilities.credentials):
+    if visitor.fetch_used and not (capabilities and capabilities.network):
         findings.append(
             Finding(
-                "python_no_network",
-                Severity.ERROR,
-                "the Python tier has no network; write tools that fetch in JavaScript",
-                path="$.capabilities",
+                "fetch_without_network",
+                Severity.WARNING,
+                "the code calls fetch but the draft declares no capabilities.network hosts; "
+                "every request will be refused",
+                line=visitor.fetch_used,
+                column=1,
             )
         )
     return sorted(findings, key=lambda f: (not f.blocking, f.line or 0, f.column or 0))
@@ -159,6 +163,7 @@ class _Visitor(ast.NodeVisitor):
         self.lines = code.splitlines()
         self.allowed = allowed
         self.findings: list[Finding] = []
+        self.fetch_used = 0  # the first line that names fetch
 
     def _add(self, node: ast.AST, rule: str, message: str) -> None:
         line = getattr(node, "lineno", 1)
@@ -189,6 +194,8 @@ class _Visitor(ast.NodeVisitor):
             self._module(node, node.module or "", [a.name for a in node.names])
 
     def visit_Name(self, node: ast.Name) -> None:
+        if node.id == "fetch" and not self.fetch_used:
+            self.fetch_used = node.lineno
         rule = FORBIDDEN_BUILTINS.get(node.id)
         if rule is not None:
             self._add(node, rule, f"{node.id} is not available in tools")

@@ -69,8 +69,8 @@ class SandboxRunner:
 class PythonRunner:
     """Runs Python-tier drafts on an :class:`Executor` (each case in its own jail).
 
-    There is no network in the Python tier, so fixtures play no part; the case's time budget
-    is the forge's, the other limits are ``limits``'.
+    A draft that declares network hosts gets ``fetch`` answered from its fixtures, as in
+    the JS tier; the case's time budget is the forge's, the other limits are ``limits``'.
     """
 
     def __init__(self, executor: Executor, limits: ProcessLimits | None = None) -> None:
@@ -89,4 +89,10 @@ class PythonRunner:
     ) -> CallResult:
         """Run once in a fresh jail."""
         budget = dataclasses.replace(self.limits, timeout_s=limits.timeout_s)
-        return self.executor.run(code, dict(args), budget, tool=tool)
+        fetch = None
+        if capabilities.network:
+            try:
+                fetch = FixtureFetch(canonical_fixtures(fixtures))
+            except FixtureError as exc:
+                return CallResult.failure(ErrorKind.INVALID_ARGUMENTS, f"bad fixtures: {exc}")
+        return self.executor.run(code, dict(args), budget, tool=tool, fetch=fetch)

@@ -7,9 +7,10 @@ import threading
 import time
 from typing import Any
 
+from toolfoundry.sandbox.host.protocols import FetchProvider
 from toolfoundry.sandbox.process.exchange import exchange, request_bytes
 from toolfoundry.sandbox.process.executor import ProcessLimits
-from toolfoundry.sandbox.process.jail import Jail, JailConfig, JailUnavailable, package_dirs, spawn
+from toolfoundry.sandbox.process.jail import JailConfig, JailUnavailable, package_dirs, spawn
 from toolfoundry.spec import CallResult, ErrorKind
 
 
@@ -43,11 +44,17 @@ class BwrapExecutor:
         return found
 
     def run(
-        self, code: str, args: Any, limits: ProcessLimits, *, tool: str | None = None
+        self,
+        code: str,
+        args: Any,
+        limits: ProcessLimits,
+        *,
+        tool: str | None = None,
+        fetch: FetchProvider | None = None,
     ) -> CallResult:
         """Run ``handler(args)`` of ``code`` in a new jail; never raises for the tool's doing."""
         started = time.monotonic()
-        prepared = prepare(code, args, limits, self, started)
+        prepared = prepare(code, args, limits, self, started, fetch=fetch is not None)
         if isinstance(prepared, CallResult):
             return prepared
         request, config = prepared
@@ -55,14 +62,20 @@ class BwrapExecutor:
             jail = spawn(config)
         except JailUnavailable as exc:
             return CallResult.failure(ErrorKind.RUNTIME_ERROR, str(exc))
-        return call_jail(jail, request, limits, started)
+        return exchange(jail, request, limits, started, fetch=fetch, tool=tool)
 
     def close(self) -> None:
         """Nothing is kept between calls."""
 
 
 def prepare(
-    code: str, args: Any, limits: ProcessLimits, cold: BwrapExecutor, started: float
+    code: str,
+    args: Any,
+    limits: ProcessLimits,
+    cold: BwrapExecutor,
+    started: float,
+    *,
+    fetch: bool = False,
 ) -> tuple[bytes, JailConfig] | CallResult:
     """The request bytes and the jail config for a call, or the failure that stops it."""
 
@@ -76,15 +89,7 @@ def prepare(
     except JailUnavailable as exc:
         return fail(ErrorKind.CAPABILITY_DENIED, str(exc))
     try:
-        request = request_bytes(code, args, limits, config.site_paths())
+        request = request_bytes(code, args, limits, config.site_paths(), fetch=fetch)
     except (TypeError, ValueError) as exc:
         return fail(ErrorKind.INVALID_ARGUMENTS, f"the arguments are not JSON: {exc}")
     return request, config
-
-
-def call_jail(jail: Jail, request: bytes, limits: ProcessLimits, started: float) -> CallResult:
-    """Run one request in a started jail (which is gone afterwards)."""
-    return exchange(jail, request, limits, started)
-
-
-__all__ = ["BwrapExecutor", "call_jail", "prepare"]

@@ -15,8 +15,8 @@ import time
 import uuid
 from typing import Any
 
-from toolfoundry.sandbox.process.bwrap import call_jail
-from toolfoundry.sandbox.process.exchange import request_bytes
+from toolfoundry.sandbox.host.protocols import FetchProvider
+from toolfoundry.sandbox.process.exchange import exchange, request_bytes
 from toolfoundry.sandbox.process.executor import ProcessLimits
 from toolfoundry.sandbox.process.jail import RUNNER_SOURCE, SANDBOX_UID, WORK_DIR, Jail
 from toolfoundry.spec import CallResult, ErrorKind
@@ -88,13 +88,20 @@ class DockerExecutor:
         ]
 
     def run(
-        self, code: str, args: Any, limits: ProcessLimits, *, tool: str | None = None
+        self,
+        code: str,
+        args: Any,
+        limits: ProcessLimits,
+        *,
+        tool: str | None = None,
+        fetch: FetchProvider | None = None,
     ) -> CallResult:
-        """Run one call in a new container."""
+        """Run one call in a new container (stdlib only, no fetch)."""
         started = time.monotonic()
-        if limits.allowed_packages:
+        if limits.allowed_packages or fetch is not None:
             return CallResult.failure(
-                ErrorKind.CAPABILITY_DENIED, "the docker backend offers the stdlib only"
+                ErrorKind.CAPABILITY_DENIED,
+                "the docker backend offers the stdlib only, without fetch",
             )
         try:
             request = request_bytes(code, args, limits, [])
@@ -119,7 +126,7 @@ class DockerExecutor:
             os.close(write_fd)
         jail = DockerJail(process, read_fd)
         jail.name = name
-        return call_jail(jail, request, limits, started)
+        return exchange(jail, request, limits, started, tool=tool)
 
     def close(self) -> None:
         """Nothing is kept between calls."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from toolfoundry.sandbox.host.protocols import FetchProvider
 from toolfoundry.spec import CallResult
 
 MIB = 1024 * 1024
@@ -48,8 +49,16 @@ class Executor(Protocol):
     """
 
     def run(
-        self, code: str, args: Any, limits: ProcessLimits, *, tool: str | None = None
-    ) -> CallResult: ...
+        self,
+        code: str,
+        args: Any,
+        limits: ProcessLimits,
+        *,
+        tool: str | None = None,
+        fetch: FetchProvider | None = None,
+    ) -> CallResult:
+        """Run one call; ``fetch`` answers the tool's ``fetch()`` (None: no network at all)."""
+        ...
 
     def close(self) -> None:
         """Stop warm workers and release resources."""

@@ -89,8 +89,9 @@ class JailConfig:
         """Where the site dirs appear inside the jail."""
         return [f"{SITE_ROOT}/{i}" for i in range(len(self.site_dirs))]
 
-    def argv(self, result_fd: int) -> list[str]:
-        """The full bwrap command line for a jail whose runner reports on ``result_fd``."""
+    def argv(self, result_fd: int, fetch_out_fd: int, fetch_in_fd: int) -> list[str]:
+        """The bwrap command line for a jail whose runner reports on ``result_fd`` and sends
+        fetch requests on ``fetch_out_fd``, reading the answers on ``fetch_in_fd``."""
         args = [
             self.bwrap,
             "--unshare-user",
@@ -128,7 +129,8 @@ class JailConfig:
         for tmp in ("/tmp", WORK_DIR):
             args += ["--size", str(self.tmp_bytes), "--perms", "1777", "--tmpfs", tmp]
         args += ["--remount-ro", "/", "--chdir", WORK_DIR]
-        args += [self.interpreter, "-I", "-S", "-B", "-c", RUNNER_SOURCE, str(result_fd)]
+        args += [self.interpreter, "-I", "-S", "-B", "-c", RUNNER_SOURCE]
+        args += [str(result_fd), str(fetch_out_fd), str(fetch_in_fd)]
         return args
 
 
@@ -138,6 +140,8 @@ class Jail:
 
     process: subprocess.Popen[bytes]
     result_read: int
+    fetch_requests: int | None = None  # the jail's fetch requests arrive here
+    fetch_answers: int | None = None  # and the host's answers go out here
     ready: bool = False
 
     def await_ready(self, timeout: float) -> bool:
@@ -161,8 +165,10 @@ class Jail:
         for stream in (self.process.stdin, self.process.stdout, self.process.stderr):
             if stream is not None:
                 stream.close()
-        with contextlib.suppress(OSError):
-            os.close(self.result_read)
+        for fd in (self.result_read, self.fetch_requests, self.fetch_answers):
+            if fd is not None:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
 
 
 def spawn(config: JailConfig) -> Jail:
@@ -171,9 +177,14 @@ def spawn(config: JailConfig) -> Jail:
     Raises:
         JailUnavailable: bwrap cannot be started.
     """
-    read_fd, write_fd = os.pipe()
-    os.set_inheritable(read_fd, False)
-    argv = config.argv(write_fd)
+    result_read, result_write = os.pipe()
+    requests_read, requests_write = os.pipe()
+    answers_read, answers_write = os.pipe()
+    ours = (result_read, requests_read, answers_write)
+    theirs = (result_write, requests_write, answers_read)
+    for fd in ours:
+        os.set_inheritable(fd, False)
+    argv = config.argv(*theirs)
     switch_user = os.geteuid() == 0
     if switch_user and SETPRIV:
         # switching user in an exec'd helper lets subprocess use vfork (user= forces a fork
@@ -187,7 +198,7 @@ def spawn(config: JailConfig) -> Jail:
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
-            pass_fds=(write_fd,),
+            pass_fds=theirs,
             env={"PATH": "/usr/bin:/bin"},
             cwd="/",
             start_new_session=True,
@@ -196,8 +207,10 @@ def spawn(config: JailConfig) -> Jail:
             extra_groups=[] if switch_user else None,
         )
     except OSError as exc:
-        os.close(read_fd)
+        for fd in ours:
+            os.close(fd)
         raise JailUnavailable(f"cannot start bubblewrap ({config.bwrap}): {exc}") from exc
     finally:
-        os.close(write_fd)
-    return Jail(process, read_fd)
+        for fd in theirs:
+            os.close(fd)
+    return Jail(process, result_read, requests_read, answers_write)

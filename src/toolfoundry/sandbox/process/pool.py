@@ -13,7 +13,9 @@ import time
 from collections import deque
 from typing import Any
 
-from toolfoundry.sandbox.process.bwrap import BwrapExecutor, call_jail, prepare
+from toolfoundry.sandbox.host.protocols import FetchProvider
+from toolfoundry.sandbox.process.bwrap import BwrapExecutor, prepare
+from toolfoundry.sandbox.process.exchange import exchange
 from toolfoundry.sandbox.process.executor import ProcessLimits
 from toolfoundry.sandbox.process.jail import Jail, JailConfig, JailUnavailable, spawn
 from toolfoundry.spec import CallResult, ErrorKind
@@ -62,13 +64,19 @@ class WarmPool:
             return len(self._idle)
 
     def run(
-        self, code: str, args: Any, limits: ProcessLimits, *, tool: str | None = None
+        self,
+        code: str,
+        args: Any,
+        limits: ProcessLimits,
+        *,
+        tool: str | None = None,
+        fetch: FetchProvider | None = None,
     ) -> CallResult:
         """Run one call on a warm worker (or a cold jail if none is idle or fits)."""
         started = time.monotonic()
         if not set(limits.allowed_packages) <= self.packages:
-            return self.cold.run(code, args, limits, tool=tool)
-        prepared = prepare(code, args, limits, self.cold, started)
+            return self.cold.run(code, args, limits, tool=tool, fetch=fetch)
+        prepared = prepare(code, args, limits, self.cold, started, fetch=fetch is not None)
         if isinstance(prepared, CallResult):
             return prepared
         request, config = prepared
@@ -79,7 +87,7 @@ class WarmPool:
             except JailUnavailable as exc:
                 return CallResult.failure(ErrorKind.RUNTIME_ERROR, str(exc))
         try:
-            return call_jail(jail, request, limits, started)
+            return exchange(jail, request, limits, started, fetch=fetch, tool=tool)
         finally:
             self._refill()  # after the call: a refill competing for the CPU would slow it
 

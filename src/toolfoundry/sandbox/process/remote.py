@@ -8,6 +8,7 @@ from typing import Any
 
 import httpx
 
+from toolfoundry.sandbox.host.protocols import FetchProvider
 from toolfoundry.sandbox.process.executor import ProcessLimits
 from toolfoundry.sandbox.process.wire import (
     RUN_PATH,
@@ -33,14 +34,30 @@ class HttpExecutor:
         self._client = httpx.Client(headers={"Authorization": f"Bearer {token}"})
 
     def run(
-        self, code: str, args: Any, limits: ProcessLimits, *, tool: str | None = None
+        self,
+        code: str,
+        args: Any,
+        limits: ProcessLimits,
+        *,
+        tool: str | None = None,
+        fetch: FetchProvider | None = None,
     ) -> CallResult:
-        """Run remotely; service and transport failures are ``runtime_error`` results."""
+        """Run remotely; service and transport failures are ``runtime_error`` results.
+
+        The service has no fetch proxy: a call granted fetch is refused here, clearly, rather
+        than run without its network.
+        """
         started = time.monotonic()
 
         def fail(kind: ErrorKind, message: str) -> CallResult:
             return CallResult.failure(
                 kind, message, duration_ms=(time.monotonic() - started) * 1000
+            )
+
+        if fetch is not None:
+            return fail(
+                ErrorKind.CAPABILITY_DENIED,
+                "fetch is not available on a remote executor; run this tool in-process",
             )
 
         try:

@@ -17,6 +17,12 @@ with docker: the runner then keeps fd 1 for itself and points the tool's stdout 
 ``b"TFR1" + 8-byte big-endian length + JSON`` where the JSON is
 ``{"ok": true, "value": ...}`` or ``{"ok": false, "kind": str, "message": str}``.
 Everything the tool prints goes to stdout/stderr, which the host keeps as logs.
+
+``fetch(url, method=, headers=, body=)`` is a global of the tool's module: it sends a frame
+``{"url", "method", "headers": [[k, v]], "body": base64|null}`` on the fd ``argv[2]`` and
+reads the host's answer frame on ``argv[3]`` (the JS tier's FetchHandler shapes). The host
+applies the tool's fetch policy (allowlist, SSRF rules, credentials) or the test fixtures;
+the jail itself has no network.
 """
 
 from __future__ import annotations
@@ -33,6 +39,7 @@ MAGIC = b"TFR1"
 READY = b"R"
 TOOL_MODULE = "__tool__"
 TOOL_FILE = "<tool>"
+FETCH_KINDS = frozenset({"capability_denied", "timeout", "runtime_error"})
 
 
 class ImportRefused(ImportError):
@@ -94,9 +101,83 @@ def guard_imports(allowed: Sequence[str]) -> None:
     builtins.__import__ = checked
 
 
-def run_handler(code: str, args: Any) -> Any:
+class FetchFailed(Exception):
+    """A request the host refused or could not complete; ``kind`` is a call error kind."""
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+class Response:
+    """What ``fetch`` returns: status, lower-cased headers, and the body as bytes or text."""
+
+    def __init__(self, answer: Mapping[str, Any]) -> None:
+        import base64
+
+        self.status = int(answer["status"])
+        self.status_text = str(answer.get("statusText", ""))
+        self.url = str(answer.get("url", ""))
+        self.headers = {str(k).lower(): str(v) for k, v in answer.get("headers", [])}
+        self.content = base64.b64decode(answer.get("body") or "")
+
+    @property
+    def ok(self) -> bool:
+        """True for a 2xx status."""
+        return 200 <= self.status < 300
+
+    @property
+    def text(self) -> str:
+        """The body decoded as UTF-8."""
+        return self.content.decode("utf-8", "replace")
+
+    def json(self) -> Any:
+        """The body parsed as JSON."""
+        return json.loads(self.content)
+
+
+class Fetch:
+    """The tool's ``fetch``: one request at a time over the host's fetch channel."""
+
+    def __init__(self, out_fd: int | None, in_fd: int | None, granted: bool) -> None:
+        self.out_fd, self.in_fd, self.granted = out_fd, in_fd, granted
+
+    def __call__(
+        self,
+        url: str,
+        *,
+        method: str = "GET",
+        headers: Mapping[str, str] | None = None,
+        body: str | bytes | None = None,
+    ) -> Response:
+        import base64
+
+        if not self.granted or self.out_fd is None or self.in_fd is None:
+            raise FetchFailed(
+                "capability_denied", "fetch is not allowed: this tool has no network capability"
+            )
+        data = body.encode() if isinstance(body, str) else body
+        request = {
+            "url": str(url),
+            "method": str(method).upper(),
+            "headers": [[str(k), str(v)] for k, v in (headers or {}).items()],
+            "body": base64.b64encode(data).decode("ascii") if data is not None else None,
+        }
+        write_frame(self.out_fd, request)
+        answer = read_frame(self.in_fd)
+        error = answer.get("error")
+        if isinstance(error, Mapping):
+            raise FetchFailed(str(error.get("kind")), str(error.get("message")))
+        return Response(answer)
+
+
+def run_handler(code: str, args: Any, fetch: Fetch) -> Any:
     """Execute the module and call its handler (awaiting it when it is a coroutine)."""
-    namespace: dict[str, Any] = {"__name__": TOOL_MODULE, "__builtins__": builtins}
+    namespace: dict[str, Any] = {
+        "__name__": TOOL_MODULE,
+        "__builtins__": builtins,
+        "fetch": fetch,
+    }
     exec(compile(code, TOOL_FILE, "exec"), namespace)
     handler = namespace.get("handler")
     if not callable(handler):
@@ -122,10 +203,13 @@ def _tool_traceback(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}{where}" if text else f"{type(exc).__name__}{where}"
 
 
-def outcome(request: Mapping[str, Any]) -> dict[str, Any]:
+def outcome(request: Mapping[str, Any], fetch: Fetch) -> dict[str, Any]:
     """Run the request and describe what happened as a result frame's JSON object."""
     try:
-        value = run_handler(request["code"], request.get("args"))
+        value = run_handler(request["code"], request.get("args"), fetch)
+    except FetchFailed as exc:
+        kind = exc.kind if exc.kind in FETCH_KINDS else "runtime_error"
+        return {"ok": False, "kind": kind, "message": _tool_traceback(exc)}
     except ImportRefused as exc:
         return {"ok": False, "kind": "capability_denied", "message": _tool_traceback(exc)}
     except MemoryError as exc:
@@ -161,20 +245,46 @@ def write_frame(fd: int, payload: Mapping[str, Any]) -> None:
         view = view[os.write(fd, view) :]
 
 
+def read_frame(fd: int) -> dict[str, Any]:
+    """Read one frame (blocking); a broken channel is a runtime error of the tool."""
+    header = _read_exactly(fd, 12)
+    if header[:4] != MAGIC:
+        raise FetchFailed("runtime_error", "the fetch channel is broken")
+    answer = json.loads(_read_exactly(fd, int.from_bytes(header[4:], "big")))
+    if not isinstance(answer, dict):
+        raise FetchFailed("runtime_error", "the fetch channel is broken")
+    return answer
+
+
+def _read_exactly(fd: int, size: int) -> bytes:
+    chunks, left = [], size
+    while left:
+        chunk = os.read(fd, min(left, 1 << 20))
+        if not chunk:
+            raise FetchFailed("runtime_error", "the fetch channel closed")
+        chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks)
+
+
 def main(argv: Sequence[str], read: Callable[[], bytes]) -> int:
     """Wait for the request (a warm worker blocks here), then run it and report."""
     if argv[1] == "stdout":  # no fd beyond stdio (docker): the tool's stdout joins stderr
         result_fd = os.dup(1)
         os.dup2(2, 1)
+        fetch_out: int | None = None
+        fetch_in: int | None = None
     else:
-        result_fd = int(argv[1])
-    os.set_inheritable(result_fd, False)  # children the tool starts do not get the channel
+        result_fd, fetch_out, fetch_in = int(argv[1]), int(argv[2]), int(argv[3])
+    for fd in (result_fd, fetch_out, fetch_in):
+        if fd is not None:
+            os.set_inheritable(fd, False)  # children the tool starts do not get the channels
     os.write(result_fd, READY)
     request = json.loads(read())
     sys.path.extend(request.get("packages", []))
     apply_limits(request["limits"])
     guard_imports(request.get("allowed", []))
-    payload = outcome(request)
+    payload = outcome(request, Fetch(fetch_out, fetch_in, bool(request.get("fetch"))))
     sys.stdout.flush()
     sys.stderr.flush()
     write_frame(result_fd, payload)
