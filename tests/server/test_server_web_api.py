@@ -14,6 +14,7 @@ from starlette.testclient import TestClient
 
 from toolfoundry import Foundry
 from toolfoundry.server.web import web_routes
+from toolfoundry.server.web.api import FALLBACK_ROUTE
 
 from .test_server_web_support import (
     SHOUT,
@@ -65,7 +66,7 @@ def test_every_api_route_is_documented_and_every_documented_operation_exists() -
     served = {
         (method.lower(), "/api" + route.path.replace(":int", ""))
         for route in mount.routes
-        if isinstance(route, Route)
+        if isinstance(route, Route) and route.name != FALLBACK_ROUTE
         for method in (route.methods or ()) - {"HEAD"}
     }
     client = TestClient(compose(None), base_url="http://127.0.0.1")  # type: ignore[arg-type]
@@ -137,6 +138,20 @@ def test_unknown_names_and_bad_queries_are_structured_errors(api: Api) -> None:
     assert "'to'" in missing["message"]
     assert api.get("/api/tools/shout/diff", 400, **{"from": "x", "to": 2})["error"]["kind"]
     assert api.get("/api/search", 400)["error"]["kind"] == "invalid_request"
+
+
+def test_unknown_routes_and_wrong_methods_answer_in_json(api: Api) -> None:
+    missing = api.client.get("/api/nowhere")
+    assert missing.status_code == 404
+    assert missing.json()["error"]["kind"] == "not_found"
+    assert "/api/openapi.json" in missing.json()["error"]["message"]
+    wrong = api.client.get("/api/tools/shout/call")
+    assert wrong.status_code == 405
+    assert wrong.headers["allow"] == "POST"
+    assert wrong.json()["error"]["kind"] == "method_not_allowed"
+    both = api.client.put("/api/tools", json={})
+    assert both.status_code == 405
+    assert both.headers["allow"] == "GET, POST"
 
 
 def test_pending_then_approve_and_reject(api: Api, fd: Foundry) -> None:

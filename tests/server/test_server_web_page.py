@@ -146,6 +146,9 @@ def test_unknown_tools_and_versions_are_404_pages(page: TestClient) -> None:
         r = page.get(path)
         assert r.status_code == 404
         assert "Not found" in r.text
+    nowhere = page.get("/ui/nowhere/at/all")
+    assert nowhere.status_code == 404
+    assert "There is no page at /ui/nowhere/at/all." in nowhere.text
     r = submit(page, "/ui/tools/shout", "/ui/tools/nope/v/1/approve")
     assert r.status_code == 404
 

@@ -10,12 +10,20 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
-from starlette.routing import BaseRoute, Route
+from starlette.routing import BaseRoute, Match, Route
 
 from toolfoundry.foundry import Decision, Foundry
 from toolfoundry.server.web import review
-from toolfoundry.server.web.endpoints import ApiRequest, Endpoint, QueryParam, build_route
+from toolfoundry.server.web.endpoints import (
+    ApiError,
+    ApiRequest,
+    Endpoint,
+    QueryParam,
+    build_route,
+    error_response,
+)
 from toolfoundry.server.web.openapi import openapi_document
 from toolfoundry.server.web.schemas import (
     ACTOR_BODY,
@@ -29,6 +37,9 @@ from toolfoundry.server.web.schemas import (
 from toolfoundry.spec import ErrorKind
 
 OPENAPI_PATH = "/openapi.json"
+OPENAPI_PREFIX = "/api"
+FALLBACK_ROUTE = "api_fallback"
+_ANY = ("GET", "POST", "PUT", "PATCH", "DELETE")
 _NOT_FOUND = {404: ("No such tool or version.", ref("Error"))}
 _CONFLICT = {409: ("The tool is not in a state that allows this.", ref("Error"))}
 _INVALID = {422: ("The request body does not match its schema.", ref("Error"))}
@@ -317,4 +328,25 @@ def api_routes(foundry_factory: Callable[[], Foundry]) -> list[BaseRoute]:
 
     routes: list[BaseRoute] = [build_route(e, foundry_factory) for e in ENDPOINTS]
     routes.append(Route(OPENAPI_PATH, openapi, methods=["GET"], name="openapi"))
+    known = list(routes)
+
+    async def fallback(request: Request) -> Response:
+        # Unknown paths and wrong methods answer in the API's JSON error shape too.
+        allowed = sorted(
+            {m for r in known if r.matches(request.scope)[0] is Match.PARTIAL for m in _methods(r)}
+        )
+        if allowed:
+            return JSONResponse(
+                ApiError(405, "method_not_allowed", f"use {', '.join(allowed)}").to_dict(),
+                status_code=405,
+                headers={"allow": ", ".join(allowed)},
+            )
+        message = f"no API route {request.url.path}; see {OPENAPI_PREFIX}{OPENAPI_PATH}"
+        return error_response(ApiError(404, "not_found", message))
+
+    routes.append(Route("/{path:path}", fallback, methods=list(_ANY), name=FALLBACK_ROUTE))
     return routes
+
+
+def _methods(route: BaseRoute) -> set[str]:
+    return set(getattr(route, "methods", None) or ()) - {"HEAD"}

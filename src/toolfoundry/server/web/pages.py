@@ -165,6 +165,10 @@ def page_routes(foundry_factory: Callable[[], Foundry]) -> list[BaseRoute]:
             return _render(request, "error.html", status, title="Refused", message=exc.message)
         return _back(request, f"/tools/{name}", f"{action}d")
 
+    async def unknown(request: Request) -> Response:
+        message = f"There is no page at {request.url.path}."
+        return _render(request, "error.html", 404, title="Not found", message=message)
+
     async def highlight_css(_request: Request) -> Response:
         return PlainTextResponse(stylesheet(), media_type="text/css")
 
@@ -181,6 +185,7 @@ def page_routes(foundry_factory: Callable[[], Foundry]) -> list[BaseRoute]:
         Route("/tools/{name}/enable", lifecycle, methods=["POST"]),
         Route("/static/highlight.css", highlight_css),
         Mount("/static", StaticFiles(directory=_HERE / "static"), name="ui_static"),
+        Route("/{path:path}", unknown, name="ui_unknown"),
     ]
 
 
