@@ -77,7 +77,7 @@ def test_version_page_shows_code_diff_capabilities_findings_and_tests(page: Test
     assert 'name="csrf_token"' in r.text
 
     old = page.get("/ui/tools/shout/v/1")
-    assert "Changes against the current version v2" in text(old.text)
+    assert "Changes from the current version v2 to v1" in text(old.text)
     diff = re.search(r'<h2 id="diff">.*?<h2>', old.text, re.S)
     assert diff
     assert "toUpperCase() + &#39;!&#39;" in diff.group(0) or "toUpperCase() + '!'" in text(
