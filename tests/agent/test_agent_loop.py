@@ -238,3 +238,21 @@ def test_a_replayed_session_runs_and_is_stored_on_postgresql(pg_url):
         assert len(stored["turns"]) == 5
         assert stored["turns"][1]["tool_calls"][0]["result"]["step"]["blockers"] == ["tests_failed"]
         assert fd.usage("slugify").calls == 2
+
+
+@pytest.mark.parametrize("kind", ["openai", "openai-responses", "anthropic"])
+def test_an_answer_cut_at_the_turn_limit_is_not_reported_as_completed(kind, vendor, foundry):
+    cut = answer(kind, "The answer is")
+    if kind == "openai":
+        cut["choices"][0]["finish_reason"] = "length"
+    elif kind == "openai-responses":
+        cut["status"] = "incomplete"
+        cut["incomplete_details"] = {"reason": "max_output_tokens"}
+    else:
+        cut["stop_reason"] = "max_tokens"
+    vendor.play(cut)
+    run = run_agent("long", vendor.provider(kind), foundry, turn_tokens=5)
+
+    assert run.stop_reason is StopReason.MAX_TOKENS
+    assert "cut at 5 output tokens" in run.stop_message
+    assert run.final_text == "The answer is"

@@ -46,6 +46,8 @@ SYSTEM_PROMPT = (
     "and the failing tests, fix the cause and try again. Answer in plain text when done."
 )
 MAX_RESULT_CHARS = 20_000
+# What each vendor says when a turn ran out of output tokens (chat, responses, anthropic).
+_CUT_OFF = frozenset({"length", "max_output_tokens", "max_tokens"})
 # Declaring the meta-tools builds pydantic models (tens of ms); they are bound to one foundry
 # and immutable, so each foundry's set is built once.
 _META_TOOLS: weakref.WeakKeyDictionary[Foundry, list[DeclaredTool]] = weakref.WeakKeyDictionary()
@@ -184,6 +186,12 @@ def run_agent(
             runs.save(run)
         if not turn.tool_calls:
             run.final_text = turn.text
+            if turn.stop_reason in _CUT_OFF:
+                return stop(
+                    StopReason.MAX_TOKENS,
+                    f"the model's answer was cut at {turn_tokens} output tokens "
+                    f"({turn.stop_reason})",
+                )
             return stop(StopReason.COMPLETED, turn.stop_reason or "the model answered")
     return stop(StopReason.MAX_TURNS, f"the model was still calling tools after {max_turns} turns")
 
