@@ -90,8 +90,9 @@ class ActiveSetWatcher:
         self._wake.set()
 
     async def run(self) -> None:
-        """Poll until cancelled."""
-        await self.check()
+        """Poll until cancelled (the first poll only sets the baseline)."""
+        if self._last is None:
+            await self.check()
         while True:
             with anyio.move_on_after(self.interval_s):
                 await self._wake.wait()

@@ -18,8 +18,9 @@ connections it is published to the ``subscriptions/listen`` streams clients open
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from functools import partial
 from importlib.metadata import version as package_version
 from typing import Any
 
@@ -211,8 +212,7 @@ def build_mcp_server(
         if key not in output_schemas:
             spec = await anyio.to_thread.run_sync(_spec_of, foundry, name, number)
             output_schemas[key] = mcp_tool(spec).get("outputSchema")
-        call: Callable[[], Any] = lambda: foundry.call(name, args, version=number)  # noqa: E731
-        result = await anyio.to_thread.run_sync(call)
+        result = await anyio.to_thread.run_sync(partial(foundry.call, name, args, version=number))
         return call_tool_result(result, output_schemas[key])
 
     async def on_initialized(
