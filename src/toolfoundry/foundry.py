@@ -269,11 +269,17 @@ class Foundry:
         if count <= 0:
             return None
         hits = self.registry.search(f"{draft.name} {draft.description}", count + 1)
+        names = [h.name for h in hits if h.name != draft.name][:count]
+        if not names:
+            return None
+        found = {
+            v.name: v
+            for v in self.registry.current_versions(status=VersionStatus.ACTIVE, names=names)
+        }
+        # a candidate is run against the draft's tests, not its own: skip parsing those
         candidates = [
-            ExistingTool.from_dict(self.registry.get(h.name).to_dict())
-            for h in hits
-            if h.name != draft.name
-        ][:count]
+            ExistingTool.from_dict({**found[n].to_dict(), "tests": []}) for n in names if n in found
+        ]
         if not candidates:
             return None
         from toolfoundry.forge.sandbox_runner import SandboxRunner

@@ -8,7 +8,7 @@ move, its search document and its audit rows become visible together or not at a
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -225,8 +225,11 @@ class Registry:
             raise RegistryError("not_found", f"no tool named {name!r}")
         return [_version(r) for r in rows]
 
-    def current_versions(self, *, status: VersionStatus | None = None) -> list[ToolVersion]:
-        """The current version of every tool (optionally only those with ``status``)."""
+    def current_versions(
+        self, *, status: VersionStatus | None = None, names: Sequence[str] | None = None
+    ) -> list[ToolVersion]:
+        """The current version of every tool (optionally only those with ``status``, or
+        only the named ones)."""
         query = (
             select(*_VERSION_COLUMNS)
             .join(tools, tools.c.id == versions.c.tool_id)
@@ -235,6 +238,8 @@ class Registry:
         )
         if status is not None:
             query = query.where(tools.c.current_status == status.value)
+        if names is not None:
+            query = query.where(tools.c.name.in_(list(names)))
         with self._read() as conn:
             return [_version(r) for r in conn.execute(query).all()]
 
