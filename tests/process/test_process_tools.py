@@ -138,3 +138,16 @@ def test_parallel_calls(pool: WarmPool) -> None:
         results = list(threads.map(lambda n: pool.run(code, n, ProcessLimits()), range(8)))
     assert all(r.ok for r in results)
     assert len({r.value for r in results}) == 8
+
+
+def test_probe_says_whether_jails_work(tmp_path: Any) -> None:
+    from toolfoundry.sandbox.process import probe
+    from toolfoundry.sandbox.process.jail import JailConfig
+
+    assert probe() is None
+    missing = probe(JailConfig(bwrap=str(tmp_path / "no-bwrap")))
+    assert missing is not None
+    assert "no-bwrap" in missing
+    broken = probe(JailConfig(interpreter="/usr/bin/no-such-python"))
+    assert broken is not None
+    assert "no-such-python" in broken

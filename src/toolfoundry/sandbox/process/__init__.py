@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 
 from toolfoundry.sandbox.process.executor import Executor, ProcessLimits
-from toolfoundry.sandbox.process.jail import JailConfig, JailUnavailable, find_bwrap
+from toolfoundry.sandbox.process.jail import JailConfig, JailUnavailable, find_bwrap, probe
 
 EXECUTOR_URL_ENV = "TOOLFOUNDRY_EXECUTOR"
 EXECUTOR_TOKEN_ENV = "TOOLFOUNDRY_EXECUTOR_TOKEN"
@@ -25,6 +25,7 @@ __all__ = [
     "JailUnavailable",
     "ProcessLimits",
     "default_executor",
+    "probe",
 ]
 
 
@@ -33,14 +34,15 @@ def default_executor(packages: tuple[str, ...] = (), *, pool_size: int = 2) -> E
 
     ``TOOLFOUNDRY_EXECUTOR`` (a URL of ``toolfoundry executor serve``, with the token in
     ``TOOLFOUNDRY_EXECUTOR_TOKEN``) selects the remote service; otherwise a warm pool of
-    local bubblewrap jails; None when bwrap is missing.
+    local bubblewrap jails; None when bwrap is missing or cannot start a jail here
+    (:func:`~toolfoundry.sandbox.process.jail.probe` says why).
     """
     url = os.environ.get(EXECUTOR_URL_ENV)
     if url:
         from toolfoundry.sandbox.process.remote import HttpExecutor
 
         return HttpExecutor(url, os.environ.get(EXECUTOR_TOKEN_ENV, ""))
-    if find_bwrap() is None:
+    if find_bwrap() is None or probe() is not None:
         return None
     from toolfoundry.sandbox.process.pool import WarmPool
 

@@ -214,3 +214,22 @@ def spawn(config: JailConfig) -> Jail:
         for fd in theirs:
             os.close(fd)
     return Jail(process, result_read, requests_read, answers_write)
+
+
+def probe(config: JailConfig | None = None, timeout: float = 10.0) -> str | None:
+    """Start one jail and see its runner get ready: None when jails work here, else why not
+    (no bwrap, or a kernel or security policy that refuses the namespaces)."""
+    try:
+        jail = spawn(config or JailConfig())
+    except JailUnavailable as exc:
+        return str(exc)
+    try:
+        if jail.await_ready(timeout):
+            return None
+        jail.kill()
+        jail.process.wait()
+        stderr = jail.process.stderr.read() if jail.process.stderr else b""
+        detail = stderr.decode("utf-8", "replace").strip()[:300] or "no output"
+        return f"bubblewrap could not start a jail: {detail}"
+    finally:
+        jail.close()
