@@ -11,35 +11,23 @@ state of its own beyond caches of immutable versions.
 from __future__ import annotations
 
 import dataclasses
-import difflib
-import json
 import os
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from toolfoundry.config import Config, load_config
 from toolfoundry.forge import (
     Draft,
-    DraftError,
     DraftLimits,
-    ExistingTool,
-    Finding,
-    ForgeReport,
-    Language,
     RunLimits,
-    Severity,
     ToolRunner,
-    behaves_like,
     check_approval,
-    forge_draft,
-    parse_draft,
 )
 from toolfoundry.registry import (
     AuditEntry,
-    NewVersion,
     Registry,
     RegistryError,
     SearchHit,
@@ -48,48 +36,12 @@ from toolfoundry.registry import (
     VersionStatus,
     resolve_url,
 )
-from toolfoundry.registry.faults import crash_point
+from toolfoundry.registry.diffs import version_diff
+from toolfoundry.registry.intake import CreateResult, Intake
 from toolfoundry.registry.invocation import CallSettings, argument_problems, sandbox_policy
 from toolfoundry.sandbox.host.protocols import FetchProvider
 from toolfoundry.sandbox.process.executor import Executor, ProcessLimits
 from toolfoundry.spec import CallResult, ErrorKind, StepResult, StepStatus, ToolSpec
-
-
-@dataclass(frozen=True)
-class CreateResult:
-    """What ``create_tool`` did with a draft.
-
-    Attributes:
-        status: ``active``, ``pending_approval`` or ``rejected`` (rejected stores nothing).
-        name: the tool's name (None when the draft had none usable).
-        version: the version number registered (None when rejected).
-        findings: draft problems, static-check findings and warnings, JSON-ready.
-        test_results: the draft's own test results (then the regression results), JSON-ready.
-        step: completed, or blocked with blockers (``invalid_draft``, ``static_check_failed``,
-            ``tests_failed``, ``regression``, ``awaiting_approval``), or unavailable.
-        duplicate_of: an active tool with the same code, or one that passes this draft's tests.
-    """
-
-    status: str
-    name: str | None
-    version: int | None
-    findings: list[dict[str, Any]]
-    test_results: list[dict[str, Any]]
-    step: StepResult
-    duplicate_of: str | None = None
-    report: ForgeReport | None = field(default=None, repr=False, compare=False)
-
-    def to_dict(self) -> dict[str, Any]:
-        """The JSON ``toolfoundry create --json`` prints."""
-        return {
-            "status": self.status,
-            "name": self.name,
-            "version": self.version,
-            "findings": self.findings,
-            "test_results": self.test_results,
-            "step": self.step.to_dict(),
-            "duplicate_of": self.duplicate_of,
-        }
 
 
 @dataclass(frozen=True)
@@ -120,6 +72,7 @@ class Foundry:
         self.config = config or Config()
         self._executor = executor
         self._owns_executor = executor is None
+        self._python_probed = False
         limits = self.config.limits
         fetch = self.config.fetch
         self._settings = CallSettings(
@@ -135,6 +88,14 @@ class Foundry:
         self._run_limits = RunLimits(timeout_s=limits.timeout_s, memory_mib=limits.memory_mib)
         self._draft_limits = DraftLimits(max_code_bytes=limits.max_code_bytes)
         self._versions: dict[int, tuple[ToolVersion, Any]] = {}
+        self._intake = Intake(
+            registry,
+            policy=self.config.policy,
+            run_limits=self._run_limits,
+            draft_limits=self._draft_limits,
+            duplicate_candidates=limits.duplicate_candidates,
+            python_runner=self._python_runner,
+        )
 
     @classmethod
     def open(
@@ -173,9 +134,10 @@ class Foundry:
         """The Python tier's executor: the one given, else ``TOOLFOUNDRY_EXECUTOR`` (an
         executor service URL, token in ``TOOLFOUNDRY_EXECUTOR_TOKEN``), else a warm pool of
         bubblewrap jails; None when none is available (Python drafts are then refused)."""
-        if self._executor is None:
+        if self._executor is None and not self._python_probed:
             from toolfoundry.sandbox.process import default_executor
 
+            self._python_probed = True  # an unavailable tier is not probed again per call
             self._executor = default_executor(self.config.policy.python_packages)
         return self._executor
 
@@ -206,133 +168,7 @@ class Foundry:
         Never raises for bad input: a malformed or failing draft gives a ``rejected`` result
         with structured findings, and the store is left unchanged.
         """
-        try:
-            parsed = (
-                draft if isinstance(draft, Draft) else parse_draft(draft, limits=self._draft_limits)
-            )
-        except DraftError:
-            return self._result(forge_draft(draft, draft_limits=self._draft_limits))
-        previous = self._previous(parsed.name)
-        report = forge_draft(
-            parsed,
-            previous=previous,
-            policy=self.config.policy,
-            limits=self._run_limits,
-            python_runner=self._python_runner() if parsed.language is Language.PYTHON else None,
-            draft_limits=self._draft_limits,
-        )
-        crash_point("after_forge")
-        if report.status.value == VersionStatus.REJECTED.value:
-            return self._result(report)
-        findings = list(report.findings)
-        duplicate_of = self._duplicate(parsed, report.code_sha256 or "", findings)
-        results = [t.to_dict() for t in report.test_results]
-        version = self.registry.add_version(
-            NewVersion(
-                name=parsed.name,
-                code=parsed.code,
-                description=parsed.description,
-                parameters=parsed.parameters,
-                status=VersionStatus(report.status.value),
-                language=parsed.language.value,
-                returns=parsed.returns,
-                tests=[t.to_dict() for t in parsed.tests],
-                fixtures=[f.to_dict() for f in parsed.fixtures],
-                capabilities=parsed.capabilities,
-                author=parsed.author or "agent",
-                parent_version=previous.version if previous else None,
-                findings=[f.to_dict() for f in findings],
-                test_results=results,
-                extra={
-                    "changes_tests": list(parsed.changes_tests),
-                    "regression": report.regression.to_dict() if report.regression else None,
-                    "policy": report.decision.to_dict() if report.decision else None,
-                },
-                capability_hash=report.capabilities_hash,
-            )
-        )
-        return self._result(
-            report,
-            version=version.version,
-            findings=findings,
-            duplicate_of=duplicate_of,
-        )
-
-    def _duplicate(self, draft: Draft, sha256: str, findings: list[Finding]) -> str | None:
-        """Name an active tool with this exact code, or one that passes the draft's tests."""
-        same = self.registry.find_active_by_sha(sha256, exclude=draft.name)
-        if same is not None:
-            message = f"the active tool {same.name!r} has exactly this code; call it instead"
-            findings.append(Finding("duplicate", Severity.WARNING, message, path="$.code"))
-            return same.name
-        count = self.config.limits.duplicate_candidates
-        if count <= 0:
-            return None
-        hits = self.registry.search(f"{draft.name} {draft.description}", count + 1)
-        names = [h.name for h in hits if h.name != draft.name][:count]
-        if not names:
-            return None
-        found = {
-            v.name: v
-            for v in self.registry.current_versions(status=VersionStatus.ACTIVE, names=names)
-        }
-        # a candidate is run against the draft's tests, not its own: skip parsing those
-        candidates = [
-            ExistingTool.from_dict({**found[n].to_dict(), "tests": []}) for n in names if n in found
-        ]
-        if not candidates:
-            return None
-        from toolfoundry.forge.sandbox_runner import SandboxRunner
-
-        runner = SandboxRunner()
-        # the first match is enough to warn; behaves_like stops at the first failing test
-        twin = next(
-            (
-                c.name
-                for c in candidates
-                if behaves_like(c, draft, runner=runner, limits=self._run_limits)
-            ),
-            None,
-        )
-        if twin is None:
-            return None
-        message = (
-            f"the active tool {twin!r} already passes every test of this draft; "
-            "consider calling it, or improving it with a new version"
-        )
-        findings.append(Finding("behavioural_duplicate", Severity.WARNING, message, path="$.tests"))
-        return twin
-
-    def _previous(self, name: str) -> ExistingTool | None:
-        try:
-            current = self.registry.get(name)
-        except RegistryError:
-            return None
-        if current.status is not VersionStatus.ACTIVE:
-            return None
-        return ExistingTool.from_dict(current.to_dict())
-
-    def _result(
-        self,
-        report: ForgeReport,
-        *,
-        version: int | None = None,
-        findings: list[Finding] | None = None,
-        duplicate_of: str | None = None,
-    ) -> CreateResult:
-        results = [t.to_dict() for t in report.test_results]
-        if report.regression is not None:
-            results += [{**t.to_dict(), "regression": True} for t in report.regression.results]
-        return CreateResult(
-            status=report.status.value,
-            name=report.name,
-            version=version,
-            findings=[f.to_dict() for f in (report.findings if findings is None else findings)],
-            test_results=results,
-            step=report.step,
-            duplicate_of=duplicate_of,
-            report=report,
-        )
+        return self._intake.create(draft)
 
     # -- calling -------------------------------------------------------------------------
 
@@ -454,29 +290,7 @@ class Foundry:
 
     def diff(self, name: str, a: int, b: int) -> str:
         """Unified diff from version ``a`` to ``b`` of code, description, schema, capabilities."""
-        old, new = self.registry.get(name, a), self.registry.get(name, b)
-        parts = [
-            _udiff(old.code, new.code, f"{name}@{a}/code.js", f"{name}@{b}/code.js"),
-            _udiff(
-                old.description,
-                new.description,
-                f"{name}@{a}/description",
-                f"{name}@{b}/description",
-            ),
-            _udiff(
-                _pretty(old.parameters),
-                _pretty(new.parameters),
-                f"{name}@{a}/parameters.json",
-                f"{name}@{b}/parameters.json",
-            ),
-            _udiff(
-                _pretty(old.capabilities.to_dict()),
-                _pretty(new.capabilities.to_dict()),
-                f"{name}@{a}/capabilities.json",
-                f"{name}@{b}/capabilities.json",
-            ),
-        ]
-        return "".join(p for p in parts if p)
+        return version_diff(self.registry.get(name, a), self.registry.get(name, b))
 
     def rollback(self, name: str, to: int, *, by: str = "user") -> ToolVersion:
         """Make an earlier active version current again (audited; nothing is deleted)."""
@@ -533,14 +347,3 @@ def _with_step(result: CallResult) -> CallResult:
             StepStatus.BLOCKED, blockers=(result.error.kind.value,), message=result.error.message
         )
     return dataclasses.replace(result, details={**result.details, "step": step.to_dict()})
-
-
-def _pretty(value: Any) -> str:
-    return json.dumps(value, indent=2, ensure_ascii=False) + "\n"
-
-
-def _udiff(a: str, b: str, from_name: str, to_name: str) -> str:
-    lines = difflib.unified_diff(
-        a.splitlines(keepends=True), b.splitlines(keepends=True), from_name, to_name
-    )
-    return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
