@@ -56,3 +56,22 @@ def cached_module(
     except OSError:
         pass  # a read-only cache only costs compile time
     return module
+
+
+def cached_bytes(key: str, suffix: str, produce: Callable[[], bytes]) -> bytes:
+    """Small derived data cached next to the modules (e.g. the hot-page list of a snapshot)."""
+    cached = cache_dir() / f"{key}.{suffix}"
+    try:
+        return cached.read_bytes()
+    except OSError:
+        pass
+    data = produce()
+    try:
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=cached.parent, suffix=".tmp")
+        with os.fdopen(fd, "wb") as out:
+            out.write(data)
+        os.replace(tmp, cached)
+    except OSError:
+        pass
+    return data

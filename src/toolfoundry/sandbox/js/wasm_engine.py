@@ -11,6 +11,7 @@ from __future__ import annotations
 import ctypes
 import json
 import math
+import mmap
 import secrets
 import threading
 import time
@@ -21,11 +22,12 @@ from typing import Any
 
 import wasmtime
 
+from toolfoundry.sandbox.host.storage import StorageHook, StorageQuota
 from toolfoundry.sandbox.js import wasm_calls
 from toolfoundry.sandbox.js.engine import Limits
 from toolfoundry.sandbox.js.host_calls import CallHost
-from toolfoundry.sandbox.js.module_cache import cache_key, cached_module
-from toolfoundry.sandbox.js.modules import BUILD_DIR, polyfills_source
+from toolfoundry.sandbox.js.module_cache import cache_key, cached_bytes, cached_module
+from toolfoundry.sandbox.js.modules import BUILD_DIR, LibraryCatalog, polyfills_source
 from toolfoundry.sandbox.js.snapshot import bake
 from toolfoundry.spec import CallResult, ErrorKind
 
@@ -36,6 +38,8 @@ SHADOW_STACK_TOP = 1024 * 1024  # zig links the 1 MiB C stack first: [0, 1 MiB)
 JS_STACK_LIMIT = 640 * 1024  # QuickJS throws RangeError before the C stack runs out
 WASM_STACK = 2 * 1024 * 1024  # native stack for wasm frames; well under any thread's stack
 TICK_S = 0.001
+HEAP_SPARE = 1024 * 1024
+_WARM_UP = "export async function handler(a) { console.log(a); return JSON.stringify(a) }"
 
 _local = threading.local()
 
@@ -258,7 +262,7 @@ class WasmEngine:
         wasm = wasm_path.read_bytes()
         prelude = PRELUDE.read_bytes()
         polyfills = (polyfills_source() or "").encode("utf-8")
-        key = cache_key(wasm, polyfills, prelude, str(JS_STACK_LIMIT).encode())
+        key = cache_key(wasm, polyfills, prelude, f"{JS_STACK_LIMIT}/{HEAP_SPARE}".encode())
 
         def snapshot() -> bytes:
             base = cached_module(self._engine, cache_key(wasm), lambda: wasm)
@@ -272,7 +276,9 @@ class WasmEngine:
         self._inbox = int(inbox(probe.store))
         self._inbox_size = int(inbox_size(probe.store))
         self._ticker = _EpochTicker(self._engine, TICK_S)
-        self._pool = _Pool(self.fresh, pool_size)
+        learned = cached_bytes(key, "pages", lambda: json.dumps(self._learn_hot_pages()).encode())
+        self._hot_pages: list[int] = [int(o) for o in json.loads(learned)]
+        self._pool = _Pool(self.prepared, pool_size)
 
     def _initialise(self, pre: Any) -> tuple[bytes, int]:
         """Run QuickJS's set-up, the polyfills and the prelude; return the memory image."""
@@ -290,8 +296,42 @@ class WasmEngine:
             guest.free(guest.store, ptr)
             if err:
                 raise RuntimeError(f"prelude failed: {ctypes.string_at(guest.base() + err)!r}")
+        # Grow the heap once now, so calls seldom grow memory (a syscall-heavy step).
+        guest.free(guest.store, guest.alloc(guest.store, HEAP_SPARE))
         size = guest.size()
         return guest.read(SHADOW_STACK_TOP, size - SHADOW_STACK_TOP), size // PAGE
+
+    def _learn_hot_pages(self) -> list[int]:
+        """Offsets of the memory pages a small call writes (stack, allocator, GC state)."""
+        reference = self.fresh()
+        image = reference.read(0, reference.size())
+        guest = self.fresh()
+        host = CallHost(
+            fetch=None,
+            storage=StorageHook(None, "", StorageQuota()),
+            libraries=LibraryCatalog(BUILD_DIR / "no-libs" / "manifest.json"),
+            log_lines=10,
+            log_bytes=1000,
+            deadline=time.monotonic() + 10,
+        )
+        limits = Limits(deadline=time.monotonic() + 10, memory_bytes=1 << 30, output_bytes=1 << 20)
+        self.run_in(guest, _WARM_UP, {"x": [1, "a"]}, limits, host)
+        after = guest.read(0, len(image))
+        step = mmap.PAGESIZE
+        return [o for o in range(0, len(image), step) if after[o : o + step] != image[o : o + step]]
+
+    def prepared(self) -> Guest:
+        """A fresh instance whose usually-written pages are already copied (the pool's job).
+
+        Writing each byte back unchanged takes the copy-on-write faults here, off the call path;
+        the instance stays byte-for-byte pristine.
+        """
+        guest = self.fresh()
+        base = guest.base()
+        for offset in self._hot_pages:
+            cell = ctypes.c_ubyte.from_address(base + offset)
+            cell.value = cell.value
+        return guest
 
     def fresh(self) -> Guest:
         """A new instance of the baked module: initialised QuickJS, no code run."""
