@@ -1,0 +1,225 @@
+"""From a draft to a registered version: forge it, name duplicates, register it atomically.
+
+The forge decides (static check, sandboxed tests, regression gate, capability policy) without
+touching the database; only a draft it accepts becomes a version, in one transaction with its
+pointer move, search row and audit rows. Anything it refuses leaves the store unchanged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from toolfoundry.forge import (
+    Draft,
+    DraftError,
+    DraftLimits,
+    ExistingTool,
+    Finding,
+    ForgeReport,
+    Language,
+    Policy,
+    RunLimits,
+    Severity,
+    ToolRunner,
+    behaves_like,
+    forge_draft,
+    parse_draft,
+)
+from toolfoundry.registry.faults import crash_point
+from toolfoundry.registry.records import NewVersion, RegistryError, VersionStatus
+from toolfoundry.registry.repository import Registry
+from toolfoundry.spec import StepResult
+
+
+@dataclass(frozen=True)
+class CreateResult:
+    """What ``create_tool`` did with a draft.
+
+    Attributes:
+        status: ``active``, ``pending_approval`` or ``rejected`` (rejected stores nothing).
+        name: the tool's name (None when the draft had none usable).
+        version: the version number registered (None when rejected).
+        findings: draft problems, static-check findings and warnings, JSON-ready.
+        test_results: the draft's own test results (then the regression results), JSON-ready.
+        step: completed, or blocked with blockers (``invalid_draft``, ``static_check_failed``,
+            ``tests_failed``, ``regression``, ``awaiting_approval``), or unavailable.
+        duplicate_of: an active tool with the same code, or one that passes this draft's tests.
+    """
+
+    status: str
+    name: str | None
+    version: int | None
+    findings: list[dict[str, Any]]
+    test_results: list[dict[str, Any]]
+    step: StepResult
+    duplicate_of: str | None = None
+    report: ForgeReport | None = field(default=None, repr=False, compare=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON ``toolfoundry create --json`` prints."""
+        return {
+            "status": self.status,
+            "name": self.name,
+            "version": self.version,
+            "findings": self.findings,
+            "test_results": self.test_results,
+            "step": self.step.to_dict(),
+            "duplicate_of": self.duplicate_of,
+        }
+
+
+class Intake:
+    """Turns drafts into versions of one registry, under one policy and set of limits."""
+
+    def __init__(
+        self,
+        registry: Registry,
+        *,
+        policy: Policy,
+        run_limits: RunLimits,
+        draft_limits: DraftLimits,
+        duplicate_candidates: int = 3,
+        python_runner: Callable[[], ToolRunner | None] = lambda: None,
+    ) -> None:
+        self.registry = registry
+        self._policy = policy
+        self._run_limits = run_limits
+        self._draft_limits = draft_limits
+        self._duplicate_candidates = duplicate_candidates
+        self._python_runner = python_runner
+
+    def create(self, draft: Draft | Mapping[str, Any] | str | bytes) -> CreateResult:
+        """Forge a draft and register it as the tool's next version.
+
+        Never raises for bad input: a malformed or failing draft gives a ``rejected`` result
+        with structured findings, and the store is left unchanged.
+        """
+        try:
+            parsed = (
+                draft if isinstance(draft, Draft) else parse_draft(draft, limits=self._draft_limits)
+            )
+        except DraftError:
+            return self._result(forge_draft(draft, draft_limits=self._draft_limits))
+        previous = self._previous(parsed.name)
+        report = forge_draft(
+            parsed,
+            previous=previous,
+            policy=self._policy,
+            limits=self._run_limits,
+            python_runner=self._python_runner() if parsed.language is Language.PYTHON else None,
+            draft_limits=self._draft_limits,
+        )
+        crash_point("after_forge")
+        if report.status.value == VersionStatus.REJECTED.value:
+            return self._result(report)
+        findings = list(report.findings)
+        duplicate_of = self._duplicate(parsed, report.code_sha256 or "", findings)
+        results = [t.to_dict() for t in report.test_results]
+        version = self.registry.add_version(
+            NewVersion(
+                name=parsed.name,
+                code=parsed.code,
+                description=parsed.description,
+                parameters=parsed.parameters,
+                status=VersionStatus(report.status.value),
+                language=parsed.language.value,
+                returns=parsed.returns,
+                tests=[t.to_dict() for t in parsed.tests],
+                fixtures=[f.to_dict() for f in parsed.fixtures],
+                capabilities=parsed.capabilities,
+                author=parsed.author or "agent",
+                parent_version=previous.version if previous else None,
+                findings=[f.to_dict() for f in findings],
+                test_results=results,
+                extra={
+                    "changes_tests": list(parsed.changes_tests),
+                    "regression": report.regression.to_dict() if report.regression else None,
+                    "policy": report.decision.to_dict() if report.decision else None,
+                },
+                capability_hash=report.capabilities_hash,
+            )
+        )
+        return self._result(
+            report,
+            version=version.version,
+            findings=findings,
+            duplicate_of=duplicate_of,
+        )
+
+    def _duplicate(self, draft: Draft, sha256: str, findings: list[Finding]) -> str | None:
+        """Name an active tool with this exact code, or one that passes the draft's tests."""
+        same = self.registry.find_active_by_sha(sha256, exclude=draft.name)
+        if same is not None:
+            message = f"the active tool {same.name!r} has exactly this code; call it instead"
+            findings.append(Finding("duplicate", Severity.WARNING, message, path="$.code"))
+            return same.name
+        count = self._duplicate_candidates
+        if count <= 0:
+            return None
+        hits = self.registry.search(f"{draft.name} {draft.description}", count + 1)
+        names = [h.name for h in hits if h.name != draft.name][:count]
+        if not names:
+            return None
+        found = {
+            v.name: v
+            for v in self.registry.current_versions(status=VersionStatus.ACTIVE, names=names)
+        }
+        # a candidate is run against the draft's tests, not its own: skip parsing those
+        candidates = [
+            ExistingTool.from_dict({**found[n].to_dict(), "tests": []}) for n in names if n in found
+        ]
+        if not candidates:
+            return None
+        from toolfoundry.forge.sandbox_runner import SandboxRunner
+
+        runner = SandboxRunner()
+        # the first match is enough to warn; behaves_like stops at the first failing test
+        twin = next(
+            (
+                c.name
+                for c in candidates
+                if behaves_like(c, draft, runner=runner, limits=self._run_limits)
+            ),
+            None,
+        )
+        if twin is None:
+            return None
+        message = (
+            f"the active tool {twin!r} already passes every test of this draft; "
+            "consider calling it, or improving it with a new version"
+        )
+        findings.append(Finding("behavioural_duplicate", Severity.WARNING, message, path="$.tests"))
+        return twin
+
+    def _previous(self, name: str) -> ExistingTool | None:
+        try:
+            current = self.registry.get(name)
+        except RegistryError:
+            return None
+        if current.status is not VersionStatus.ACTIVE:
+            return None
+        return ExistingTool.from_dict(current.to_dict())
+
+    def _result(
+        self,
+        report: ForgeReport,
+        *,
+        version: int | None = None,
+        findings: list[Finding] | None = None,
+        duplicate_of: str | None = None,
+    ) -> CreateResult:
+        results = [t.to_dict() for t in report.test_results]
+        if report.regression is not None:
+            results += [{**t.to_dict(), "regression": True} for t in report.regression.results]
+        return CreateResult(
+            status=report.status.value,
+            name=report.name,
+            version=version,
+            findings=[f.to_dict() for f in (report.findings if findings is None else findings)],
+            test_results=results,
+            step=report.step,
+            duplicate_of=duplicate_of,
+            report=report,
+        )
