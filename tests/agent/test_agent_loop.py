@@ -256,3 +256,33 @@ def test_an_answer_cut_at_the_turn_limit_is_not_reported_as_completed(kind, vend
     assert run.stop_reason is StopReason.MAX_TOKENS
     assert "cut at 5 output tokens" in run.stop_message
     assert run.final_text == "The answer is"
+
+
+def test_declared_python_tools_are_offered_and_called_next_to_the_registry(vendor, foundry):
+    from toolfoundry.declare import from_function
+
+    def shout(text: str, times: int = 1) -> str:
+        """Upper-case a text and repeat it.
+
+        Args:
+            text: what to shout.
+            times: how many times.
+        """
+        return " ".join([text.upper()] * times)
+
+    declared = from_function(shout)
+    vendor.play(
+        calls("openai", ("shout", {"text": "hey", "times": 2}), ("shout", {"text": 3})),
+        answer("openai", "HEY HEY"),
+    )
+    run = run_agent("shout", vendor.provider("openai"), foundry, tools=[declared])
+
+    first, second = vendor.bodies()
+    assert [m["role"] for m in second["messages"]][-2:] == ["tool", "tool"]
+    shout_tool = next(t for t in first["tools"] if t["function"]["name"] == "shout")
+    assert shout_tool["function"]["description"].startswith("Upper-case a text")
+    ok, bad = run.turns[0].outcomes
+    assert ok.result["value"] == "HEY HEY"
+    assert bad.is_error
+    assert bad.result["error"]["kind"] == "invalid_arguments"
+    assert run.stop_reason is StopReason.COMPLETED
