@@ -127,6 +127,12 @@ def test_approvals_commands(cli, kit, tmp_path, weather_server):
     assert pending[0]["capability_details"][0]["capability"] == "network"
     assert "fetch(" in pending[0]["code"]
     assert "weather" in cli("approvals", "list").stdout
+    shown = cli("approvals", "show", "weather")
+    assert shown.exit_code == 0
+    assert "network" in shown.stdout
+    assert "fetch(" in shown.stdout
+    assert _json(cli("approvals", "show", "weather@1", "--json"))["version"] == 1
+    assert cli("approvals", "show", "ghost").exit_code == 1
 
     second = tmp_path / "weather2.json"
     second.write_text(json.dumps({**kit.weather(weather_server), "description": "Temperature"}))

@@ -86,6 +86,42 @@ def list_pending(db: str | None, config_path: str | None, as_json: bool) -> None
     Console(soft_wrap=True).print(table)
 
 
+@approvals.command()
+@click.argument("target", metavar="NAME[@VERSION]")
+@store_options
+@json_option
+def show(target: str, db: str | None, config_path: str | None, as_json: bool) -> None:
+    """What a reviewer decides on: why it waits, capabilities, findings, tests, code diff."""
+    name, version = _target(target)
+    with open_foundry(db, config_path) as fd:
+        try:
+            if version is None:
+                waiting = [v for v in fd.pending() if v.name == name]
+                v = waiting[-1] if waiting else fd.show(name)
+            else:
+                v = fd.show(name, version)
+        except RegistryError as exc:
+            click.echo(f"error ({exc.kind}): {exc.message}", err=True)
+            sys.exit(1)
+        packet = review(fd, v)
+    if as_json:
+        emit(packet)
+        return
+    out = Console(soft_wrap=True)
+    out.print(f"[bold]{v.name}[/bold] v{v.version}: {v.status.value}", highlight=False)
+    for reason in packet["reasons"]:
+        out.print(f"  asks for {reason}", markup=False, highlight=False)
+    for cap in packet["capability_details"]:
+        out.print(f"  {cap['capability']} {cap['value']}: {cap['meaning']}", markup=False)
+    for f in packet["findings"]:
+        out.print(f"  {f['severity']} {f['rule']}: {f['message']}", markup=False, highlight=False)
+    passed = sum(1 for t in packet["test_results"] if t.get("passed"))
+    out.print(f"  tests: {passed}/{len(packet['test_results'])} passed", highlight=False)
+    against = packet["diff_against"]
+    out.print(f"diff against v{against}:" if against else "code:", highlight=False)
+    out.print(packet["diff"] or v.code, markup=False, highlight=False)
+
+
 def _decide(
     approve: bool,
     target: str,
