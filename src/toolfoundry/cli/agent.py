@@ -134,9 +134,27 @@ def terminal_approver(console: Console) -> Approver:
     "(default: [provider] model in toolfoundry.toml).",
 )
 @click.option("--base-url", default=None, help="The vendor's base URL (compat servers, proxies).")
-@click.option("--max-turns", type=click.IntRange(1), default=12, show_default=True)
-@click.option("--max-tokens", type=click.IntRange(1), default=200_000, show_default=True)
-@click.option("--max-seconds", type=click.FloatRange(0), default=600.0, show_default=True)
+@click.option(
+    "--max-turns",
+    type=click.IntRange(1),
+    default=12,
+    show_default=True,
+    help="Model turns at most.",
+)
+@click.option(
+    "--max-tokens",
+    type=click.IntRange(1),
+    default=200_000,
+    show_default=True,
+    help="Input plus output tokens at most, over the run.",
+)
+@click.option(
+    "--max-seconds",
+    type=click.FloatRange(0),
+    default=600.0,
+    show_default=True,
+    help="Wall time at most.",
+)
 @click.option(
     "--top-k",
     type=click.IntRange(1),
