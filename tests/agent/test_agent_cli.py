@@ -130,3 +130,67 @@ def test_no_model_anywhere_is_a_usage_error(tmp_path, monkeypatch):
     result = CliRunner().invoke(main, ["agent", "hi", "--db", f"sqlite:///{tmp_path / 'r.db'}"])
     assert result.exit_code == 2
     assert "--model" in result.output
+
+
+def test_a_recorded_live_session_replays_offline_through_the_real_parts(vendor, tmp_path):
+    record = tmp_path / "session.json"
+    vendor.play(
+        calls("openai", ("create_tool", DOUBLE_DRAFT), text="writing double"),
+        calls("openai", ("double", {"x": 5})),
+        answer("openai", "10"),
+    )
+    live = [
+        "agent",
+        "double 5",
+        "--model",
+        "openai:gpt-test",
+        "--base-url",
+        vendor.base_url("openai"),
+        "--db",
+        f"sqlite:///{tmp_path / 'live.db'}",
+        "--record",
+        str(record),
+    ]
+    result = CliRunner(env={"OPENAI_API_KEY": "test-key"}).invoke(main, live)
+    assert result.exit_code == 0, result.output
+    [session] = json.loads(record.read_text())["sessions"].values()
+    assert session["model"] == "openai:gpt-test"
+    assert [t.get("expect", {}).get("offered") for t in session["turns"]] == [
+        ["create_tool"],
+        ["double"],
+        None,
+    ]
+
+    requests_before = len(vendor.requests)
+    replay_db = f"sqlite:///{tmp_path / 'replay.db'}"
+    result = CliRunner().invoke(
+        main, ["agent", "double 5", "--model", f"replay:{record}", "--db", replay_db, "--json"]
+    )
+    assert result.exit_code == 0, result.output
+    replayed = json.loads(result.stdout)
+    assert replayed["final_text"] == "10"
+    assert replayed["created"] == ["double v1"]  # the real forge made it again
+    assert replayed["turns"][1]["tool_calls"][0]["result"]["value"] == 10
+    assert len(vendor.requests) == requests_before  # no model was asked
+    with Foundry.open(replay_db) as fd:
+        assert fd.usage("double").calls == 1
+
+
+def test_record_refuses_a_file_that_is_not_a_recording(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"format": "something-else"}')
+    result = CliRunner().invoke(
+        main,
+        [
+            "agent",
+            "x",
+            "--model",
+            "replay:demo",
+            "--record",
+            str(bad),
+            "--db",
+            f"sqlite:///{tmp_path / 'r.db'}",
+        ],
+    )
+    assert result.exit_code == 2
+    assert "not a toolfoundry-replay/1 recording" in result.output

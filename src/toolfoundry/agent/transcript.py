@@ -117,6 +117,26 @@ class AgentRun:
         }
 
 
+def recording_session(run: AgentRun) -> dict[str, Any]:
+    """The run as one session of a replay recording (``toolfoundry-replay/1``).
+
+    Each turn keeps what the model said and called, and expects the tools it called to be
+    offered again, so replaying the session checks the library still fits it.
+    """
+    turns = []
+    for turn in run.turns:
+        entry: dict[str, Any] = {"text": turn.text}
+        if turn.outcomes:
+            entry["expect"] = {"offered": sorted({o.call.name for o in turn.outcomes})}
+            entry["tool_calls"] = [
+                {"id": o.call.id, "name": o.call.name, "arguments": o.call.arguments or {}}
+                for o in turn.outcomes
+            ]
+        entry["usage"] = {"input_tokens": turn.input_tokens, "output_tokens": turn.output_tokens}
+        turns.append(entry)
+    return {"task": run.task, "model": run.model, "turns": turns}
+
+
 class RunStore:
     """Agent runs in the registry's database (table ``tf_agent_runs``)."""
 

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
+from typing import Any
 
 import click
 from rich.console import Console
@@ -27,6 +29,8 @@ from toolfoundry.agent import (
     run_agent,
 )
 from toolfoundry.agent.providers import ReplayProvider
+from toolfoundry.agent.providers.replay import FORMAT
+from toolfoundry.agent.transcript import recording_session
 from toolfoundry.cli.tools import emit, json_option, open_foundry, store_options
 
 _SHOWN = 240
@@ -104,6 +108,19 @@ def _cut(text: str) -> str:
     return text if len(text) <= _SHOWN else text[:_SHOWN] + "…"
 
 
+def load_recording(path: Path) -> dict[str, Any]:
+    """The recording at ``path`` to add a session to (a new one when the file is missing)."""
+    if not path.exists():
+        return {"format": FORMAT, "label": "recorded with toolfoundry agent", "sessions": {}}
+    try:
+        data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise click.UsageError(f"--record {path} is not JSON: {exc}") from None
+    if data.get("format") != FORMAT or not isinstance(data.get("sessions", {}), dict):
+        raise click.UsageError(f"--record {path} is not a {FORMAT} recording")
+    return data
+
+
 def terminal_approver(console: Console) -> Approver:
     """Ask the person at the terminal; end of input leaves the version pending."""
 
@@ -169,6 +186,13 @@ def terminal_approver(console: Console) -> Approver:
     help="Approve risky tools at once, or ask at the terminal (default: ask when "
     "interactive, else leave them pending).",
 )
+@click.option(
+    "--record",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Add this run as a session to a replay recording (JSON), to play it back with "
+    "--model replay:PATH.",
+)
 @store_options
 @json_option
 def agent(
@@ -180,12 +204,14 @@ def agent(
     max_seconds: float,
     top_k: int,
     auto_approve: bool | None,
+    record: str | None,
     db: str | None,
     config_path: str | None,
     as_json: bool,
 ) -> None:
     """Run TASK with a model that uses, creates and reuses the registry's tools."""
     console = Console(stderr=as_json, soft_wrap=True)
+    recording = load_recording(Path(record)) if record else {}
     with open_foundry(db, config_path) as foundry:
         chosen = model or foundry.config.provider.get("model")
         if not chosen:
@@ -221,6 +247,11 @@ def agent(
             approval=approver,
             on_event=AgentView(console),
         )
+    if record:
+        recording.setdefault("sessions", {})[run.id[:8]] = recording_session(run)
+        text = json.dumps(recording, indent=1, ensure_ascii=False) + "\n"
+        Path(record).write_text(text, encoding="utf-8")
+        console.print(f"[dim]recorded as session {run.id[:8]} in {record}[/]")
     if as_json:
         emit(run.to_dict())
     elif run.final_text:
