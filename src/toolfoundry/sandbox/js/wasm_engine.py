@@ -145,20 +145,20 @@ class _Pool:
         self._thread: threading.Thread | None = None
 
     def take(self) -> Guest:
+        # No wake-up here: refilling during the call would compete with it for the GIL.
+        # The refill starts when the call hands its guest back (discard).
         with self._cond:
             guest = self._ready.popleft() if self._ready else None
-            if self._size > 0:
-                if self._thread is None:
-                    self._thread = threading.Thread(target=self._fill, name="tf-pool", daemon=True)
-                    self._thread.start()
-                self._cond.notify()
         return guest if guest is not None else self._make()
 
     def discard(self, guest: Guest) -> None:
-        """Drop ``guest`` off the call path (at once when there is no pool thread)."""
+        """Drop ``guest`` and refill the pool, both on the pool thread."""
         if self._size > 0:
             with self._cond:
                 self._used.append(guest)
+                if self._thread is None:
+                    self._thread = threading.Thread(target=self._fill, name="tf-pool", daemon=True)
+                    self._thread.start()
                 self._cond.notify()
 
     def _fill(self) -> None:
@@ -347,7 +347,11 @@ class WasmEngine:
         try:
             return self.run_in(guest, module_code, args, limits, host)
         finally:
-            self._pool.discard(guest)
+            self.release(guest)
+
+    def release(self, guest: Guest) -> None:
+        """Hand back a used guest: it is freed, and the pool refilled, off the call path."""
+        self._pool.discard(guest)
 
     def run_in(
         self, guest: Guest, module_code: str, args: Any, limits: Limits, host: CallHost
