@@ -63,7 +63,7 @@ def test_endless_promise_chain_stops_on_time_or_memory() -> None:
 def test_timeout_is_prompt() -> None:
     started = time.monotonic()
     fails("while (true) {}", ErrorKind.TIMEOUT, SandboxPolicy(timeout_s=0.3))
-    assert time.monotonic() - started < 0.3 + 0.25
+    assert time.monotonic() - started < 0.3 + 0.5  # generous: the build machine is shared
 
 
 def test_compile_bomb_counts_against_the_budget() -> None:

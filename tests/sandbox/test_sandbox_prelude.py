@@ -310,3 +310,22 @@ def test_text_encoding_base64_structured_clone() -> None:
       export default { n: bytes.length, back: new TextDecoder().decode(bytes), b: btoa("hi"),
         a: atob("aGk="), c: structuredClone({d: [1, {e: 2}]}) }"""
     assert ok(code) == {"n": 6, "back": "é😀", "b": "aGk=", "a": "hi", "c": {"d": [1, {"e": 2}]}}
+
+
+class NestedFetch:
+    """A fetch provider whose answers come from running another script (nested run_js)."""
+
+    def handler(self, *, deadline: float, tool: str | None) -> NestedFetch:
+        return self
+
+    def handle(self, request: Mapping[str, Any]) -> dict[str, Any]:
+        inner = run_js("export default 'inner'")
+        body = base64.b64encode(json.dumps(inner.value).encode()).decode()
+        return {"status": 200, "statusText": "OK", "headers": [], "body": body, "url": ""}
+
+
+def test_host_op_running_a_nested_script() -> None:
+    code = """const a = await (await fetch("https://x.example/")).json();
+      const b = crypto.getRandomValues(new Uint8Array(2)).length;
+      export default [a, b]"""
+    assert ok(code, policy=SandboxPolicy(fetch=NestedFetch())) == ["inner", 2]

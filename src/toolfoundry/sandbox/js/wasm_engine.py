@@ -385,6 +385,7 @@ class WasmEngine:
         budget_ms = (limits.deadline - started) * 1000.0
         seed = secrets.randbits(63) | 1
         guest.store.set_epoch_deadline(math.ceil(remaining / TICK_S) + 1)
+        outer = getattr(_local, "state", None)  # a host op may itself run a script
         _local.state = (host, guest)
         self._ticker.enter()
         try:
@@ -397,7 +398,7 @@ class WasmEngine:
             return self._fail(host, ErrorKind.RUNTIME_ERROR, f"the engine failed: {exc}")
         finally:
             self._ticker.leave()
-            _local.state = None
+            _local.state = outer
         packed &= (1 << 64) - 1
         ptr, length = packed >> 32, packed & 0xFFFFFFFF
         if length > limits.output_bytes:
