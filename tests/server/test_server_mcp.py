@@ -25,6 +25,7 @@ from .test_server_mcp_support import (
     by_name,
     env,
     http_session,
+    relaxed_config,
     serve_http,
     stdio_session,
     text_of,
@@ -91,7 +92,7 @@ ADD = {
 def db(tmp_path: Path) -> Iterator[str]:
     """A registry with one active pure tool and one network tool waiting for approval."""
     url = f"sqlite:///{tmp_path / 'registry.db'}"
-    with Foundry.open(url) as fd:
+    with Foundry.open(url, config=relaxed_config(tmp_path)) as fd:
         assert fd.create_tool(SHOUT).status == "active"
         assert fd.create_tool(WEATHER).status == "pending_approval"
     return url
@@ -294,7 +295,10 @@ def test_modern_protocol_client_listens_for_changes(
 
     if transport == "stdio":
         args = ["-m", "toolfoundry", "serve", "--db", db, "--poll", "0.2"]
-        anyio.run(scenario, StdioServerParameters(command=sys.executable, args=args, env=env()))
+        params = StdioServerParameters(
+            command=sys.executable, args=args, env=env(), cwd=str(tmp_path)
+        )
+        anyio.run(scenario, params)
         return
     with serve_http(db, tmp_path) as port:
         anyio.run(scenario, f"http://127.0.0.1:{port}/mcp")

@@ -20,7 +20,13 @@ from toolfoundry.registry import NewVersion, VersionStatus
 from toolfoundry.server.changes import ActiveSetWatcher, active_set_fingerprint
 from toolfoundry.server.mcp_server import ToolListBroadcast, ToolListing, build_mcp_server
 
-from .test_server_mcp_support import Notifications, by_name, http_session, serve_http
+from .test_server_mcp_support import (
+    Notifications,
+    by_name,
+    http_session,
+    relaxed_config,
+    serve_http,
+)
 
 BACKENDS = ["sqlite", pytest.param("postgresql", marks=[pytest.mark.slow, pytest.mark.postgres])]
 
@@ -144,6 +150,7 @@ def test_poll_and_listing_cost(foundry: Foundry, capsys: pytest.CaptureFixture[s
 @pytest.mark.postgres
 def test_two_servers_on_one_postgres(pg_url: str, tmp_path: Path) -> None:
     """A tool created through server B reaches server A's clients as list_changed."""
+    relaxed_config(tmp_path)
     Foundry.open(pg_url).close()  # migrate once before two processes race to
     add = {
         "name": "add",

@@ -17,7 +17,7 @@ from toolfoundry.cli import main
 from toolfoundry.server.app import InsecureBind, check_bind, create_app
 from toolfoundry.server.security import is_loopback
 
-from .test_server_mcp_support import env, http_session, serve_http
+from .test_server_mcp_support import env, http_session, relaxed_config, serve_http
 
 
 @pytest.mark.parametrize(
@@ -74,6 +74,7 @@ def test_create_app_refuses_public_bind_without_token(tmp_path: Path) -> None:
 
 def test_token_required_on_public_bind(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'r.db'}"
+    relaxed_config(tmp_path)
     with serve_http(url, tmp_path, "0.0.0.0", "--token", "s3cret-token") as port:
         endpoint = f"http://127.0.0.1:{port}/mcp"
         initialize = {

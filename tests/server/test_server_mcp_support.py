@@ -24,6 +24,14 @@ POLL = "0.2"
 WAIT_S = 10.0
 
 
+def relaxed_config(directory: Path) -> Path:
+    """A toolfoundry.toml with a generous time limit, so a loaded 2-core CI machine does not
+    turn slow sandbox runs into refused drafts; servers started in ``directory`` read it."""
+    path = directory / "toolfoundry.toml"
+    path.write_text("[limits]\ntimeout_s = 20.0\n")
+    return path
+
+
 def env() -> dict[str, str]:
     """This process's environment without a TOOLFOUNDRY_DB that could override --db."""
     out = {k: v for k, v in os.environ.items() if k not in ("TOOLFOUNDRY_DB", "TOOLFOUNDRY_TOKEN")}
