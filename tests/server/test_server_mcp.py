@@ -93,8 +93,10 @@ def db(tmp_path: Path) -> Iterator[str]:
     """A registry with one active pure tool and one network tool waiting for approval."""
     url = f"sqlite:///{tmp_path / 'registry.db'}"
     with Foundry.open(url, config=relaxed_config(tmp_path)) as fd:
-        assert fd.create_tool(SHOUT).status == "active"
-        assert fd.create_tool(WEATHER).status == "pending_approval"
+        shout = fd.create_tool(SHOUT)
+        assert shout.status == "active", shout.to_dict()
+        weather = fd.create_tool(WEATHER)
+        assert weather.status == "pending_approval", weather.to_dict()
     return url
 
 
@@ -161,7 +163,7 @@ async def check_create_and_use(session: ClientSession, notes: Notifications) -> 
     created = await session.call_tool("create_tool", ADD)
     assert isinstance(created, types.CallToolResult)
     assert not created.is_error
-    assert created.structured_content["status"] == "active"  # type: ignore[index]
+    assert created.structured_content["status"] == "active", text_of(created)  # type: ignore[index]
     await notes.wait_list_changed(seen)
     assert "add" in by_name(await session.list_tools())
     summed = await session.call_tool("add", {"a": 2, "b": 40})
@@ -286,7 +288,7 @@ def test_modern_protocol_client_listens_for_changes(
             assert "shout" in by_name(await client.list_tools())
             async with client.listen(tools_list_changed=True) as events:
                 created = await client.call_tool("create_tool", ADD)
-                assert created.structured_content["status"] == "active"  # type: ignore[index]
+                assert created.structured_content["status"] == "active", text_of(created)  # type: ignore[index]
                 with anyio.fail_after(10):
                     event = await events.__anext__()
                 assert isinstance(event, ToolsListChanged)
