@@ -5,6 +5,7 @@ Compiling the guest takes about 0.6 s; deserialising a cached compilation takes 
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import tempfile
@@ -43,9 +44,12 @@ def cached_module(
     cached = cache_dir() / f"{key}.cwasm"
     if cached.exists():
         try:
-            return wasmtime.Module.deserialize_file(engine, str(cached))
+            module = wasmtime.Module.deserialize_file(engine, str(cached))
         except wasmtime.WasmtimeError:
             cached.unlink(missing_ok=True)
+        else:
+            _touch(cached)
+            return module
     module = wasmtime.Module(engine, produce())
     try:
         cached.parent.mkdir(parents=True, exist_ok=True)
@@ -53,9 +57,26 @@ def cached_module(
         with os.fdopen(fd, "wb") as out:
             out.write(module.serialize())
         os.replace(tmp, cached)
+        prune()
     except OSError:
         pass  # a read-only cache only costs compile time
     return module
+
+
+KEEP = 8  # compiled modules kept: enough for a few checkouts or versions side by side
+
+
+def _touch(path: Path) -> None:
+    with contextlib.suppress(OSError):
+        os.utime(path)
+
+
+def prune(keep: int = KEEP) -> None:
+    """Remove all but the ``keep`` most recently used modules (and their derived files)."""
+    modules = sorted(cache_dir().glob("*.cwasm"), key=lambda p: p.stat().st_mtime, reverse=True)
+    for old in modules[keep:]:
+        for path in cache_dir().glob(old.stem + ".*"):
+            path.unlink(missing_ok=True)
 
 
 def cached_bytes(key: str, suffix: str, produce: Callable[[], bytes]) -> bytes:
