@@ -57,8 +57,8 @@ INSTRUCTIONS = (
     "credentials or storage waits for a human's approval; the tool list changes when it is "
     "approved (notifications/tools/list_changed)."
 )
-# The meta-tools' specs are pure computations as far as capabilities go, but these two change
-# which tools exist or which version runs: clients must not treat them as read-only.
+# These two change which tools exist or which version runs (their specs say read_only=False);
+# they add or move a pointer and never delete, so they are not destructive either.
 _REGISTRY_WRITERS = {"create_tool": {"idempotentHint": False}, "rollback_tool": {}}
 
 
@@ -154,7 +154,6 @@ def meta_tool_entries(meta: dict[str, DeclaredTool]) -> list[dict[str, Any]]:
         if name in _REGISTRY_WRITERS:
             entry["annotations"] = {
                 **entry["annotations"],
-                "readOnlyHint": False,
                 "destructiveHint": False,
                 **_REGISTRY_WRITERS[name],
             }
