@@ -48,3 +48,20 @@ def test_bake_refuses_what_it_cannot_handle() -> None:
     bounded = wasmtime.wat2wasm('(module (memory 1 2) (data (i32.const 0) "x"))')
     with pytest.raises(ValueError):
         bake(bytes(bounded), b"y", 0, 1)
+
+
+def test_guest_imports_only_our_hooks_and_minimal_wasi() -> None:
+    from toolfoundry.sandbox.js.wasm_engine import GUEST_WASM
+
+    module = wasmtime.Module.from_file(wasmtime.Engine(), str(GUEST_WASM))
+    imports = {(i.module, i.name) for i in module.imports}
+    wasi = "wasi_snapshot_preview1"
+    assert imports == {
+        ("tf", "host_call"),
+        ("tf", "host_take"),
+        (wasi, "fd_write"),
+        (wasi, "fd_close"),
+        (wasi, "fd_seek"),
+        (wasi, "fd_fdstat_get"),
+        (wasi, "clock_time_get"),
+    }
