@@ -175,7 +175,11 @@ class _Pool:
             with self._cond:
                 if len(self._ready) >= self._size:
                     continue
-            guest = self._make()
+            try:
+                guest = self._make()
+            except Exception:  # e.g. out of address space: calls then make their own
+                time.sleep(0.1)
+                continue
             with self._cond:
                 self._ready.append(guest)
 
