@@ -1,9 +1,9 @@
 """QuickJS-NG in WebAssembly under wasmtime: the default :class:`Engine`.
 
-Every call gets a pristine instance: a fresh wasmtime store whose linear memory is restored
-from a snapshot taken once per process right after QuickJS, the polyfills and the prelude were
-initialised. A small pool prepares instances off the call path. Time is bounded by epoch
-interruption (a ticker thread), memory by the store's limiter; any trap discards the instance.
+Every call gets a pristine instance of a module whose memory image is QuickJS right after its
+set-up, the polyfills and the prelude (baked once per machine, see ``snapshot.py``). A small
+pool prepares instances off the call path. Time is bounded by epoch interruption (a ticker
+thread), memory by the store's limiter; an instance is never reused, trap or not.
 """
 
 from __future__ import annotations
@@ -16,8 +16,6 @@ import os
 import random
 import threading
 import time
-from collections import deque
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +24,9 @@ import wasmtime
 from toolfoundry.sandbox.host.storage import StorageHook, StorageQuota
 from toolfoundry.sandbox.js import wasm_calls
 from toolfoundry.sandbox.js.engine import Limits
+from toolfoundry.sandbox.js.guest_imports import call_state, make_linker
 from toolfoundry.sandbox.js.host_calls import CallHost
+from toolfoundry.sandbox.js.instances import EpochTicker, Guest, InstancePool
 from toolfoundry.sandbox.js.module_cache import cache_key, cached_bytes, cached_module
 from toolfoundry.sandbox.js.modules import BUILD_DIR, LibraryCatalog, polyfills_source
 from toolfoundry.sandbox.js.snapshot import bake
@@ -42,7 +42,6 @@ TICK_S = 0.001
 HEAP_SPARE = 1024 * 1024
 _WARM_UP = "export async function handler(a) { console.log(a); return JSON.stringify(a) }"
 
-_local = threading.local()
 # Math.random seeds: one getrandom() per process, not per call (the syscall costs ~20 µs under
 # load). Math.random is not a CSPRNG in any engine; crypto.getRandomValues uses os.urandom.
 _seeds = random.Random(os.urandom(32))
@@ -50,207 +49,6 @@ _seeds = random.Random(os.urandom(32))
 
 class GuestMissing(RuntimeError):
     """The guest has not been built (run ``make setup`` or ``python -m ...guest.build``)."""
-
-
-class _EpochTicker:
-    """Advances the engine's epoch every tick while at least one call is running."""
-
-    def __init__(self, engine: wasmtime.Engine, tick_s: float) -> None:
-        self._engine = engine
-        self.tick_s = tick_s
-        self._active = 0
-        self._cond = threading.Condition()
-        self._thread: threading.Thread | None = None
-
-    def enter(self) -> None:
-        with self._cond:
-            self._active += 1
-            if self._thread is None:
-                self._thread = threading.Thread(target=self._loop, name="tf-epoch", daemon=True)
-                self._thread.start()
-            self._cond.notify()
-
-    def leave(self) -> None:
-        with self._cond:
-            self._active -= 1
-
-    def _loop(self) -> None:
-        # Epochs follow the wall clock, not the number of wake-ups: a late wake-up (GIL, load)
-        # catches up at once, so a deadline in ticks is a deadline in time.
-        origin, done = time.monotonic(), 0
-        while True:
-            with self._cond:
-                if self._active == 0:
-                    while self._active == 0:
-                        self._cond.wait()
-                    origin = time.monotonic() - done * self.tick_s
-            time.sleep(self.tick_s)
-            due = int((time.monotonic() - origin) / self.tick_s)
-            for _ in range(due - done):
-                self._engine.increment_epoch()
-            done = max(done, due)
-
-
-class Guest:
-    """One QuickJS instance in its own store."""
-
-    __slots__ = ("alloc", "eval_script", "free", "init", "instance", "memory", "run", "store")
-
-    def __init__(self, engine: wasmtime.Engine, pre: Any) -> None:
-        self.store = wasmtime.Store(engine)
-        self.store.set_epoch_deadline(1 << 40)
-        self.instance = pre.instantiate(self.store)
-        get = self._export
-        self.memory: wasmtime.Memory = get("memory")
-        self.alloc = wasm_calls.NumericCall(get("tf_alloc"), ("i32",), "i32")
-        self.free = wasm_calls.NumericCall(get("tf_free"), ("i32",), None)
-        self.init = wasm_calls.NumericCall(get("tf_init"), ("i32",), "i32")
-        self.eval_script = wasm_calls.NumericCall(
-            get("tf_eval_script"), ("i32", "i32", "i32"), "i32"
-        )
-        self.run = wasm_calls.NumericCall(
-            get("tf_run"), ("i32", "i32", "i32", "i32", "i64", "f64"), "i64"
-        )
-
-    def _export(self, name: str) -> Any:
-        return wasm_calls.export(self.store, self.instance, name)
-
-    def base(self) -> int:
-        return wasm_calls.memory_base(self.store, self.memory)
-
-    def size(self) -> int:
-        return wasm_calls.memory_size(self.store, self.memory)
-
-    def put(self, data: bytes) -> int:
-        """Copy bytes into guest-allocated memory; return the guest pointer."""
-        ptr = int(self.alloc(self.store, max(len(data), 1)))
-        if ptr == 0:
-            raise MemoryError("guest allocation failed")
-        ctypes.memmove(self.base() + ptr, data, len(data))
-        return ptr
-
-    def read(self, ptr: int, length: int) -> bytes:
-        return ctypes.string_at(self.base() + ptr, length)
-
-
-class _Pool:
-    """Ready guests, refilled by a background thread so a call only takes one.
-
-    Used guests are handed back to be dropped by that thread too: freeing a store (unmapping
-    its memory) costs about as much as making one.
-    """
-
-    def __init__(self, make: Callable[[], Guest], size: int) -> None:
-        self._make = make
-        self._size = size
-        self._ready: deque[Guest] = deque()
-        self._used: list[Guest] = []
-        self._cond = threading.Condition()
-        self._thread: threading.Thread | None = None
-
-    def take(self) -> Guest:
-        # No wake-up here: refilling during the call would compete with it for the GIL.
-        # The refill starts when the call hands its guest back (discard).
-        with self._cond:
-            guest = self._ready.popleft() if self._ready else None
-        return guest if guest is not None else self._make()
-
-    def discard(self, guest: Guest) -> None:
-        """Drop ``guest`` and refill the pool, both on the pool thread."""
-        if self._size > 0:
-            with self._cond:
-                self._used.append(guest)
-                if self._thread is None:
-                    self._thread = threading.Thread(target=self._fill, name="tf-pool", daemon=True)
-                    self._thread.start()
-                self._cond.notify()
-
-    def _fill(self) -> None:
-        while True:
-            with self._cond:
-                while len(self._ready) >= self._size and not self._used:
-                    self._cond.wait()
-                used, self._used = self._used, []
-            del used  # the stores are freed here, on this thread
-            with self._cond:
-                if len(self._ready) >= self._size:
-                    continue
-            try:
-                guest = self._make()
-            except Exception:  # e.g. out of address space: calls then make their own
-                time.sleep(0.1)
-                continue
-            with self._cond:
-                self._ready.append(guest)
-
-
-def _host_call(context: Any, values: Any) -> None:
-    """tf.host_call(op, op_len, in, in_len, out, out_cap) -> answer length, or -1."""
-    op_ptr, op_len, in_ptr, in_len = (values[i].i32 for i in range(4))
-    out_ptr, out_cap = values[4].i32, values[5].i32
-    values[0].i32 = -1
-    state = getattr(_local, "state", None)
-    if state is None:
-        return
-    host, guest = state
-    base, size = wasm_calls.context_memory(context, guest.memory)
-    if not (0 <= op_ptr <= op_ptr + op_len <= size and 0 <= in_ptr <= in_ptr + in_len <= size):
-        return
-    op = ctypes.string_at(base + op_ptr, op_len).decode("utf-8", "replace")
-    # host ops never call back into the guest, so `base` stays valid (memory cannot grow)
-    out = host.answer(op, ctypes.string_at(base + in_ptr, in_len))
-    if len(out) <= out_cap:
-        if not 0 <= out_ptr <= out_ptr + out_cap <= size:
-            return
-        ctypes.memmove(base + out_ptr, out, len(out))
-    else:
-        _local.pending = out
-    values[0].i32 = len(out)
-
-
-def _host_take(context: Any, values: Any) -> None:
-    """tf.host_take(out): copy the answer too large for the scratch buffer."""
-    out_ptr = values[0].i32
-    out: bytes = getattr(_local, "pending", b"")
-    _local.pending = b""
-    state = getattr(_local, "state", None)
-    if state is None:
-        return
-    base, size = wasm_calls.context_memory(context, state[1].memory)
-    if 0 <= out_ptr <= out_ptr + len(out) <= size:
-        ctypes.memmove(base + out_ptr, out, len(out))
-
-
-def _wasi_fd_write(caller: wasmtime.Caller, fd: int, iovs: int, n: int, written: int) -> int:
-    mem = caller.get("memory")
-    assert isinstance(mem, wasmtime.Memory)
-    raw = mem.read(caller, iovs, iovs + 8 * n)
-    total = sum(int.from_bytes(raw[i * 8 + 4 : i * 8 + 8], "little") for i in range(n))
-    mem.write(caller, total.to_bytes(4, "little"), written)
-    return 0  # the guest's stdio goes nowhere
-
-
-def _wasi_clock(caller: wasmtime.Caller, clock_id: int, precision: int, out: int) -> int:
-    now = time.time_ns() if clock_id == 0 else time.monotonic_ns()
-    mem = caller.get("memory")
-    assert isinstance(mem, wasmtime.Memory)
-    mem.write(caller, now.to_bytes(8, "little"), out)
-    return 0
-
-
-def _linker(engine: wasmtime.Engine) -> wasmtime.Linker:
-    i32, i64 = wasmtime.ValType.i32(), wasmtime.ValType.i64()
-    ft = wasmtime.FuncType
-    linker = wasmtime.Linker(engine)
-    wasm_calls.define_raw(linker, "tf", "host_call", ft([i32] * 6, [i32]), _host_call)
-    wasm_calls.define_raw(linker, "tf", "host_take", ft([i32], []), _host_take)
-    wasi = "wasi_snapshot_preview1"
-    linker.define_func(wasi, "fd_write", ft([i32] * 4, [i32]), _wasi_fd_write, access_caller=True)
-    linker.define_func(wasi, "clock_time_get", ft([i32, i64, i32], [i32]), _wasi_clock, True)
-    linker.define_func(wasi, "fd_close", ft([i32], [i32]), lambda fd: 8)
-    linker.define_func(wasi, "fd_fdstat_get", ft([i32, i32], [i32]), lambda fd, p: 8)
-    linker.define_func(wasi, "fd_seek", ft([i32, i64, i32, i32], [i32]), lambda *a: 70)
-    return linker
 
 
 class WasmEngine:
@@ -266,7 +64,7 @@ class WasmEngine:
         config.epoch_interruption = True
         config.max_wasm_stack = WASM_STACK
         self._engine = wasmtime.Engine(config)
-        self._linker = _linker(self._engine)
+        self._linker = make_linker(self._engine)
         wasm = wasm_path.read_bytes()
         prelude = PRELUDE.read_bytes()
         polyfills = (polyfills_source() or "").encode("utf-8")
@@ -283,10 +81,10 @@ class WasmEngine:
         inbox_size = wasm_calls.NumericCall(probe._export("tf_inbox_size"), (), "i32")
         self._inbox = int(inbox(probe.store))
         self._inbox_size = int(inbox_size(probe.store))
-        self._ticker = _EpochTicker(self._engine, TICK_S)
+        self._ticker = EpochTicker(self._engine, TICK_S)
         learned = cached_bytes(key, "pages", lambda: json.dumps(self._learn_hot_pages()).encode())
         self._hot_pages: list[int] = [int(o) for o in json.loads(learned)]
-        self._pool = _Pool(self.prepared, pool_size)
+        self._pool = InstancePool(self.prepared, pool_size)
 
     def _initialise(self, pre: Any) -> tuple[bytes, int]:
         """Run QuickJS's set-up, the polyfills and the prelude; return the memory image."""
@@ -393,8 +191,8 @@ class WasmEngine:
         budget_ms = (limits.deadline - started) * 1000.0
         seed = _seeds.getrandbits(63) | 1
         guest.store.set_epoch_deadline(math.ceil(remaining / TICK_S) + 1)
-        outer = getattr(_local, "state", None)  # a host op may itself run a script
-        _local.state = (host, guest)
+        outer = getattr(call_state, "state", None)  # a host op may itself run a script
+        call_state.state = (host, guest)
         self._ticker.enter()
         try:
             packed = guest.run(
@@ -406,7 +204,7 @@ class WasmEngine:
             return self._fail(host, ErrorKind.RUNTIME_ERROR, f"the engine failed: {exc}")
         finally:
             self._ticker.leave()
-            _local.state = outer
+            call_state.state = outer
         packed &= (1 << 64) - 1
         ptr, length = packed >> 32, packed & 0xFFFFFFFF
         if length > limits.output_bytes:

@@ -1,0 +1,146 @@
+"""Guest instances and the two threads that serve them: the epoch ticker and the pool."""
+
+from __future__ import annotations
+
+import ctypes
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from typing import Any
+
+import wasmtime
+
+from toolfoundry.sandbox.js import wasm_calls
+
+
+class EpochTicker:
+    """Advances the engine's epoch every tick while at least one call is running."""
+
+    def __init__(self, engine: wasmtime.Engine, tick_s: float) -> None:
+        self._engine = engine
+        self.tick_s = tick_s
+        self._active = 0
+        self._cond = threading.Condition()
+        self._thread: threading.Thread | None = None
+
+    def enter(self) -> None:
+        with self._cond:
+            self._active += 1
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._loop, name="tf-epoch", daemon=True)
+                self._thread.start()
+            self._cond.notify()
+
+    def leave(self) -> None:
+        with self._cond:
+            self._active -= 1
+
+    def _loop(self) -> None:
+        # Epochs follow the wall clock, not the number of wake-ups: a late wake-up (GIL, load)
+        # catches up at once, so a deadline in ticks is a deadline in time.
+        origin, done = time.monotonic(), 0
+        while True:
+            with self._cond:
+                if self._active == 0:
+                    while self._active == 0:
+                        self._cond.wait()
+                    origin = time.monotonic() - done * self.tick_s
+            time.sleep(self.tick_s)
+            due = int((time.monotonic() - origin) / self.tick_s)
+            for _ in range(due - done):
+                self._engine.increment_epoch()
+            done = max(done, due)
+
+
+class Guest:
+    """One QuickJS instance in its own store."""
+
+    __slots__ = ("alloc", "eval_script", "free", "init", "instance", "memory", "run", "store")
+
+    def __init__(self, engine: wasmtime.Engine, pre: Any) -> None:
+        self.store = wasmtime.Store(engine)
+        self.store.set_epoch_deadline(1 << 40)
+        self.instance = pre.instantiate(self.store)
+        get = self._export
+        self.memory: wasmtime.Memory = get("memory")
+        self.alloc = wasm_calls.NumericCall(get("tf_alloc"), ("i32",), "i32")
+        self.free = wasm_calls.NumericCall(get("tf_free"), ("i32",), None)
+        self.init = wasm_calls.NumericCall(get("tf_init"), ("i32",), "i32")
+        self.eval_script = wasm_calls.NumericCall(
+            get("tf_eval_script"), ("i32", "i32", "i32"), "i32"
+        )
+        self.run = wasm_calls.NumericCall(
+            get("tf_run"), ("i32", "i32", "i32", "i32", "i64", "f64"), "i64"
+        )
+
+    def _export(self, name: str) -> Any:
+        return wasm_calls.export(self.store, self.instance, name)
+
+    def base(self) -> int:
+        return wasm_calls.memory_base(self.store, self.memory)
+
+    def size(self) -> int:
+        return wasm_calls.memory_size(self.store, self.memory)
+
+    def put(self, data: bytes) -> int:
+        """Copy bytes into guest-allocated memory; return the guest pointer."""
+        ptr = int(self.alloc(self.store, max(len(data), 1)))
+        if ptr == 0:
+            raise MemoryError("guest allocation failed")
+        ctypes.memmove(self.base() + ptr, data, len(data))
+        return ptr
+
+    def read(self, ptr: int, length: int) -> bytes:
+        return ctypes.string_at(self.base() + ptr, length)
+
+
+class InstancePool:
+    """Ready guests, refilled by a background thread so a call only takes one.
+
+    Used guests are handed back to be dropped by that thread too: freeing a store (unmapping
+    its memory) costs about as much as making one.
+    """
+
+    def __init__(self, make: Callable[[], Guest], size: int) -> None:
+        self._make = make
+        self._size = size
+        self._ready: deque[Guest] = deque()
+        self._used: list[Guest] = []
+        self._cond = threading.Condition()
+        self._thread: threading.Thread | None = None
+
+    def take(self) -> Guest:
+        # No wake-up here: refilling during the call would compete with it for the GIL.
+        # The refill starts when the call hands its guest back (discard).
+        with self._cond:
+            guest = self._ready.popleft() if self._ready else None
+        return guest if guest is not None else self._make()
+
+    def discard(self, guest: Guest) -> None:
+        """Drop ``guest`` and refill the pool, both on the pool thread."""
+        if self._size > 0:
+            with self._cond:
+                self._used.append(guest)
+                if self._thread is None:
+                    self._thread = threading.Thread(target=self._fill, name="tf-pool", daemon=True)
+                    self._thread.start()
+                self._cond.notify()
+
+    def _fill(self) -> None:
+        while True:
+            with self._cond:
+                while len(self._ready) >= self._size and not self._used:
+                    self._cond.wait()
+                used, self._used = self._used, []
+            del used  # the stores are freed here, on this thread
+            with self._cond:
+                if len(self._ready) >= self._size:
+                    continue
+            try:
+                guest = self._make()
+            except Exception:  # e.g. out of address space: calls then make their own
+                time.sleep(0.1)
+                continue
+            with self._cond:
+                self._ready.append(guest)
