@@ -33,7 +33,7 @@ from toolfoundry.sandbox.js.snapshot import bake
 from toolfoundry.spec import CallResult, ErrorKind
 
 GUEST_WASM = BUILD_DIR / "quickjs.wasm"
-PRELUDE = Path(__file__).resolve().parent / "prelude.js"
+PRELUDE_DIR = Path(__file__).resolve().parent / "prelude"
 PAGE = 65536
 SHADOW_STACK_TOP = 1024 * 1024  # zig links the 1 MiB C stack first: [0, 1 MiB)
 JS_STACK_LIMIT = 640 * 1024  # QuickJS throws RangeError before the C stack runs out
@@ -45,6 +45,16 @@ _WARM_UP = "export async function handler(a) { console.log(a); return JSON.strin
 # Math.random seeds: one getrandom() per process, not per call (the syscall costs ~20 µs under
 # load). Math.random is not a CSPRNG in any engine; crypto.getRandomValues uses os.urandom.
 _seeds = random.Random(os.urandom(32))
+
+
+def prelude_source() -> str:
+    """The prelude: its parts (``prelude/*.js``, in name order) inside one closure.
+
+    The parts share that closure (captured intrinsics, the host hook); the last one returns
+    the driver's hooks ``{invoke, fail, tick}``, the script's completion value.
+    """
+    parts = "".join(p.read_text(encoding="utf-8") for p in sorted(PRELUDE_DIR.glob("*.js")))
+    return f'(() => {{\n  "use strict";\n{parts}}})();\n'
 
 
 class GuestMissing(RuntimeError):
@@ -66,7 +76,7 @@ class WasmEngine:
         self._engine = wasmtime.Engine(config)
         self._linker = make_linker(self._engine)
         wasm = wasm_path.read_bytes()
-        prelude = PRELUDE.read_bytes()
+        prelude = prelude_source().encode("utf-8")
         polyfills = (polyfills_source() or "").encode("utf-8")
         key = cache_key(wasm, polyfills, prelude, f"{JS_STACK_LIMIT}/{HEAP_SPARE}".encode())
 
@@ -92,7 +102,7 @@ class WasmEngine:
         wasm_calls.NumericCall(guest._export("_initialize"), (), None)(guest.store)
         if guest.init(guest.store, JS_STACK_LIMIT) != 0:
             raise RuntimeError("QuickJS failed to initialise")
-        scripts = [(polyfills_source(), 0), (PRELUDE.read_text(encoding="utf-8"), 1)]
+        scripts = [(polyfills_source(), 0), (prelude_source(), 1)]
         for source, keep in scripts:
             if source is None:
                 continue

@@ -1,0 +1,55 @@
+// The driver the guest shim calls: invoke(ns, args), fail(err), tick(budget).
+  // ---- the driver, called by the guest shim ----
+  const describe = (err) => {
+    if (err instanceof _Error) {
+      const stack = typeof err.stack === "string"
+        ? err.stack.split("\n").slice(0, 6).map((l) => "  " + l.trim()).filter((l) => l.length > 2).join("\n")
+        : "";
+      const head = `${err.name}: ${err.message}`;
+      return stack ? `${head}\n${stack}` : head;
+    }
+    return `uncaught ${show(err)}`;
+  };
+  const answerError = (kind, message) => jsonStringify({ ok: false, kind, message: String(message) });
+  const fail = (err) => {
+    try {
+      if (err === -1)
+        return answerError(
+          "runtime_error",
+          "the module's promise never settled: nothing left to wait for (no timers, no host calls)",
+        );
+      if (err === -2) return answerError("timeout", "a pending timer is due after the time budget");
+      let kind = (typeof err === "object" || typeof err === "function") && err !== null ? kinds.get(err) : undefined;
+      if (kind === undefined) {
+        kind = "runtime_error";
+        if (_InternalError && err instanceof _InternalError && err.message === "out of memory") kind = "memory_limit";
+      }
+      return answerError(kind, describe(err));
+    } catch {
+      return answerError("runtime_error", "uncaught exception (not describable)");
+    }
+  };
+  const invoke = async (ns, argsJson) => {
+    try {
+      const args = jsonParse(argsJson);
+      let value;
+      if (typeof ns.handler === "function") value = await ns.handler(args);
+      else if ("default" in ns) {
+        value = ns.default;
+        if (typeof value === "function") value = await value(args);
+        else value = await value;
+      } else throw new _TypeError("the module exports neither handler() nor a default value");
+      let json;
+      try {
+        json = value === undefined ? "null" : jsonStringify(value);
+      } catch (e) {
+        return answerError("runtime_error", `the result is not JSON-serialisable: ${describe(e)}`);
+      }
+      if (json === undefined)
+        return answerError("runtime_error", `the result is not JSON-serialisable (${typeof value})`);
+      return `{"ok":true,"value":${json}}`;
+    } catch (err) {
+      return fail(err);
+    }
+  };
+  return freeze({ invoke, fail, tick });
