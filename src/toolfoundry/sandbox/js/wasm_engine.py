@@ -93,7 +93,12 @@ class WasmEngine:
         self._inbox_size = int(inbox_size(probe.store))
         self._ticker = EpochTicker(self._engine, TICK_S)
         learned = cached_bytes(key, "pages", lambda: json.dumps(self._learn_hot_pages()).encode())
-        self._hot_pages: list[int] = [int(o) for o in json.loads(learned)]
+        try:
+            offsets = [int(o) for o in json.loads(learned)]
+        except (ValueError, TypeError):
+            offsets = self._learn_hot_pages()
+        # the list came from disk: it may only name pages inside the initial memory
+        self._hot_pages = [o for o in offsets if 0 <= o < probe.size() and o % mmap.PAGESIZE == 0]
         self._pool = InstancePool(self.prepared, pool_size)
 
     def _initialise(self, pre: Any) -> tuple[bytes, int]:
