@@ -10,7 +10,6 @@ state of its own beyond caches of immutable versions.
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import time
 from collections.abc import Mapping
@@ -38,7 +37,12 @@ from toolfoundry.registry import (
 )
 from toolfoundry.registry.diffs import version_diff
 from toolfoundry.registry.intake import CreateResult, Intake
-from toolfoundry.registry.invocation import CallSettings, argument_problems, sandbox_policy
+from toolfoundry.registry.invocation import (
+    CallSettings,
+    argument_problems,
+    arguments_validator,
+    sandbox_policy,
+)
 from toolfoundry.sandbox.host.protocols import FetchProvider
 from toolfoundry.sandbox.process.executor import Executor, ProcessLimits
 from toolfoundry.spec import CallResult, ErrorKind, StepResult, StepStatus, ToolSpec
@@ -87,7 +91,7 @@ class Foundry:
         )
         self._run_limits = RunLimits(timeout_s=limits.timeout_s, memory_mib=limits.memory_mib)
         self._draft_limits = DraftLimits(max_code_bytes=limits.max_code_bytes)
-        self._versions: dict[int, tuple[ToolVersion, Any]] = {}
+        self._versions: dict[int, tuple[ToolVersion, Any, Any]] = {}
         self._intake = Intake(
             registry,
             policy=self.config.policy,
@@ -193,8 +197,8 @@ class Foundry:
                 name, number, duration_ms=refused.duration_ms, error_kind=ErrorKind.NOT_ACTIVE.value
             )
             return _with_step(refused)
-        tool, policy = self._prepared(row_id, name, number)
-        problems = argument_problems(tool.parameters, args)
+        tool, policy, validator = self._prepared(row_id, name, number)
+        problems = argument_problems(tool.parameters, args, validator=validator)
         if problems:
             result = CallResult.failure(
                 ErrorKind.INVALID_ARGUMENTS,
@@ -225,12 +229,13 @@ class Foundry:
         limits = self._process_limits()
         return executor.run(tool.code, dict(args), limits, tool=tool.name, fetch=fetch)
 
-    def _prepared(self, row_id: int, name: str, number: int) -> tuple[ToolVersion, Any]:
+    def _prepared(self, row_id: int, name: str, number: int) -> tuple[ToolVersion, Any, Any]:
         cached = self._versions.get(row_id)
         if cached is None:
             tool = self.registry.get(name, number)
             policy = sandbox_policy(name, tool.capabilities, self._settings, self.registry.storage)
-            cached = self._versions[row_id] = (tool, policy)
+            validator = arguments_validator(tool.parameters)
+            cached = self._versions[row_id] = (tool, policy, validator)
         return cached
 
     # -- reviewing and versions ----------------------------------------------------------
@@ -346,4 +351,6 @@ def _with_step(result: CallResult) -> CallResult:
         step = StepResult(
             StepStatus.BLOCKED, blockers=(result.error.kind.value,), message=result.error.message
         )
-    return dataclasses.replace(result, details={**result.details, "step": step.to_dict()})
+    # every CallResult gets its own details dict, and this one is ours: no copy needed
+    result.details["step"] = step.to_dict()
+    return result

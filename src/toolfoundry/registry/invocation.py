@@ -30,14 +30,25 @@ def _validator(schema_json: str) -> Draft202012Validator:
     return Draft202012Validator(json.loads(schema_json))
 
 
-def argument_problems(schema: Mapping[str, Any], args: Any) -> list[Problem]:
+def arguments_validator(schema: Mapping[str, Any]) -> Draft202012Validator | None:
+    """A validator for a version's parameters, to keep with the version (None if invalid)."""
+    try:
+        return _validator(json.dumps(schema, sort_keys=True))
+    except SchemaError:
+        return None
+
+
+def argument_problems(
+    schema: Mapping[str, Any], args: Any, *, validator: Draft202012Validator | None = None
+) -> list[Problem]:
     """Every way ``args`` breaks ``schema``, each located by a JSON path (``$.items[2]``)."""
     if not isinstance(args, Mapping):
         return [Problem("$", f"arguments must be a JSON object, got {type(args).__name__}")]
-    try:
-        validator = _validator(json.dumps(schema, sort_keys=True))
-    except SchemaError as exc:
-        return [Problem("$", f"the tool's parameters schema is invalid: {exc.message}")]
+    if validator is None:
+        try:
+            validator = _validator(json.dumps(schema, sort_keys=True))
+        except SchemaError as exc:
+            return [Problem("$", f"the tool's parameters schema is invalid: {exc.message}")]
     problems = [
         Problem(error.json_path, error.message) for error in validator.iter_errors(dict(args))
     ]
