@@ -128,11 +128,12 @@ class InstancePool:
             guest = self._ready.popleft() if self._ready else None
         return guest if guest is not None else self._make()
 
-    def discard(self, guest: Guest) -> None:
-        """Drop ``guest`` and refill the pool, both on the pool thread."""
+    def discard(self, holder: list[Guest]) -> None:
+        """Take the guest out of ``holder`` (so the caller keeps no reference), then free it
+        and refill the pool, both on the pool thread."""
         if self._size > 0:
             with self._cond:
-                self._used.append(guest)
+                self._used.append(holder.pop())
                 if self._thread is None:
                     self._thread = threading.Thread(target=self._fill, name="tf-pool", daemon=True)
                     self._thread.start()
@@ -141,12 +142,10 @@ class InstancePool:
     def _fill(self) -> None:
         while True:
             with self._cond:
-                while len(self._ready) >= self._size and len(self._used) < 2:
+                while len(self._ready) >= self._size and not self._used:
                     self._cond.wait()
-                # The newest guest is kept one round longer: its caller may still hold a
-                # reference, and the last reference dropped is where the store is freed.
-                used, self._used = self._used[:-1], self._used[-1:]
-            del used  # the stores are freed here, on this thread
+                used, self._used = self._used, []
+            del used  # the stores are freed here, if the callers dropped their references
             time.sleep(0.0005)  # let the caller that woke us finish before competing for the GIL
             with self._cond:
                 if len(self._ready) >= self._size:

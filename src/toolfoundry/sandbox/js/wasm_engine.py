@@ -164,15 +164,20 @@ class WasmEngine:
 
     def run(self, module_code: str, args: Any, limits: Limits, host: CallHost) -> CallResult:
         """Run one module in a pristine instance (see :class:`Engine`)."""
-        guest = self.take()
+        # Held in a list the pool empties, so the store is freed on the pool thread.
+        holder = [self.take()]
         try:
-            return self.run_in(guest, module_code, args, limits, host)
+            return self.run_in(holder[0], module_code, args, limits, host)
         finally:
-            self.release(guest)
+            self._pool.discard(holder)
 
-    def release(self, guest: Guest) -> None:
-        """Hand back a used guest: it is freed, and the pool refilled, off the call path."""
-        self._pool.discard(guest)
+    def release(self, holder: list[Guest]) -> None:
+        """Hand back a used guest, given as ``[guest]``: the pool frees it and refills itself.
+
+        The list is emptied, so once the caller drops any other reference, the store is freed
+        on the pool thread rather than on the caller's.
+        """
+        self._pool.discard(holder)
 
     def run_in(
         self, guest: Guest, module_code: str, args: Any, limits: Limits, host: CallHost
