@@ -67,3 +67,38 @@ def test_js_run_rejects_malformed_fetch_flags(tmp_path, flag, value):
     script.write_text("export default 1;")
     result = CliRunner().invoke(main, ["js", "run", str(script), flag, value])
     assert result.exit_code == 2, result.output
+
+
+def test_js_run_reaches_an_allowed_plain_http_loopback_server(tmp_path, allowed, monkeypatch):
+    script = tmp_path / "get.js"
+    script.write_text(
+        "export async function handler({ url }) {"
+        "  const r = await fetch(url); const body = await r.json();"
+        "  return { status: r.status, headers: body.headers };"
+        "}"
+    )
+    monkeypatch.setenv("LOOPBACK_TOKEN", "Bearer s3cret")
+    host = f"127.0.0.1:{allowed.port}"
+    result = CliRunner().invoke(
+        main,
+        [
+            "js",
+            "run",
+            str(script),
+            "--json",
+            "--args",
+            json.dumps({"url": f"http://{host}/echo"}),
+            "--allow-host",
+            f"http://{host}",
+            "--allow-private",
+            "127.0.0.1",
+            "--credential",
+            f"{host}:Authorization:LOOPBACK_TOKEN",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.output)
+    # The server received the credential; the script's copy of the echo has it redacted.
+    assert out["value"]["status"] == 200
+    assert "s3cret" not in result.output
+    assert allowed.hits[-1].headers.get("Authorization") == "Bearer s3cret"

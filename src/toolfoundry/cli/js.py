@@ -115,24 +115,9 @@ def _fetch_policy(
 ) -> Any:
     if not (allow_hosts or allow_private or credentials):
         return None
-    from toolfoundry.sandbox.host import fetch
-    from toolfoundry.sandbox.host.credentials import Credential
+    from toolfoundry.sandbox.host.fetch import FetchPolicy
 
-    bound = []
-    for spec in credentials:
-        parts = spec.rsplit(":", 2)
-        if len(parts) != 3 or not all(parts):
-            raise click.BadParameter(
-                f"{spec!r}: expected HOST:HEADER:ENV_VAR", param_hint="--credential"
-            )
-        host, header, env = parts
-        try:
-            bound.append(Credential(host=host, header=header, env=env))
-        except ValueError as exc:
-            raise click.BadParameter(str(exc), param_hint="--credential") from exc
     try:
-        return fetch.FetchPolicy(
-            allow=allow_hosts, allow_private=allow_private, credentials=tuple(bound)
-        )
-    except ValueError as exc:
-        raise click.BadParameter(str(exc), param_hint="--allow-host") from exc
+        return FetchPolicy.from_cli(allow_hosts, allow_private, credentials)
+    except ValueError as exc:  # FetchPolicyError: names the flag value at fault
+        raise click.UsageError(str(exc)) from exc
