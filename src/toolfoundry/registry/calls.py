@@ -61,15 +61,25 @@ class CallStatements:
         Raises:
             RegistryError: ``not_found`` for an unknown tool or version.
         """
+        params: dict[str, Any] = {"name": name}
+        if version is not None:
+            params["version"] = version
+        sql = self._resolve_current if version is None else self._resolve_version
         conn = self._engine.raw_connection()
         try:
-            cursor = conn.cursor()
-            if version is None:
-                cursor.execute(self._resolve_current, {"name": name})
+            if self._postgres:
+                # one round trip: no BEGIN before the SELECT, no ROLLBACK when it goes back
+                driver: Any = conn.driver_connection
+                driver.autocommit = True
+                try:
+                    row = driver.execute(sql, params).fetchone()
+                finally:
+                    driver.autocommit = False
             else:
-                cursor.execute(self._resolve_version, {"name": name, "version": version})
-            row = cursor.fetchone()
-            cursor.close()
+                cursor = conn.cursor()
+                cursor.execute(sql, params)
+                row = cursor.fetchone()
+                cursor.close()
         finally:
             conn.close()
         if row is None:
@@ -94,28 +104,36 @@ class CallStatements:
             counters.append(f"failed:{error_kind}")
         rows = [{"tool": name, "counter": c, "ms": duration_ms, "at": at} for c in counters]
         event = {"at": at, "tool": name, "version": version, "event": AuditEvent.CALLED.value}
+        audit_row = {**event, "actor": actor, "detail": detail}
         conn = self._engine.raw_connection()
         try:
-            cursor = conn.cursor()
             if self._postgres:
-                # A call record may be lost in a server crash (the last ~0.6 s of them), never
-                # torn; waiting for the WAL flush would cost more than the call itself. Versions,
-                # approvals and pointer moves keep synchronous commits.
-                cursor.execute("SET LOCAL synchronous_commit TO OFF")
+                self._record_postgres(conn.driver_connection, rows, audit_row)
             else:
+                cursor = conn.cursor()
                 cursor.execute("BEGIN")  # the driver runs in autocommit mode (see engine.py)
-            cursor.executemany(self._upsert, rows)
-            cursor.execute(self._audit, {**event, "actor": actor, "detail": detail})
-            cursor.close()
-            if self._postgres:
-                conn.commit()
-            else:
-                conn.cursor().execute("COMMIT")
+                cursor.executemany(self._upsert, rows)
+                cursor.execute(self._audit, audit_row)
+                cursor.execute("COMMIT")
+                cursor.close()
         except BaseException:
             conn.rollback()
             raise
         finally:
             conn.close()
+
+    def _record_postgres(
+        self, driver: Any, rows: list[dict[str, Any]], audit_row: dict[str, Any]
+    ) -> None:
+        # Pipelined: BEGIN, the statements and COMMIT go to the server in one round trip.
+        with driver.pipeline(), driver.cursor() as cursor:
+            # A call record may be lost in a server crash (the last ~0.6 s of them), never
+            # torn; waiting for the WAL flush would cost more than the call itself. Versions,
+            # approvals and pointer moves keep synchronous commits.
+            cursor.execute("SET LOCAL synchronous_commit TO OFF")
+            cursor.executemany(self._upsert, rows)
+            cursor.execute(self._audit, audit_row)
+            driver.commit()
 
 
 def _sqlite_datetime(value: datetime) -> str:
