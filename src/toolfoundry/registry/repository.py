@@ -20,6 +20,7 @@ from sqlalchemy.engine import Connection, Engine, Row
 from toolfoundry.registry import audit as audit_log
 from toolfoundry.registry import search as fulltext
 from toolfoundry.registry import usage as usage_counters
+from toolfoundry.registry import versions as version_reads
 from toolfoundry.registry.audit import as_utc, now
 from toolfoundry.registry.calls import CallStatements
 from toolfoundry.registry.engine import create_registry_engine, migrate, write_options
@@ -38,9 +39,6 @@ from toolfoundry.registry.records import (
 )
 from toolfoundry.registry.schema import approvals, tools, versions
 from toolfoundry.registry.storage import SqlStorage
-from toolfoundry.spec import Capabilities
-
-_VERSION_COLUMNS = [*versions.c, tools.c.name, tools.c.current_version]
 
 
 class Registry:
@@ -187,17 +185,7 @@ class Registry:
             fulltext.set_status(conn, tool.id, status.value)
 
     def _version_in(self, conn: Connection, name: str, number: int | None) -> ToolVersion:
-        query = select(*_VERSION_COLUMNS).join(tools, tools.c.id == versions.c.tool_id)
-        query = query.where(tools.c.name == name)
-        if number is None:
-            query = query.where(versions.c.version == tools.c.current_version)
-        else:
-            query = query.where(versions.c.version == number)
-        row = conn.execute(query).first()
-        if row is None:
-            what = f"{name!r}" if number is None else f"{name!r} version {number}"
-            raise RegistryError("not_found", f"no tool {what}")
-        return _version(row)
+        return version_reads.one(conn, name, number)
 
     def resolve(self, name: str, version: int | None = None) -> tuple[int, int, VersionStatus]:
         """(row id, number, status) of the named or current version: the per-call lookup.
@@ -215,62 +203,25 @@ class Registry:
     def history(self, name: str) -> list[ToolVersion]:
         """Every version of a tool, oldest first (raises ``not_found`` for unknown tools)."""
         with self._read() as conn:
-            rows = conn.execute(
-                select(*_VERSION_COLUMNS)
-                .join(tools, tools.c.id == versions.c.tool_id)
-                .where(tools.c.name == name)
-                .order_by(versions.c.version)
-            ).all()
-        if not rows:
-            raise RegistryError("not_found", f"no tool named {name!r}")
-        return [_version(r) for r in rows]
+            return version_reads.history(conn, name)
 
     def current_versions(
         self, *, status: VersionStatus | None = None, names: Sequence[str] | None = None
     ) -> list[ToolVersion]:
         """The current version of every tool (optionally only those with ``status``, or
         only the named ones)."""
-        query = (
-            select(*_VERSION_COLUMNS)
-            .join(tools, tools.c.id == versions.c.tool_id)
-            .where(versions.c.version == tools.c.current_version)
-            .order_by(tools.c.name)
-        )
-        if status is not None:
-            query = query.where(tools.c.current_status == status.value)
-        if names is not None:
-            query = query.where(tools.c.name.in_(list(names)))
         with self._read() as conn:
-            return [_version(r) for r in conn.execute(query).all()]
+            return version_reads.current(conn, status=status, names=names)
 
     def pending(self) -> list[ToolVersion]:
         """Versions waiting for a human decision, oldest first."""
-        query = (
-            select(*_VERSION_COLUMNS)
-            .join(tools, tools.c.id == versions.c.tool_id)
-            .where(versions.c.status == VersionStatus.PENDING_APPROVAL.value)
-            .order_by(versions.c.created_at, versions.c.id)
-        )
         with self._read() as conn:
-            return [_version(r) for r in conn.execute(query).all()]
+            return version_reads.pending(conn)
 
     def find_active_by_sha(self, sha256: str, *, exclude: str | None = None) -> ToolVersion | None:
         """A current, active tool whose code has this hash (duplicate detection)."""
-        query = (
-            select(*_VERSION_COLUMNS)
-            .join(tools, tools.c.id == versions.c.tool_id)
-            .where(
-                versions.c.sha256 == sha256,
-                versions.c.version == tools.c.current_version,
-                tools.c.current_status == VersionStatus.ACTIVE.value,
-            )
-            .order_by(tools.c.name)
-        )
-        if exclude is not None:
-            query = query.where(tools.c.name != exclude)
         with self._read() as conn:
-            row = conn.execute(query).first()
-        return None if row is None else _version(row)
+            return version_reads.active_with_sha(conn, sha256, exclude)
 
     # -- decisions and lifecycle ----------------------------------------------------------
 
@@ -430,30 +381,3 @@ def _passed(result: Any) -> bool:
     if isinstance(result, dict):
         return bool(result.get("passed", result.get("ok", False)))
     return bool(getattr(result, "passed", False))
-
-
-def _version(row: Row[Any]) -> ToolVersion:
-    return ToolVersion(
-        id=row.id,
-        name=row.name,
-        version=row.version,
-        language=row.language,
-        code=row.code,
-        sha256=row.sha256,
-        description=row.description,
-        parameters=dict(row.parameters),
-        returns=dict(row.returns) if row.returns is not None else None,
-        tests=list(row.tests),
-        fixtures=list(row.fixtures),
-        capabilities=Capabilities.from_dict(row.capabilities),
-        capability_hash=row.capability_hash,
-        level=row.level,
-        status=VersionStatus(row.status),
-        author=row.author,
-        created_at=as_utc(row.created_at),
-        parent_version=row.parent_version,
-        findings=list(row.findings),
-        test_results=list(row.test_results),
-        extra=dict(row.extra),
-        current=row.current_version == row.version,
-    )
