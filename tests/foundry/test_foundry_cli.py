@@ -145,3 +145,13 @@ def test_approvals_commands(cli, kit, tmp_path, weather_server):
     assert _json(approved)["status"] == "active"
     assert cli("approvals", "approve", "weather@1").exit_code == 1  # no longer pending
     assert _json(cli("approvals", "list", "--json")) == []
+
+
+def test_create_from_stdin_and_call_a_pinned_version(cli, kit):
+    assert cli("create", "-", input=kit.slugify_path.read_text()).exit_code == 0
+    better = json.dumps(kit.slugify(code=kit.better))
+    assert cli("create", "-", "--json", input=better).exit_code == 0
+    pinned = cli("call", "slugify", "--args", '{"text": "-a-"}', "--version", "1", "--json")
+    assert _json(pinned)["value"] == "-a-"
+    current = cli("call", "slugify", "--args", '{"text": "-a-"}', "--json")
+    assert _json(current)["value"] == "a"
