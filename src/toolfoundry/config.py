@@ -28,23 +28,34 @@ Every section is optional and every problem is reported at once in a :class:`Con
 
     [provider]
     model = "openai:gpt-4o-mini"
+
+    [catalog]                             # own declared tools, see toolfoundry.project
+    sources = ["shop.tools", "shop.cli:parser", "scripts/report.py:report"]
+    pythonpath = ["src"]                  # folders (from this file's) imported from; default ["."]
+    skill_name = "shop"                   # SKILL.md's name (default "toolfoundry")
+    out = ["docs/SKILL.md", { path = "docs/openai.json", format = "openai" }]
 """
 
 from __future__ import annotations
 
+import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from toolfoundry.catalog.drift import Artifact
+from toolfoundry.catalog.formats import FORMATS
+from toolfoundry.catalog.skill import SKILL_NAME_PATTERN
 from toolfoundry.forge import Policy, PolicyConfigError
 from toolfoundry.sandbox.host.credentials import Credential, CredentialError
 
 CONFIG_FILE = "toolfoundry.toml"
-SECTIONS = ("registry", "policy", "fetch", "limits", "provider")
+SECTIONS = ("registry", "policy", "fetch", "limits", "provider", "catalog")
 FETCH_KEYS = ("allow", "allow_http", "allow_private", "max_requests", "credentials")
 LIMIT_KEYS = ("timeout_s", "memory_mib", "output_bytes", "max_code_bytes", "duplicate_candidates")
+CATALOG_KEYS = ("sources", "pythonpath", "skill_name", "out")
 
 
 class ConfigError(ValueError):
@@ -76,6 +87,21 @@ class Limits:
 
 
 @dataclass(frozen=True)
+class CatalogSettings:
+    """The ``[catalog]`` table: the project's own declared tools and its committed catalogue.
+
+    ``out`` None means the default set (docs/catalog.json, docs/SKILL.md and
+    docs/skills/<skill_name>/SKILL.md); its paths, like ``pythonpath``, are relative to the
+    configuration file's folder.
+    """
+
+    sources: tuple[str, ...] = ()
+    pythonpath: tuple[str, ...] = (".",)
+    skill_name: str | None = None
+    out: tuple[Artifact, ...] | None = None
+
+
+@dataclass(frozen=True)
 class Config:
     """The whole configuration (defaults when there is no file)."""
 
@@ -85,6 +111,7 @@ class Config:
     provider: dict[str, Any] = field(default_factory=dict)
     registry_url: str | None = None
     path: Path | None = None
+    catalog: CatalogSettings = field(default_factory=CatalogSettings)
 
 
 def load_config(path: str | Path | None = None) -> Config:
@@ -127,6 +154,7 @@ def parse_config(data: Mapping[str, Any], *, path: Path | None = None) -> Config
         problems.append(str(exc))
     fetch = _fetch(tables["fetch"], problems)
     limits = _limits(tables["limits"], problems)
+    catalog = _catalog(tables["catalog"], problems)
     url = tables["registry"].get("url")
     if url is not None and not isinstance(url, str):
         problems.append("registry.url must be a string")
@@ -134,7 +162,7 @@ def parse_config(data: Mapping[str, Any], *, path: Path | None = None) -> Config
     if problems:
         where = f"{path}: " if path else ""
         raise ConfigError(where + "; ".join(problems))
-    return Config(policy, fetch, limits, dict(tables["provider"]), url, path)
+    return Config(policy, fetch, limits, dict(tables["provider"]), url, path, catalog)
 
 
 def _hosts(table: Mapping[str, Any], key: str, problems: list[str]) -> tuple[str, ...]:
@@ -196,3 +224,63 @@ def _limits(table: Mapping[str, Any], problems: list[str]) -> Limits:
             continue
         values[key] = float(value) if key == "timeout_s" else value
     return Limits(**values)
+
+
+def _strings(table: Mapping[str, Any], key: str, problems: list[str]) -> tuple[str, ...] | None:
+    value = table.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
+        problems.append(f"catalog.{key} must be a list of non-empty strings")
+        return None
+    return tuple(value)
+
+
+def _catalog(table: Mapping[str, Any], problems: list[str]) -> CatalogSettings:
+    problems += [
+        f"unknown key catalog.{k} (known: {', '.join(CATALOG_KEYS)})"
+        for k in table
+        if k not in CATALOG_KEYS
+    ]
+    skill_name = table.get("skill_name")
+    if skill_name is not None and not (
+        isinstance(skill_name, str) and re.fullmatch(SKILL_NAME_PATTERN, skill_name)
+    ):
+        problems.append("catalog.skill_name must be lowercase letters, digits and single hyphens")
+        skill_name = None
+    out: list[Artifact] | None = None
+    raw = table.get("out")
+    if raw is not None and not isinstance(raw, list):
+        problems.append("catalog.out must be a list of paths or {path, format} tables")
+    elif raw is not None:
+        out = [a for i, item in enumerate(raw) if (a := _out_file(i, item, problems))]
+    return CatalogSettings(
+        sources=_strings(table, "sources", problems) or (),
+        pythonpath=_strings(table, "pythonpath", problems) or (".",),
+        skill_name=skill_name,
+        out=tuple(out) if out is not None else None,
+    )
+
+
+def _out_file(index: int, item: Any, problems: list[str]) -> Artifact | None:
+    """One ``catalog.out`` entry: ``"docs/SKILL.md"`` or ``{path, format, skill_name}``."""
+    where = f"catalog.out[{index}]"
+    entry = {"path": item} if isinstance(item, str) else item
+    if not isinstance(entry, Mapping) or not isinstance(entry.get("path"), str):
+        problems.append(f"{where} must be a path or a table with a path")
+        return None
+    unknown = [k for k in entry if k not in ("path", "format", "skill_name")]
+    problems += [f"unknown key {where}.{k} (known: path, format, skill_name)" for k in unknown]
+    path, format = Path(entry["path"]), entry.get("format")
+    if format is None:
+        format = {".md": "skill", ".json": "json"}.get(path.suffix.lower())
+    if format not in FORMATS:
+        problems.append(f"{where}: give a format, one of {', '.join(FORMATS)}")
+        return None
+    skill_name = entry.get("skill_name")
+    if skill_name is not None and not (
+        isinstance(skill_name, str) and re.fullmatch(SKILL_NAME_PATTERN, skill_name)
+    ):
+        problems.append(f"{where}.skill_name must be lowercase letters, digits and single hyphens")
+        skill_name = None
+    return Artifact(path, format, skill_name)

@@ -41,13 +41,18 @@ class Artifact:
         return render("skill", specs, skill_name=name)
 
 
-# docs/SKILL.md is the copy people read; docs/skills/toolfoundry/ is an installable skill
-# folder (its name must equal the folder's), e.g. for ~/.claude/skills/.
-DEFAULT_ARTIFACTS: tuple[Artifact, ...] = (
-    Artifact(Path("docs/catalog.json"), "json"),
-    Artifact(Path("docs/SKILL.md"), "skill", DEFAULT_SKILL_NAME),
-    Artifact(Path("docs/skills/toolfoundry/SKILL.md"), "skill"),
-)
+def default_artifacts(skill_name: str = DEFAULT_SKILL_NAME) -> tuple[Artifact, ...]:
+    """The committed set: docs/catalog.json, docs/SKILL.md, docs/skills/<skill_name>/SKILL.md."""
+    # docs/SKILL.md is the copy people read; docs/skills/<name>/ is an installable skill
+    # folder (its name must equal the folder's), e.g. for ~/.claude/skills/.
+    return (
+        Artifact(Path("docs/catalog.json"), "json"),
+        Artifact(Path("docs/SKILL.md"), "skill", skill_name),
+        Artifact(Path("docs/skills") / skill_name / "SKILL.md", "skill"),
+    )
+
+
+DEFAULT_ARTIFACTS: tuple[Artifact, ...] = default_artifacts()
 
 
 def artifact_for(path: Path, format: str | None = None) -> Artifact:
