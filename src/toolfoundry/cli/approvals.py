@@ -11,7 +11,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from toolfoundry.cli.tools import emit, json_option, open_foundry, store_options
+from toolfoundry.cli.options import emit, fail, json_option, open_foundry, store_options
 from toolfoundry.forge import code_diff, explain_capabilities
 from toolfoundry.foundry import Foundry
 from toolfoundry.registry import RegistryError, ToolVersion
@@ -101,8 +101,8 @@ def show(target: str, db: str | None, config_path: str | None, as_json: bool) ->
             else:
                 v = fd.show(name, version)
         except RegistryError as exc:
-            click.echo(f"error ({exc.kind}): {exc.message}", err=True)
-            sys.exit(1)
+            fail(exc, as_json)
+            return
         packet = review(fd, v)
     if as_json:
         emit(packet)

@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from toolfoundry.cli.tools import emit, json_option, open_foundry, store_options
+from toolfoundry.cli.options import emit, json_option, open_foundry, store_options
 
 
 @click.command()

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 from rich.console import Console
 
-from toolfoundry.cli.tools import emit, json_option, open_foundry, store_options
+from toolfoundry.cli.options import emit, json_option, open_foundry, store_options
 
 
 @click.command()

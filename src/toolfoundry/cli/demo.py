@@ -22,19 +22,16 @@ from rich.table import Table
 from toolfoundry.agent import RunStore, StopReason, defer, run_agent
 from toolfoundry.agent.providers import ReplayProvider
 from toolfoundry.cli.agent import AgentView
+from toolfoundry.cli.options import config_option, db_option, open_foundry
 from toolfoundry.foundry import Foundry
 
 RECORDING = "demo"
 
 
 @click.command()
-@click.option(
-    "--db",
-    default=None,
-    metavar="URL",
-    help="Registry URL (default: a fresh ./.toolfoundry/demo.db, reset on every run).",
-)
-def demo(db: str | None) -> None:
+@db_option("Registry URL (default: a fresh ./.toolfoundry/demo.db, reset on every run).")
+@config_option
+def demo(db: str | None, config_path: str | None) -> None:
     """Run the whole cycle offline: a replayed agent session makes, reuses, improves and rolls
     back a tool through the real forge, sandbox and registry."""
     console = Console(soft_wrap=True)
@@ -52,8 +49,8 @@ def demo(db: str | None) -> None:
             "real agent loop, forge, sandbox and registry; store: " + db
         )
     )
-    with Foundry.open(db) as foundry:
-        ok = run_stages(foundry, provider, db, console)
+    with open_foundry(db, config_path) as foundry:
+        ok = run_stages(foundry, provider, db, config_path, console)
     sys.exit(0 if ok else 1)
 
 
@@ -73,7 +70,13 @@ def stage(console: Console, title: str) -> None:
     console.rule(f"[bold reverse] {title} ", style="bold")
 
 
-def run_stages(foundry: Foundry, provider: ReplayProvider, db: str, console: Console) -> bool:
+def run_stages(
+    foundry: Foundry,
+    provider: ReplayProvider,
+    db: str,
+    config_path: str | None,
+    console: Console,
+) -> bool:
     stage(
         console,
         "1. A need no tool covers: searched, written, refused, repaired, registered, called",
@@ -90,6 +93,8 @@ def run_stages(foundry: Foundry, provider: ReplayProvider, db: str, console: Con
     stage(console, "3. Restart: a new process (toolfoundry agent) finds slugify and reuses it")
     task = str(provider.recording.sessions["reuse"]["task"])
     command = ["toolfoundry", "agent", task, "--model", f"replay:{RECORDING}", "--db", db]
+    if config_path is not None:
+        command += ["--config", config_path]
     console.print(f"[dim]$ {' '.join(command[:2])} {task!r} --model replay:{RECORDING} --db …[/]")
     proc = subprocess.run(
         [sys.executable, "-m", "toolfoundry", *command[1:]],

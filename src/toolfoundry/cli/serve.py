@@ -3,15 +3,10 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 import click
-from sqlalchemy.exc import SQLAlchemyError
 
-from toolfoundry.cli.tools import store_options
-from toolfoundry.config import ConfigError
-from toolfoundry.foundry import Foundry
+from toolfoundry.cli.options import open_foundry, store_options
 
 
 def parse_http(value: str) -> tuple[str, int]:
@@ -22,21 +17,6 @@ def parse_http(value: str) -> tuple[str, int]:
             f"{value!r} is not HOST:PORT (e.g. 127.0.0.1:8765 or [::1]:8765)", param_hint="--http"
         )
     return host.strip("[]") if host.startswith("[") else host, int(port)
-
-
-@contextmanager
-def opened(db: str | None, config_path: str | None) -> Iterator[Foundry]:
-    """The foundry; a registry that cannot be opened is a one-line error (exit 1)."""
-    try:
-        foundry = Foundry.open(db, config=config_path)
-    except ConfigError as exc:
-        raise click.UsageError(str(exc)) from None
-    except SQLAlchemyError as exc:
-        raise click.ClickException(f"cannot open the registry: {exc}") from None
-    try:
-        yield foundry
-    finally:
-        foundry.close()
 
 
 @click.command()
@@ -81,7 +61,7 @@ def serve(
     if http is None:
         from toolfoundry.server.mcp_server import serve_stdio
 
-        with opened(db, config_path) as foundry:
+        with open_foundry(db, config_path) as foundry:
             anyio.run(lambda: serve_stdio(foundry, poll_interval_s=poll_s))
         return
 
@@ -94,7 +74,7 @@ def serve(
         raise click.UsageError(str(exc)) from None
     import uvicorn
 
-    with opened(db, config_path) as foundry:
+    with open_foundry(db, config_path) as foundry:
         app = create_app(foundry, bind_host=host, token=token, poll_interval_s=poll_s)
         shown = f"[{host}]" if ":" in host else host
         click.echo(f"toolfoundry: MCP at http://{shown}:{port}/mcp", err=True)

@@ -3,70 +3,17 @@
 from __future__ import annotations
 
 import json
-import sys
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from typing import Any, TypeVar
+from typing import Any
 
 import click
 from rich.console import Console
 from rich.table import Table
 
-from toolfoundry.config import ConfigError
-from toolfoundry.foundry import Foundry
+from toolfoundry.cli.options import emit, fail, json_option, open_foundry, store_options
 from toolfoundry.registry import RegistryError, ToolVersion
 
-F = TypeVar("F", bound=Callable[..., Any])
-
-
-def store_options(func: F) -> F:
-    """``--db URL`` and ``--config PATH``, shared by every registry command."""
-    func = click.option(
-        "--config",
-        "config_path",
-        type=click.Path(dir_okay=False),
-        default=None,
-        help="toolfoundry.toml to read (default: ./toolfoundry.toml when present).",
-    )(func)
-    return click.option(
-        "--db",
-        "db",
-        default=None,
-        metavar="URL",
-        help="SQLAlchemy URL of the registry (default: TOOLFOUNDRY_DB, else ./.toolfoundry).",
-    )(func)
-
-
-def json_option(func: F) -> F:
-    """``--json``: machine-readable output."""
-    return click.option("--json", "as_json", is_flag=True, help="Print JSON.")(func)
-
-
-@contextmanager
-def open_foundry(db: str | None, config_path: str | None) -> Iterator[Foundry]:
-    """Open the foundry, turning configuration problems into a usage error (exit 2)."""
-    try:
-        foundry = Foundry.open(db, config=config_path)
-    except ConfigError as exc:
-        raise click.UsageError(str(exc)) from None
-    try:
-        yield foundry
-    finally:
-        foundry.close()
-
-
-def emit(data: Any) -> None:
-    """Print JSON to stdout."""
-    click.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
-
-
-def fail(exc: RegistryError, as_json: bool) -> None:
-    """Report a registry refusal and exit 1."""
-    if as_json:
-        emit({"error": {"kind": exc.kind, "message": exc.message}})
-    else:
-        click.echo(f"error ({exc.kind}): {exc.message}", err=True)
-    sys.exit(1)
+# re-exported: commands written before cli/options.py import them from here
+__all__ = ["emit", "json_option", "open_foundry", "store_options", "tools"]
 
 
 def console() -> Console:
@@ -265,6 +212,11 @@ def search(
 def usage(name: str, db: str | None, config_path: str | None, as_json: bool) -> None:
     """Calls, failures by kind, p50/p95 duration and last use of a tool."""
     with open_foundry(db, config_path) as fd:
+        try:
+            fd.history(name)  # an unknown name is an error, not a tool without calls
+        except RegistryError as exc:
+            fail(exc, as_json)
+            return
         stats = fd.usage(name)
     if as_json:
         emit(stats.to_dict())

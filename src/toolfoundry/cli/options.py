@@ -1,0 +1,93 @@
+"""Options and the store opening every registry command shares.
+
+One place decides how ``--db`` and ``--config`` are spelled and how a store that cannot be
+opened is reported: a configuration problem is a usage error (exit 2), a registry that cannot
+be opened is a one-line failure (exit 1), never a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any, TypeVar
+
+import click
+from sqlalchemy.exc import SQLAlchemyError
+
+from toolfoundry.config import ConfigError
+from toolfoundry.foundry import Foundry
+from toolfoundry.registry import RegistryError
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+DB_HELP = "SQLAlchemy URL of the registry (default: TOOLFOUNDRY_DB, else ./.toolfoundry)."
+
+
+def config_option(func: F) -> F:
+    """``--config PATH``: the toolfoundry.toml to read."""
+    return click.option(
+        "--config",
+        "config_path",
+        type=click.Path(dir_okay=False),
+        default=None,
+        help="toolfoundry.toml to read (default: ./toolfoundry.toml when present).",
+    )(func)
+
+
+def db_option(help: str = DB_HELP) -> Callable[[F], F]:
+    """``--db URL``, with a command's own wording of the default when it differs."""
+    return click.option("--db", "db", default=None, metavar="URL", help=help)
+
+
+def store_options(func: F) -> F:
+    """``--db URL`` and ``--config PATH``, shared by every registry command."""
+    return db_option()(config_option(func))
+
+
+def json_option(func: F) -> F:
+    """``--json``: machine-readable output."""
+    return click.option("--json", "as_json", is_flag=True, help="Print JSON.")(func)
+
+
+def emit(data: Any) -> None:
+    """Print JSON to stdout."""
+    click.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
+
+
+def fail(exc: RegistryError, as_json: bool) -> None:
+    """Report a registry refusal (as JSON with ``--json``) and exit 1."""
+    if as_json:
+        emit({"error": {"kind": exc.kind, "message": exc.message}})
+    else:
+        click.echo(f"error ({exc.kind}): {exc.message}", err=True)
+    sys.exit(1)
+
+
+def registry_problem(exc: BaseException) -> str:
+    """One line saying why a registry could not be opened (the driver's words, unwrapped)."""
+    cause = getattr(exc, "orig", None) or exc
+    return " ".join(str(cause).split()) or type(cause).__name__
+
+
+@contextmanager
+def open_foundry(db: str | None, config_path: str | None) -> Iterator[Foundry]:
+    """Open the foundry for one command and close it afterwards.
+
+    Raises:
+        click.UsageError: the configuration is missing or invalid (exit 2).
+        click.ClickException: the registry URL is unusable or the store unreachable (exit 1).
+    """
+    try:
+        foundry = Foundry.open(db, config=config_path)
+    except ConfigError as exc:
+        raise click.UsageError(str(exc)) from None
+    # ImportError: a known dialect whose driver is not installed; OSError: a SQLite
+    # directory that cannot be made.
+    except (SQLAlchemyError, ImportError, OSError) as exc:
+        raise click.ClickException(f"cannot open the registry: {registry_problem(exc)}") from None
+    try:
+        yield foundry
+    finally:
+        foundry.close()
