@@ -213,6 +213,12 @@ def test_every_problem_is_reported_at_once() -> None:
             "$.capabilities.storage",
             "must be true, false",
         ),
+        ({"capabilities": {"storage": []}}, "$.capabilities.storage", "must be true, false"),
+        (
+            {"tests": [{"input": {}, "error": "x", "error_kind": []}]},
+            "$.tests[0].error_kind",
+            "unknown kind",
+        ),
         ({"capabilities": {"system": "yes"}}, "$.capabilities.system", "true or false"),
         (
             {"capabilities": {"network": ["a.example"], "credentials": ["b.example"]}},

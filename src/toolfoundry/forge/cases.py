@@ -199,7 +199,7 @@ def _test(
             Problem(f"{path}.error", "must be a non-empty substring of the error message")
         )
     kind = raw.get("error_kind")
-    if kind is not None and kind not in {k.value for k in ErrorKind}:
+    if kind is not None and (not isinstance(kind, str) or kind not in {k.value for k in ErrorKind}):
         problems.append(
             Problem(
                 f"{path}.error_kind",

@@ -150,7 +150,8 @@ def check_capabilities(value: object, problems: list[Problem]) -> Capabilities |
                 problems.append(Problem(f"$.capabilities.{field}[{i}]", why))
     storage = value.get("storage", False)
     scopes = {s.value for s in StorageScope}
-    if not isinstance(storage, bool) and storage not in scopes and storage is not None:
+    named = isinstance(storage, str) and storage in scopes  # a list here is unhashable
+    if not isinstance(storage, bool) and not named and storage is not None:
         problems.append(
             Problem("$.capabilities.storage", f"must be true, false or one of {sorted(scopes)}")
         )
