@@ -272,3 +272,30 @@ def test_tool_choice_is_translated_per_vendor(kind, field, wanted, vendor, found
     assert body[token_field] == 77
     assert "system" not in body  # no system message, no system field
     assert "instructions" not in body
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize(
+    ("answer_", "error_kind", "says"),
+    [
+        ((500, {"error": {"type": "api_error", "message": "overloaded"}}), "api", "500"),
+        (
+            {"unexpected": "shape", "choices": "x", "output": 3, "content": 4},
+            "protocol",
+            "unreadable",
+        ),
+    ],
+)
+def test_every_vendor_tells_a_refusal_from_an_unreadable_answer(
+    kind, answer_, error_kind, says, vendor
+):
+    from toolfoundry.agent.providers import Message, ProviderError
+
+    vendor.play(answer_)
+    provider = vendor.provider(kind)
+    with pytest.raises(ProviderError) as caught:
+        provider.complete([Message(role="user", content="hi")], [])
+
+    assert caught.value.kind == error_kind
+    assert says in str(caught.value)
+    assert str(caught.value).startswith(provider.model_id)

@@ -6,19 +6,17 @@ API wants roles to alternate); ``tool_choice`` maps auto/required/none to auto/a
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from toolfoundry.agent.providers.base import (
     Message,
-    ProviderError,
     ToolCall,
     ToolChoice,
     Turn,
     Usage,
 )
-from toolfoundry.agent.providers.calls import system_text, tool_call
+from toolfoundry.agent.providers.calls import exchange, system_text, tool_call
 from toolfoundry.agent.providers.names import ToolNames
 from toolfoundry.catalog import anthropic_tools
 from toolfoundry.spec import ToolSpec
@@ -66,17 +64,15 @@ class AnthropicMessagesProvider:
         if tools:
             request["tools"] = anthropic_tools(names.specs(tools))
             request["tool_choice"] = {"type": _CHOICE[tool_choice]}
-        try:
-            import anthropic
+        import anthropic
 
-            raw = self._client.messages.with_raw_response.create(**request)
-        except anthropic.APIError as exc:
-            raise ProviderError("api", f"{self.model_id}: {exc}") from exc
-        try:
-            data = json.loads(raw.text())
-            return parse_message(data, names, {t.name: t for t in tools}, len(messages))
-        except (ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:
-            raise ProviderError("protocol", f"{self.model_id}: unreadable answer: {exc}") from exc
+        specs = {t.name: t for t in tools}
+        return exchange(
+            self.model_id,
+            lambda: self._client.messages.with_raw_response.create(**request).text(),
+            anthropic.APIError,
+            lambda data: parse_message(data, names, specs, len(messages)),
+        )
 
 
 def anthropic_messages(messages: Sequence[Message], names: ToolNames) -> list[dict[str, Any]]:

@@ -1,13 +1,14 @@
-"""Reading tool calls from any wire format: arguments, stable ids, the registry's names."""
+"""One exchange with a vendor, and reading tool calls from any wire format: arguments,
+stable ids, the registry's names."""
 
 from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from toolfoundry.agent.providers.base import Message, ToolCall
+from toolfoundry.agent.providers.base import Message, ProviderError, ToolCall, Turn
 from toolfoundry.agent.providers.names import ToolNames
 from toolfoundry.catalog import restore_arguments
 from toolfoundry.spec import ToolSpec
@@ -76,3 +77,34 @@ def sent_arguments(call: ToolCall) -> str:
 def system_text(messages: Sequence[Message]) -> str:
     """Every system message, joined (vendors that take the system prompt apart)."""
     return "\n\n".join(m.content for m in messages if m.role == "system" and m.content)
+
+
+# what a malformed answer raises while a parser walks it
+_UNREADABLE = (ValueError, KeyError, IndexError, TypeError, AttributeError)
+
+
+def exchange(
+    model_id: str,
+    send: Callable[[], str],
+    api_error: type[Exception],
+    parse: Callable[[dict[str, Any]], Turn],
+) -> Turn:
+    """Send one request and read the answer's JSON as a Turn.
+
+    Args:
+        model_id: names the model in errors.
+        send: makes the request and returns the answer's raw text.
+        api_error: what the vendor's SDK raises when it refuses or fails (after its retries).
+        parse: the wire format's reader of the decoded answer.
+
+    Raises:
+        ProviderError: ``api`` when ``send`` failed, ``protocol`` when the answer is unreadable.
+    """
+    try:
+        text = send()
+    except api_error as exc:
+        raise ProviderError("api", f"{model_id}: {exc}") from exc
+    try:
+        return parse(json.loads(text))
+    except _UNREADABLE as exc:
+        raise ProviderError("protocol", f"{model_id}: unreadable answer: {exc}") from exc

@@ -7,12 +7,11 @@ a JSON string, tool calls without ``id`` (a stable one is synthesised) or withou
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from toolfoundry.agent.providers.base import Message, ProviderError, ToolChoice, Turn, Usage
-from toolfoundry.agent.providers.calls import sent_arguments, tool_call
+from toolfoundry.agent.providers.base import Message, ToolChoice, Turn, Usage
+from toolfoundry.agent.providers.calls import exchange, sent_arguments, tool_call
 from toolfoundry.agent.providers.names import ToolNames
 from toolfoundry.catalog import openai_chat_tools
 from toolfoundry.spec import ToolSpec
@@ -61,17 +60,15 @@ class OpenAIChatProvider:
         if tools:
             request["tools"] = openai_chat_tools(names.specs(tools), strict=not self._compat)
             request["tool_choice"] = tool_choice
-        try:
-            import openai
+        import openai
 
-            raw = self._client.chat.completions.with_raw_response.create(**request)
-        except openai.APIError as exc:
-            raise ProviderError("api", f"{self.model_id}: {exc}") from exc
-        try:
-            data = json.loads(raw.text)
-            return parse_completion(data, names, {t.name: t for t in tools}, len(messages))
-        except (ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:
-            raise ProviderError("protocol", f"{self.model_id}: unreadable answer: {exc}") from exc
+        specs = {t.name: t for t in tools}
+        return exchange(
+            self.model_id,
+            lambda: self._client.chat.completions.with_raw_response.create(**request).text,
+            openai.APIError,
+            lambda data: parse_completion(data, names, specs, len(messages)),
+        )
 
 
 def chat_message(message: Message, names: ToolNames) -> dict[str, Any]:

@@ -9,19 +9,17 @@ the calls and their outputs.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from toolfoundry.agent.providers.base import (
     Message,
-    ProviderError,
     ToolCall,
     ToolChoice,
     Turn,
     Usage,
 )
-from toolfoundry.agent.providers.calls import sent_arguments, system_text, tool_call
+from toolfoundry.agent.providers.calls import exchange, sent_arguments, system_text, tool_call
 from toolfoundry.agent.providers.names import ToolNames
 from toolfoundry.catalog import openai_responses_tools
 from toolfoundry.spec import ToolSpec
@@ -68,17 +66,15 @@ class OpenAIResponsesProvider:
         if tools:
             request["tools"] = openai_responses_tools(names.specs(tools))
             request["tool_choice"] = tool_choice
-        try:
-            import openai
+        import openai
 
-            raw = self._client.responses.with_raw_response.create(**request)
-        except openai.APIError as exc:
-            raise ProviderError("api", f"{self.model_id}: {exc}") from exc
-        try:
-            data = json.loads(raw.text)
-            return parse_response(data, names, {t.name: t for t in tools}, len(messages))
-        except (ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:
-            raise ProviderError("protocol", f"{self.model_id}: unreadable answer: {exc}") from exc
+        specs = {t.name: t for t in tools}
+        return exchange(
+            self.model_id,
+            lambda: self._client.responses.with_raw_response.create(**request).text,
+            openai.APIError,
+            lambda data: parse_response(data, names, specs, len(messages)),
+        )
 
 
 def input_items(messages: Sequence[Message], names: ToolNames) -> list[dict[str, Any]]:
