@@ -31,6 +31,7 @@ from toolfoundry.agent import (
 from toolfoundry.agent.providers import ReplayProvider
 from toolfoundry.agent.providers.replay import FORMAT
 from toolfoundry.agent.transcript import recording_session
+from toolfoundry.cli.catalog import load_project, source_option
 from toolfoundry.cli.tools import emit, json_option, open_foundry, store_options
 
 _SHOWN = 240
@@ -194,6 +195,7 @@ def terminal_approver(console: Console) -> Approver:
     "--model replay:PATH.",
 )
 @store_options
+@source_option
 @json_option
 def agent(
     task: str,
@@ -207,12 +209,25 @@ def agent(
     record: str | None,
     db: str | None,
     config_path: str | None,
+    sources: tuple[str, ...],
     as_json: bool,
 ) -> None:
-    """Run TASK with a model that uses, creates and reuses the registry's tools."""
+    """Run TASK with a model that uses, creates and reuses the registry's tools.
+
+    The project's declared tools ([catalog] sources, or --source) are offered on every turn;
+    a registry tool of the same name is hidden.
+    """
     console = Console(stderr=as_json, soft_wrap=True)
     recording = load_recording(Path(record)) if record else {}
     with open_foundry(db, config_path) as foundry:
+        declared = load_project(foundry.config, sources).tools
+        names = {tool.spec.name for tool in declared}
+        for spec in foundry.active_specs() if names else []:
+            if spec.name in names:
+                console.print(
+                    f"[yellow]warning:[/] registry tool {spec.name!r} is hidden by the "
+                    "project's declared tool of the same name"
+                )
         chosen = model or foundry.config.provider.get("model")
         if not chosen:
             raise click.UsageError(
@@ -245,6 +260,7 @@ def agent(
             max_seconds=max_seconds,
             top_k=top_k,
             approval=approver,
+            tools=declared,
             on_event=AgentView(console),
         )
     if record:

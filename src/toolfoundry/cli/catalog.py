@@ -16,6 +16,7 @@ import click
 from toolfoundry.catalog.drift import OUT_OF_SYNC, Artifact, artifact_for, out_of_sync, write
 from toolfoundry.catalog.formats import FORMATS, UnknownFormat, render
 from toolfoundry.catalog.sources import installed_specs
+from toolfoundry.cli.options import config_option
 from toolfoundry.config import Config, ConfigError
 from toolfoundry.project import Project
 from toolfoundry.spec import ToolSpec
@@ -45,17 +46,6 @@ def source_option(func: F) -> F:
         metavar="SOURCE",
         help="Declared tools to use instead of [catalog] sources: pkg.module, "
         "pkg.module:attribute or path/file.py[:attribute] (repeatable).",
-    )(func)
-
-
-def config_option(func: F) -> F:
-    """``--config PATH``: the toolfoundry.toml to read."""
-    return click.option(
-        "--config",
-        "config_path",
-        type=click.Path(dir_okay=False),
-        default=None,
-        help="toolfoundry.toml to read (default: ./toolfoundry.toml when present).",
     )(func)
 
 

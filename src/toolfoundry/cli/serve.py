@@ -6,6 +6,7 @@ import logging
 
 import click
 
+from toolfoundry.cli.catalog import load_project, source_option
 from toolfoundry.cli.options import open_foundry, store_options
 
 
@@ -43,14 +44,17 @@ def parse_http(value: str) -> tuple[str, int]:
     help="Seconds between checks of the registry for tool-list changes.",
 )
 @store_options
+@source_option
 def serve(
     http: str | None,
     token: str | None,
     poll_s: float,
     db: str | None,
     config_path: str | None,
+    sources: tuple[str, ...],
 ) -> None:
-    """Serve the registry's active tools and the meta-tools to MCP clients.
+    """Serve the meta-tools, the project's declared tools ([catalog] sources) and the
+    registry's active tools to MCP clients.
 
     Clients are notified (notifications/tools/list_changed) whenever the active set changes,
     including changes made by other processes sharing the database.
@@ -62,7 +66,8 @@ def serve(
         from toolfoundry.server.mcp_server import serve_stdio
 
         with open_foundry(db, config_path) as foundry:
-            anyio.run(lambda: serve_stdio(foundry, poll_interval_s=poll_s))
+            tools = load_project(foundry.config, sources).tools
+            anyio.run(lambda: serve_stdio(foundry, poll_interval_s=poll_s, tools=tools))
         return
 
     host, port = parse_http(http)
@@ -75,7 +80,8 @@ def serve(
     import uvicorn
 
     with open_foundry(db, config_path) as foundry:
-        app = create_app(foundry, bind_host=host, token=token, poll_interval_s=poll_s)
+        tools = load_project(foundry.config, sources).tools
+        app = create_app(foundry, bind_host=host, token=token, poll_interval_s=poll_s, tools=tools)
         shown = f"[{host}]" if ":" in host else host
         click.echo(f"toolfoundry: MCP at http://{shown}:{port}/mcp", err=True)
         uvicorn.run(app, host=host, port=port, log_level="warning", lifespan="on")

@@ -7,6 +7,8 @@ MCP and API request must carry ``Authorization: Bearer <token>`` (401 otherwise)
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.applications import Starlette
@@ -18,6 +20,7 @@ from toolfoundry.server.changes import DEFAULT_INTERVAL_S
 from toolfoundry.server.mcp_server import build_mcp_server
 from toolfoundry.server.security import is_loopback, secure
 from toolfoundry.server.web import web_routes
+from toolfoundry.spec import DeclaredTool
 
 MCP_PATH = "/mcp"
 
@@ -45,6 +48,7 @@ def create_app(
     bind_host: str = "127.0.0.1",
     token: str | None = None,
     poll_interval_s: float = DEFAULT_INTERVAL_S,
+    tools: Sequence[DeclaredTool] = (),
 ) -> ASGIApp:
     """The whole HTTP application for ``foundry``.
 
@@ -54,12 +58,13 @@ def create_app(
             and which Host headers MCP accepts (DNS-rebinding protection on loopback).
         token: the shared secret clients must present; required off loopback.
         poll_interval_s: seconds between active-set polls (``list_changed`` latency).
+        tools: the project's declared tools, served over MCP next to the meta-tools.
 
     Raises:
         InsecureBind: see :func:`check_bind`.
     """
     check_bind(bind_host, token)
-    server = build_mcp_server(foundry, poll_interval_s=poll_interval_s)
+    server = build_mcp_server(foundry, poll_interval_s=poll_interval_s, tools=tools)
     manager = StreamableHTTPSessionManager(
         app=server, security_settings=_transport_security(bind_host)
     )

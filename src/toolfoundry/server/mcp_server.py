@@ -6,6 +6,11 @@ database always agree. Entries come from the catalog's MCP projection (inputSche
 outputSchema, annotations derived from capabilities); results are shaped by
 :mod:`toolfoundry.server.mcp_results`.
 
+The project's own declared tools (``[catalog] sources``, see :mod:`toolfoundry.project`)
+are listed after the meta-tools and run in-process through their own ``call``, in a worker
+thread. A registry tool with the name of a declared tool is hidden (the code is the source of
+truth) and a warning is logged once per name.
+
 Unknown tool names are protocol errors (``-32602``); a tool that exists but is not active
 (pending approval, disabled, rejected) gives an ``isError`` result of kind ``not_active``, so a
 model learns it must wait for a human rather than that it misspelt a name.
@@ -18,7 +23,7 @@ connections it is published to the ``subscriptions/listen`` streams clients open
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from functools import partial
 from importlib.metadata import version as package_version
@@ -109,24 +114,46 @@ class ToolListing:
     made under and reused while a fresh fingerprint query (1-4 ms) still matches it.
     """
 
-    def __init__(self, foundry: Foundry, meta: dict[str, DeclaredTool]) -> None:
+    def __init__(
+        self,
+        foundry: Foundry,
+        meta: dict[str, DeclaredTool],
+        declared: Sequence[DeclaredTool] = (),
+    ) -> None:
         self.foundry = foundry
         self._meta = meta
-        self._meta_entries = meta_tool_entries(meta)
+        self._declared = {tool.spec.name for tool in declared}
+        self._local_entries = meta_tool_entries(meta) + mcp_tools([t.spec for t in declared])
         self._cached: tuple[str, list[types.Tool]] | None = None
+        self._warned: set[str] = set()
 
     def tools(self) -> list[types.Tool]:
-        """Meta-tools first, then every active tool (blocking: run it in a worker thread)."""
+        """Meta-tools, then the project's declared tools, then every active registry tool
+        (blocking: run it in a worker thread)."""
         fingerprint = active_set_fingerprint(self.foundry.registry)
         cached = self._cached
         if cached is not None and cached[0] == fingerprint:
             return cached[1]
         # Read after the fingerprint: the specs are at least as new as it, so a change in
         # between only costs one extra refresh on the next request.
-        specs = [s for s in self.foundry.active_specs() if s.name not in self._meta]
-        tools = [types.Tool.model_validate(e) for e in self._meta_entries + mcp_tools(specs)]
+        specs = []
+        for spec in self.foundry.active_specs():
+            if spec.name in self._declared:
+                self._warn_hidden(spec.name)
+            elif spec.name not in self._meta:
+                specs.append(spec)
+        tools = [types.Tool.model_validate(e) for e in self._local_entries + mcp_tools(specs)]
         self._cached = (fingerprint, tools)
         return tools
+
+    def _warn_hidden(self, name: str) -> None:
+        if name not in self._warned:
+            self._warned.add(name)
+            logger.warning(
+                "registry tool %r is hidden by the project's declared tool of the same name "
+                "([catalog] sources); rename one of them to serve both",
+                name,
+            )
 
 
 class FoundryMCPServer(Server[dict[str, Any]]):
@@ -166,6 +193,7 @@ def build_mcp_server(
     *,
     broadcast: ToolListBroadcast | None = None,
     poll_interval_s: float = DEFAULT_INTERVAL_S,
+    tools: Sequence[DeclaredTool] = (),
 ) -> FoundryMCPServer:
     """An MCP server over ``foundry``; its lifespan polls the registry for active-set changes.
 
@@ -173,10 +201,20 @@ def build_mcp_server(
         foundry: the foundry whose registry is served.
         broadcast: where change notifications go (a new one by default).
         poll_interval_s: seconds between active-set polls.
+        tools: the project's declared tools, served next to the meta-tools.
+
+    Raises:
+        ValueError: two of ``tools``, or one of them and a meta-tool, share a name.
     """
     fan_out = broadcast or ToolListBroadcast()
     meta = {tool.spec.name: tool for tool in builtin_tools(foundry)}
-    listing = ToolListing(foundry, meta)
+    local = dict(meta)
+    for tool in tools:
+        if tool.spec.name in local:
+            raise ValueError(f"two served tools are named {tool.spec.name!r}")
+        local[tool.spec.name] = tool
+    local_output = {name: mcp_tool(t.spec).get("outputSchema") for name, t in local.items()}
+    listing = ToolListing(foundry, meta, tools)
     watcher = ActiveSetWatcher(foundry.registry, fan_out.send, interval_s=poll_interval_s)
     output_schemas: dict[tuple[str, int], dict[str, Any] | None] = {}
 
@@ -197,12 +235,12 @@ def build_mcp_server(
         ctx: ServerRequestContext[dict[str, Any]], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
         name, args = params.name, params.arguments or {}
-        declared = meta.get(name)
+        declared = local.get(name)
         if declared is not None:
             result = await anyio.to_thread.run_sync(declared.call, args)
             if name in _REGISTRY_WRITERS:
                 watcher.nudge()
-            return call_tool_result(result, mcp_tool(declared.spec).get("outputSchema"))
+            return call_tool_result(result, local_output[name])
         try:
             _, number, _status = await anyio.to_thread.run_sync(foundry.registry.resolve, name)
         except RegistryError:
@@ -238,10 +276,21 @@ def _spec_of(foundry: Foundry, name: str, number: int) -> ToolSpec:
     return foundry.show(name, number).spec
 
 
-async def serve_stdio(foundry: Foundry, *, poll_interval_s: float = DEFAULT_INTERVAL_S) -> None:
-    """Serve MCP over this process's stdin/stdout until the client closes them."""
+async def serve_stdio(
+    foundry: Foundry,
+    *,
+    poll_interval_s: float = DEFAULT_INTERVAL_S,
+    tools: Sequence[DeclaredTool] = (),
+) -> None:
+    """Serve MCP over this process's stdin/stdout until the client closes them.
+
+    Args:
+        foundry: the foundry whose registry is served.
+        poll_interval_s: seconds between active-set polls.
+        tools: the project's declared tools, served next to the meta-tools.
+    """
     from mcp.server.stdio import stdio_server
 
-    server = build_mcp_server(foundry, poll_interval_s=poll_interval_s)
+    server = build_mcp_server(foundry, poll_interval_s=poll_interval_s, tools=tools)
     async with stdio_server() as (read_stream, write_stream):
         await server.run(read_stream, write_stream, server.create_initialization_options())
