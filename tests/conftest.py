@@ -1,7 +1,11 @@
 """Fixtures shared across areas. Area-specific fixtures live in tests/<area>/conftest.py."""
 
+import json
+import threading
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
 
 import pytest
 
@@ -23,3 +27,46 @@ def pg_url() -> Iterator[str]:
         with admin.begin() as conn:
             conn.execute(text(f"DROP SCHEMA {schema} CASCADE"))
         admin.dispose()
+
+
+@pytest.fixture
+def loopback_http() -> Iterator[Callable[[type[BaseHTTPRequestHandler]], str]]:
+    """Starts a real HTTP server on loopback for a handler class and returns its ``host:port``;
+    every server started in the test is stopped after it."""
+    servers: list[ThreadingHTTPServer] = []
+
+    def start(handler: type[BaseHTTPRequestHandler]) -> str:
+        server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        servers.append(server)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        return f"127.0.0.1:{server.server_address[1]}"
+
+    yield start
+    for server in servers:
+        server.shutdown()
+        server.server_close()
+
+
+class WeatherHandler(BaseHTTPRequestHandler):
+    """Answers ``GET /w?city=C`` with ``{"city": C, "temp": len(C)}``."""
+
+    requests: list[str] = []
+
+    def do_GET(self) -> None:
+        self.requests.append(self.path)
+        city = self.path.rpartition("=")[2]
+        body = json.dumps({"city": city, "temp": len(city)}).encode()
+        self.send_response(200)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture
+def weather_server(loopback_http: Callable[[type[BaseHTTPRequestHandler]], str]) -> str:
+    """A real HTTP server on loopback answering ``{"temp": len(city)}``: its host:port."""
+    return loopback_http(type("Weather", (WeatherHandler,), {"requests": []}))

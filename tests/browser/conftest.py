@@ -6,15 +6,12 @@ directory as an artifact)."""
 
 from __future__ import annotations
 
-import json
 import os
 import socket
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -45,31 +42,6 @@ def chromium() -> Path:
 def artifacts(request: pytest.FixtureRequest) -> Path:
     """Where this test saves screenshots when it fails (created only then)."""
     return ARTIFACTS / request.node.name
-
-
-class _Weather(BaseHTTPRequestHandler):
-    def do_GET(self) -> None:
-        city = self.path.rpartition("=")[2]
-        body = json.dumps({"city": city, "temp": len(city)}).encode()
-        self.send_response(200)
-        self.send_header("content-type", "application/json")
-        self.send_header("content-length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args: Any) -> None:
-        pass
-
-
-@pytest.fixture
-def weather_server() -> Iterator[str]:
-    """A real HTTP server on loopback answering ``{"temp": len(city)}``; yields host:port."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Weather)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"127.0.0.1:{server.server_port}"
-    server.shutdown()
-    server.server_close()
 
 
 def _free_port() -> int:

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import json
 import re
-import threading
-from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import pytest
@@ -88,17 +87,12 @@ def anthropic_message(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
 
 
 @pytest.fixture
-def vendor() -> Iterator[tuple[str, list[dict[str, Any]]]]:
+def vendor(
+    loopback_http: Callable[[type[BaseHTTPRequestHandler]], str],
+) -> tuple[str, list[dict[str, Any]]]:
     requests: list[dict[str, Any]] = []
     handler = type("Handler", (VendorHandler,), {"requests": requests})
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}", requests
-    finally:
-        server.shutdown()
-        server.server_close()
+    return f"http://{loopback_http(handler)}", requests
 
 
 def run_eval(model: str, env: dict[str, str], *extra: str) -> tuple[int, str]:

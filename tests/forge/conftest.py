@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 import pytest
 
@@ -17,7 +16,7 @@ class Canary:
 
 
 @pytest.fixture
-def canary() -> Iterator[Canary]:
+def canary(loopback_http: Callable[[type[BaseHTTPRequestHandler]], str]) -> Canary:
     record = Canary(url="")
 
     class Handler(BaseHTTPRequestHandler):
@@ -30,12 +29,5 @@ def canary() -> Iterator[Canary]:
         def log_message(self, *args: object) -> None:
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    record.url = f"http://127.0.0.1:{server.server_address[1]}"
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield record
-    finally:
-        server.shutdown()
-        server.server_close()
+    record.url = f"http://{loopback_http(Handler)}"
+    return record

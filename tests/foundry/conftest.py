@@ -7,9 +7,7 @@ from __future__ import annotations
 
 import copy
 import json
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -105,32 +103,3 @@ def fd(db_url: str) -> Iterator[Foundry]:
     foundry = Foundry.open(db_url)
     yield foundry
     foundry.close()
-
-
-class _Weather(BaseHTTPRequestHandler):
-    requests: list[str] = []
-
-    def do_GET(self) -> None:
-        self.requests.append(self.path)
-        city = self.path.rpartition("=")[2]
-        body = json.dumps({"city": city, "temp": len(city)}).encode()
-        self.send_response(200)
-        self.send_header("content-type", "application/json")
-        self.send_header("content-length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args: Any) -> None:
-        pass
-
-
-@pytest.fixture
-def weather_server() -> Iterator[str]:
-    """A real HTTP server on loopback answering ``{"temp": len(city)}``; yields host:port."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Weather)
-    _Weather.requests = []
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"127.0.0.1:{server.server_port}"
-    server.shutdown()
-    server.server_close()

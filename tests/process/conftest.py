@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import http.server
 import os
-import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -56,15 +55,13 @@ class _Recorder(http.server.BaseHTTPRequestHandler):
 
 
 @pytest.fixture
-def listener() -> Iterator[tuple[int, list[str]]]:
-    """A real loopback HTTP server on the host; yields (port, the paths it was asked for)."""
+def listener(
+    loopback_http: Callable[[type[http.server.BaseHTTPRequestHandler]], str],
+) -> tuple[int, list[str]]:
+    """A real loopback HTTP server on the host: (its port, the paths it was asked for)."""
     handler = type("Recorder", (_Recorder,), {"hits": []})
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield server.server_address[1], handler.hits
-    server.shutdown()
-    server.server_close()
+    port = loopback_http(handler).rpartition(":")[2]
+    return int(port), handler.hits
 
 
 @pytest.fixture
