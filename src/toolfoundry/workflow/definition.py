@@ -88,8 +88,10 @@ class Workflow(Generic[S]):
 
         The description is the entry's, followed by the steps in order with their gates, so
         a model reading the catalog knows the step names and blockers a response can carry.
+        No ``returns``: the entry's return type is the state, not what :meth:`call` returns
+        (a :class:`WorkflowResult` as a dict), and an MCP client validates results against it.
         """
-        spec = self._entry.spec
+        spec = self._entry.spec.replace(returns=None)
         if not self._steps:
             return spec
         steps = "; ".join(step.summary() for step in self._steps)
