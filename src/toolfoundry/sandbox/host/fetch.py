@@ -1,28 +1,20 @@
-"""The fetch capability: a network policy and the handler that enforces it, host-side.
+"""The fetch capability's policy: which hosts, ports, schemes and addresses a tool may reach.
 
-``FetchPolicy`` is a :class:`~toolfoundry.sandbox.host.protocols.FetchProvider`. For each tool call
-the engine asks it for a handler, then hands every ``fetch`` of the script to ``handle``, which
-never raises. The order of checks matters and is fixed: request shape, method, the single URL
-parse (:mod:`netguard`), scheme, allowlist with port, headers, body, resolution within the
-deadline, every resolved address, then a connection pinned to the checked address, credential
-headers added last, the response streamed under a size cap and scrubbed of credentials.
+``FetchPolicy`` is a :class:`~toolfoundry.sandbox.host.protocols.FetchProvider`: for each tool
+call the engine asks it for a handler, a :class:`~.fetch_session.FetchSession` that enforces
+this policy request by request.
 """
 
 from __future__ import annotations
 
-import base64
-import functools
 import ipaddress
-import logging
 import ssl
-import threading
-import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from toolfoundry.sandbox.host.credentials import Credential, CredentialError, SecretStore
-from toolfoundry.sandbox.host.fetch_wire import METHODS, request_body, request_headers, send
+from toolfoundry.sandbox.host.fetch_session import FetchRecord, FetchSession, default_ssl_context
 from toolfoundry.sandbox.host.netguard import (
     FetchError,
     IPAddress,
@@ -34,12 +26,19 @@ from toolfoundry.sandbox.host.netguard import (
     effective_address,
     local_addresses,
     parse_port,
-    parse_url,
-    resolve,
     system_resolver,
 )
 
-log = logging.getLogger(__name__)
+# FetchRecord and default_ssl_context live with the session; importable from here as before
+__all__ = [
+    "Audit",
+    "FetchPolicy",
+    "FetchPolicyError",
+    "FetchRecord",
+    "FetchSession",
+    "HostPattern",
+    "default_ssl_context",
+]
 
 
 class FetchPolicyError(ValueError):
@@ -107,27 +106,6 @@ class HostPattern:
         if ":" in self.host:
             text = f"[{text}]"
         return text if self.port is None else f"{text}:{self.port}"
-
-
-@dataclass(frozen=True)
-class FetchRecord:
-    """One audited request: who asked, where to, and how it ended. Never holds secrets."""
-
-    tool: str | None
-    method: str | None
-    host: str | None
-    port: int | None
-    address: str | None
-    status: int | None
-    error: str | None
-    message: str | None
-    bytes: int
-    duration_ms: float
-    credential: bool
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form."""
-        return dict(self.__dict__)
 
 
 Audit = Callable[[FetchRecord], None]
@@ -389,152 +367,3 @@ def _config_credentials(value: object) -> tuple[Credential, ...]:
         except (CredentialError, TypeError) as exc:
             raise FetchPolicyError(f"fetch.credentials[{index}]: {exc}") from None
     return tuple(out)
-
-
-@functools.cache
-def default_ssl_context() -> ssl.SSLContext:
-    """System trust store with hostname verification; certifi when the system has none."""
-    context = ssl.create_default_context()
-    if not context.cert_store_stats().get("x509_ca"):
-        import certifi
-
-        context.load_verify_locations(certifi.where())
-    return context
-
-
-class FetchSession:
-    """The FetchHandler for one tool call: enforces the policy request by request."""
-
-    def __init__(self, policy: FetchPolicy, *, deadline: float, tool: str | None) -> None:
-        self._policy = policy
-        self._deadline = deadline
-        self._tool = tool
-        self._count = 0
-        self._lock = threading.Lock()
-
-    def handle(self, request: Mapping[str, Any]) -> dict[str, Any]:
-        """Answer one script request; never raises (see ``FetchHandler``)."""
-        started = time.monotonic()
-        trace = _Trace()
-        try:
-            answer = self._handle(request, trace)
-        except FetchError as exc:
-            answer = {"error": {"kind": exc.kind, "message": trace.scrub(exc.message)}}
-        except Exception as exc:  # a bug here must still not escape into the engine
-            log.exception("fetch handler failed")
-            answer = {"error": {"kind": "runtime_error", "message": f"fetch failed: {exc!r}"}}
-            answer["error"]["message"] = trace.scrub(answer["error"]["message"])
-        self._audit(trace, answer, started)
-        return answer
-
-    def _handle(self, request: Mapping[str, Any], trace: _Trace) -> dict[str, Any]:
-        policy = self._policy
-        with self._lock:
-            self._count += 1
-            count = self._count
-        if not isinstance(request, Mapping):
-            raise FetchError("runtime_error", "fetch request must be an object")
-        method = request.get("method", "GET")
-        if not isinstance(method, str) or method.upper() not in METHODS:
-            raise denied(f"method {str(method)[:20]!r} is not allowed; allowed: {list(METHODS)}")
-        trace.method = method = method.upper()
-        url = parse_url(request.get("url"))
-        trace.host, trace.port = url.host, url.port
-        if count > policy.max_requests:
-            raise denied(f"this call already made {policy.max_requests} requests (the limit)")
-        policy.check_url(url)
-        credential = next((c for c in policy.credentials if c.applies_to(url.host, url.port)), None)
-        headers = request_headers(request.get("headers", []), url, credential)
-        body = request_body(request.get("body"), method, policy.max_request_bytes)
-        if body is not None or method in ("POST", "PUT", "PATCH"):
-            headers.append(("Content-Length", str(len(body or b""))))
-        if url.ip is not None:
-            addresses = [url.ip]
-        else:
-            budget = min(policy.dns_timeout, self._deadline - time.monotonic())
-            if budget <= 0:
-                raise FetchError("timeout", "the call's time budget is spent")
-            addresses = resolve(policy.resolver, url.host, budget)
-        for ip in addresses:
-            policy.check_address(url.host, ip)
-        pinned = addresses[0]
-        trace.address = str(pinned)
-        if credential is not None:
-            secret = credential.value(policy.secret_store)
-            trace.secrets.append(secret)
-            headers.append((credential.header, secret))
-        request_deadline = min(self._deadline, time.monotonic() + policy.total_timeout)
-        reply = send(
-            url,
-            pinned,
-            method,
-            headers,
-            body,
-            deadline=request_deadline,
-            connect_timeout=policy.connect_timeout,
-            read_timeout=policy.read_timeout,
-            max_bytes=policy.max_response_bytes,
-            ssl_context=self._ssl_context(url),
-        )
-        trace.status, trace.bytes = reply.status, len(reply.body)
-        response_headers = [[k, v] for k, v in reply.headers if not trace.contains_secret(v)]
-        return {
-            "status": reply.status,
-            "statusText": reply.reason,
-            "headers": response_headers,
-            "body": base64.b64encode(trace.redact(reply.body)).decode("ascii"),
-            "url": str(url),
-        }
-
-    def _ssl_context(self, url: ParsedURL) -> ssl.SSLContext | None:
-        if url.scheme != "https":
-            return None
-        return self._policy.ssl_context or default_ssl_context()
-
-    def _audit(self, trace: _Trace, answer: Mapping[str, Any], started: float) -> None:
-        error = answer.get("error")
-        record = FetchRecord(
-            tool=self._tool,
-            method=trace.method,
-            host=trace.host,
-            port=trace.port,
-            address=trace.address,
-            status=trace.status,
-            error=error["kind"] if error else None,
-            message=error["message"] if error else None,
-            bytes=trace.bytes,
-            duration_ms=round((time.monotonic() - started) * 1000, 3),
-            credential=bool(trace.secrets),
-        )
-        log.info("fetch %s", record)
-        if self._policy.audit is not None:
-            try:
-                self._policy.audit(record)
-            except Exception:  # an auditor's failure must not change the script's answer
-                log.exception("fetch audit callback failed")
-
-
-class _Trace:
-    """What one request did so far: for the audit record and for scrubbing secrets."""
-
-    def __init__(self) -> None:
-        self.method: str | None = None
-        self.host: str | None = None
-        self.port: int | None = None
-        self.address: str | None = None
-        self.status: int | None = None
-        self.bytes = 0
-        self.secrets: list[str] = []
-
-    def contains_secret(self, text: str) -> bool:
-        return any(secret in text for secret in self.secrets)
-
-    def scrub(self, text: str) -> str:
-        for secret in self.secrets:
-            text = text.replace(secret, "[redacted]")
-        return text
-
-    def redact(self, body: bytes) -> bytes:
-        for secret in self.secrets:
-            body = body.replace(secret.encode("utf-8"), b"[redacted]")
-        return body
