@@ -26,6 +26,11 @@ def test_documented_configuration_loads_with_every_section():
     assert config.fetch.credentials[0].env == "GITHUB_TOKEN"
     assert config.limits.memory_mib == 64
     assert config.provider["model"] == "openai:gpt-4o-mini"
+    assert config.catalog.sources[1] == "shop.cli:build_parser"
+    assert [(str(a.path), a.format) for a in config.catalog.out or ()][2] == (
+        "docs/openai.json",
+        "openai",
+    )
 
 
 def test_documented_host_patterns_mean_what_the_doc_says():
