@@ -43,6 +43,9 @@
       try {
         json = value === undefined ? "null" : jsonStringify(value);
       } catch (e) {
+        // Encoding a large result can exhaust the memory cap: that is the cap's kind, not a bug.
+        if (_InternalError && e instanceof _InternalError && e.message === "out of memory")
+          return answerError("memory_limit", "out of memory while encoding the result");
         return answerError("runtime_error", `the result is not JSON-serialisable: ${describe(e)}`);
       }
       if (json === undefined)
