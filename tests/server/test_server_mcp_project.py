@@ -20,7 +20,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from toolfoundry import Foundry
 
-from .test_server_mcp_support import POLL, by_name, env, text_of
+from .test_server_mcp_support import POLL, by_name, env, http_session, serve_http, text_of
 
 SAMPLE = Path(__file__).parents[1] / "catalog" / "shop_project"
 META = ["create_tool", "search_tools", "tool_history", "rollback_tool", "run_js"]
@@ -155,3 +155,19 @@ def test_source_option_and_a_bad_source(project: tuple[Path, str], tmp_path: Pat
     assert refused.returncode == 2
     assert "catalog source 'shop.gone': cannot import shop.gone" in refused.stderr
     assert "Traceback" not in refused.stderr
+
+
+@pytest.mark.slow
+def test_declared_tools_over_streamable_http(project: tuple[Path, str]) -> None:
+    root, url = project
+
+    async def scenario(port: int) -> None:
+        async with http_session(port) as (session, _notes):
+            tools = by_name(await session.list_tools())
+            assert sorted(tools) == sorted([*META, *OWN, "double"])
+            counted = await session.call_tool("stock_count", {"item": "pear"})
+            assert isinstance(counted, types.CallToolResult)
+            assert json.loads(text_of(counted)) == {"item": "pear", "count": 4}
+
+    with serve_http(url, root) as port:
+        anyio.run(scenario, port)
