@@ -12,7 +12,7 @@ import dataclasses
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from toolfoundry.agent.evaluation.actions import action_specs, validate_action
 from toolfoundry.agent.evaluation.scenarios import SCORED_STATUSES, Scenario, load_scenarios
@@ -24,7 +24,7 @@ SYSTEM = (
     "Decide the single best next action and take it by calling exactly one of the next-action "
     "tools offered to you. Name steps, blockers and tools exactly as they appear."
 )
-OUTCOMES = ("correct", "wrong_action", "invalid_action", "no_action", "provider_error")
+Outcome = Literal["correct", "wrong_action", "invalid_action", "no_action", "provider_error"]
 
 
 def scenario_messages(scenario: Scenario) -> list[Message]:
@@ -56,7 +56,7 @@ class Verdict:
     """
 
     scenario: Scenario
-    outcome: str
+    outcome: Outcome
     action: str | None = None
     arguments: dict[str, Any] | None = None
     detail: str = ""
@@ -89,7 +89,7 @@ def score_turn(scenario: Scenario, turn: Turn) -> Verdict:
     if problem is not None:
         return Verdict(scenario, "invalid_action", call.name, call.arguments, problem)
     arguments = dict(call.arguments or {})
-    outcome = "correct" if scenario.accepts(call.name, arguments) else "wrong_action"
+    outcome: Outcome = "correct" if scenario.accepts(call.name, arguments) else "wrong_action"
     return Verdict(scenario, outcome, call.name, arguments)
 
 
