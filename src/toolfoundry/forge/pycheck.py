@@ -84,7 +84,7 @@ def check_python(
     allowed_packages: Iterable[str] = (),
     capabilities: Capabilities | None = None,
 ) -> list[Finding]:
-    """Check a Python tool module; findings are sorted by position, errors block.
+    """Check a Python tool module; findings come errors first, each by position; errors block.
 
     Args:
         code: the module source, which must define ``handler(args)`` (sync or async).
