@@ -5,11 +5,27 @@ import threading
 import uuid
 from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 PG_SERVER = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+
+
+BACKENDS = [
+    "sqlite",
+    pytest.param("postgresql", marks=[pytest.mark.slow, pytest.mark.postgres]),
+]
+
+
+@pytest.fixture(params=BACKENDS)
+def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """An empty registry database on each backend (PostgreSQL only under ``-m slow``)."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'registry.db'}"
+    url: str = request.getfixturevalue("pg_url")
+    return url
 
 
 @pytest.fixture

@@ -18,10 +18,6 @@ from toolfoundry import Foundry
 from toolfoundry.registry.schema import metadata
 
 DRAFTS = Path(__file__).parent / "drafts"
-BACKENDS = [
-    "sqlite",
-    pytest.param("postgresql", marks=[pytest.mark.slow, pytest.mark.postgres]),
-]
 
 
 class Kit:
@@ -87,15 +83,6 @@ class Kit:
 @pytest.fixture
 def kit() -> type[Kit]:
     return Kit
-
-
-@pytest.fixture(params=BACKENDS)
-def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    """An empty registry database on each backend (PostgreSQL only under ``-m slow``)."""
-    if request.param == "sqlite":
-        return f"sqlite:///{tmp_path / 'registry.db'}"
-    url: str = request.getfixturevalue("pg_url")
-    return url
 
 
 @pytest.fixture

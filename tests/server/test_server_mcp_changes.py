@@ -28,8 +28,6 @@ from .test_server_mcp_support import (
     serve_http,
 )
 
-BACKENDS = ["sqlite", pytest.param("postgresql", marks=[pytest.mark.slow, pytest.mark.postgres])]
-
 
 def version(name: str, status: VersionStatus = VersionStatus.ACTIVE) -> NewVersion:
     return NewVersion(
@@ -41,17 +39,9 @@ def version(name: str, status: VersionStatus = VersionStatus.ACTIVE) -> NewVersi
     )
 
 
-@pytest.fixture(params=BACKENDS)
-def store(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    if request.param == "sqlite":
-        return f"sqlite:///{tmp_path / 'r.db'}"
-    url: str = request.getfixturevalue("pg_url")
-    return url
-
-
 @pytest.fixture
-def foundry(store: str) -> Iterator[Foundry]:
-    with Foundry.open(store) as fd:
+def foundry(db_url: str) -> Iterator[Foundry]:
+    with Foundry.open(db_url) as fd:
         yield fd
 
 

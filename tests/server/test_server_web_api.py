@@ -5,7 +5,6 @@ document the API serves."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -24,14 +23,6 @@ from .test_server_web_support import (
     seed,
     snapshot,
 )
-
-
-@pytest.fixture
-def fd(tmp_path: Path) -> Iterator[Foundry]:
-    foundry = Foundry.open(f"sqlite:///{tmp_path / 'registry.db'}")
-    seed(foundry)
-    yield foundry
-    foundry.close()
 
 
 class Api:

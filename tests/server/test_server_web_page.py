@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from pathlib import Path
 
 import httpx
 import pytest
@@ -13,17 +12,9 @@ from starlette.testclient import TestClient
 
 from toolfoundry import Foundry
 
-from .test_server_web_support import SHOUT, compose, csrf_of, seed, snapshot
+from .test_server_web_support import SHOUT, compose, csrf_of, snapshot
 
 BASE = "http://127.0.0.1:8000"
-
-
-@pytest.fixture
-def fd(tmp_path: Path) -> Iterator[Foundry]:
-    foundry = Foundry.open(f"sqlite:///{tmp_path / 'registry.db'}")
-    seed(foundry)
-    yield foundry
-    foundry.close()
 
 
 @pytest.fixture

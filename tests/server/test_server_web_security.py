@@ -4,7 +4,6 @@ loopback: what must be refused is refused (401/403) and leaves the registry unto
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import httpx
 import pytest
@@ -12,17 +11,9 @@ import pytest
 from toolfoundry import Foundry
 from toolfoundry.server.security import secure
 
-from .test_server_web_support import compose, csrf_of, seed, serve, snapshot
+from .test_server_web_support import compose, csrf_of, serve, snapshot
 
 TOKEN = "s3cret-token"
-
-
-@pytest.fixture
-def fd(tmp_path: Path) -> Iterator[Foundry]:
-    foundry = Foundry.open(f"sqlite:///{tmp_path / 'registry.db'}")
-    seed(foundry)
-    yield foundry
-    foundry.close()
 
 
 @pytest.fixture
