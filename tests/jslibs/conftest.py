@@ -22,17 +22,6 @@ LIBS = BUILD / "libs"
 POLYFILLS = BUILD / "polyfills.js"
 JSBUILD = REPO / "jsbuild"
 
-LIBRARY_NAMES = [
-    "decimal.js",
-    "js-yaml",
-    "dayjs",
-    "papaparse",
-    "marked",
-    "fast-xml-parser",
-    "diff",
-    "jsonpath-plus",
-]
-
 BOOKS = {
     "store": {
         "book": [

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from toolfoundry.forge.jscheck import BUNDLED_LIBRARIES
+
 REPO = Path(__file__).resolve().parents[2]
 BUILD = REPO / "src" / "toolfoundry" / "sandbox" / "js" / "_build"
 JSBUILD = REPO / "jsbuild"
@@ -58,6 +60,7 @@ def bundles() -> list[Path]:
 def test_manifest_lists_every_library_with_pinned_version_and_exports(built: Path) -> None:
     libs = manifest()
     assert {name for name in libs if "/" not in name} == LIBRARIES
+    assert set(BUNDLED_LIBRARIES) == LIBRARIES  # the forge's list when no manifest is built
     pinned = json.loads((JSBUILD / "package.json").read_text())["dependencies"]
     lock = json.loads((JSBUILD / "package-lock.json").read_text())["packages"]
     for name, entry in libs.items():
