@@ -10,6 +10,7 @@ from typing import Any
 
 import click
 
+from toolfoundry.cli.options import host_port
 from toolfoundry.sandbox.process import EXECUTOR_TOKEN_ENV
 from toolfoundry.sandbox.process.executor import MIB, ProcessLimits
 
@@ -17,13 +18,6 @@ from toolfoundry.sandbox.process.executor import MIB, ProcessLimits
 @click.group()
 def executor() -> None:
     """Run Python tools in bubblewrap jails (no network, no host files, no environment)."""
-
-
-def _host_port(value: str) -> tuple[str, int]:
-    host, sep, port = value.rpartition(":")
-    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
-        raise click.BadParameter("expected HOST:PORT, e.g. 127.0.0.1:8700", param_hint="--http")
-    return host, int(port)
 
 
 @executor.command("serve")
@@ -49,7 +43,7 @@ def serve(address: str, token: str | None, pool_size: int, packages: tuple[str, 
     from toolfoundry.sandbox.process.pool import WarmPool
     from toolfoundry.sandbox.process.service import executor_app
 
-    host, port = _host_port(address)
+    host, port = host_port(address)
     if not token:
         raise click.UsageError(f"a token is required: --token or ${EXECUTOR_TOKEN_ENV}")
     with WarmPool(pool_size, packages=packages) as pool:

@@ -11,14 +11,13 @@ import json
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
-from sqlalchemy.exc import SQLAlchemyError
 
-from toolfoundry.config import ConfigError
-from toolfoundry.foundry import Foundry
-from toolfoundry.registry import RegistryError
+if TYPE_CHECKING:
+    from toolfoundry.foundry import Foundry
+    from toolfoundry.registry import RegistryError
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -65,6 +64,20 @@ def fail(exc: RegistryError, as_json: bool) -> None:
     sys.exit(1)
 
 
+def host_port(value: str, option: str = "--http") -> tuple[str, int]:
+    """``HOST:PORT`` (``[::1]:8000`` for IPv6) -> (host, port).
+
+    Raises:
+        click.BadParameter: ``value`` is not HOST:PORT with a port in 1..65535.
+    """
+    host, sep, port = value.rpartition(":")
+    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise click.BadParameter(
+            f"{value!r} is not HOST:PORT (e.g. 127.0.0.1:8765 or [::1]:8765)", param_hint=option
+        )
+    return host.strip("[]") if host.startswith("[") else host, int(port)
+
+
 def registry_problem(exc: BaseException) -> str:
     """One line saying why a registry could not be opened (the driver's words, unwrapped)."""
     cause = getattr(exc, "orig", None) or exc
@@ -79,6 +92,12 @@ def open_foundry(db: str | None, config_path: str | None) -> Iterator[Foundry]:
         click.UsageError: the configuration is missing or invalid (exit 2).
         click.ClickException: the registry URL is unusable or the store unreachable (exit 1).
     """
+    # imported here so commands without a store (executor, js) never load the registry
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from toolfoundry.config import ConfigError
+    from toolfoundry.foundry import Foundry
+
     try:
         foundry = Foundry.open(db, config=config_path)
     except ConfigError as exc:

@@ -7,17 +7,7 @@ import logging
 import click
 
 from toolfoundry.cli.catalog import load_project, source_option
-from toolfoundry.cli.options import open_foundry, store_options
-
-
-def parse_http(value: str) -> tuple[str, int]:
-    """``HOST:PORT`` (``[::1]:8000`` for IPv6) -> (host, port); raises click.BadParameter."""
-    host, sep, port = value.rpartition(":")
-    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
-        raise click.BadParameter(
-            f"{value!r} is not HOST:PORT (e.g. 127.0.0.1:8765 or [::1]:8765)", param_hint="--http"
-        )
-    return host.strip("[]") if host.startswith("[") else host, int(port)
+from toolfoundry.cli.options import host_port, open_foundry, store_options
 
 
 @click.command()
@@ -70,7 +60,7 @@ def serve(
             anyio.run(lambda: serve_stdio(foundry, poll_interval_s=poll_s, tools=tools))
         return
 
-    host, port = parse_http(http)
+    host, port = host_port(http)
     from toolfoundry.server.app import InsecureBind, check_bind, create_app
 
     try:
