@@ -127,3 +127,15 @@ def test_missing_or_invalid_config_is_a_usage_error(
 def test_unknown_tool_is_a_one_line_failure(workdir: Path, words: str) -> None:
     result = invoke(words, "--db", f"sqlite:///{workdir / 'r.db'}")
     assert_one_line_error(result, 1, "error (not_found): no tool")
+
+
+@pytest.mark.parametrize(
+    "command", [["call", "nosuch"], ["js", "run", "tool.js"], ["executor", "run", "tool.py"]]
+)
+def test_args_that_are_not_json_are_a_usage_error(workdir: Path, command: list[str]) -> None:
+    (workdir / "tool.js").write_text("export function handler() { return 1; }\n")
+    (workdir / "tool.py").write_text("def handler(args):\n    return 1\n")
+    db = f"sqlite:///{workdir / 'r.db'}"
+    extra = ["--db", db] if command[0] == "call" else []
+    result = CliRunner().invoke(main, [*command, "--args", "{", *extra])
+    assert_one_line_error(result, 2, "Invalid value for --args: not valid JSON")

@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from toolfoundry.cli.options import emit, json_option, open_foundry, store_options
+from toolfoundry.cli.options import emit, json_args, json_option, open_foundry, store_options
 
 
 @click.command()
@@ -32,10 +32,7 @@ def call(
 
     Exit 0 when the call succeeded, 1 when it failed, 2 on a usage error.
     """
-    try:
-        args = json.loads(args_json)
-    except json.JSONDecodeError as exc:
-        raise click.UsageError(f"--args is not valid JSON: {exc}") from None
+    args = json_args(args_json)
     with open_foundry(db, config_path) as fd:
         result = fd.call(name, args, version=version)
     if as_json:

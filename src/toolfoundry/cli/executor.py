@@ -10,7 +10,7 @@ from typing import Any
 
 import click
 
-from toolfoundry.cli.options import host_port
+from toolfoundry.cli.options import host_port, json_args
 from toolfoundry.sandbox.process import EXECUTOR_TOKEN_ENV
 from toolfoundry.sandbox.process.executor import MIB, ProcessLimits
 
@@ -70,10 +70,7 @@ def run(
     """Run FILE.py's handler(args) once in a fresh jail; exit 1 when the call fails."""
     from toolfoundry.sandbox.process import default_executor
 
-    try:
-        args: Any = json.loads(args_json) if args_json is not None else {}
-    except ValueError as exc:
-        raise click.BadParameter(f"not valid JSON: {exc}", param_hint="--args") from exc
+    args = json_args(args_json)
     if os.environ.get("TOOLFOUNDRY_EXECUTOR") is None:
         from toolfoundry.sandbox.process.bwrap import BwrapExecutor
         from toolfoundry.sandbox.process.jail import find_bwrap

@@ -9,21 +9,13 @@ from typing import Any
 
 import click
 
+from toolfoundry.cli.options import json_args
 from toolfoundry.sandbox.policy import MIB
 
 
 @click.group()
 def js() -> None:
     """Run JavaScript in the sandbox (QuickJS in WebAssembly, nothing ambient)."""
-
-
-def _parse_args(value: str | None) -> Any:
-    if value is None:
-        return {}
-    try:
-        return json.loads(value)
-    except ValueError as exc:
-        raise click.BadParameter(f"not valid JSON: {exc}", param_hint="--args") from exc
 
 
 @js.command("run")
@@ -84,7 +76,7 @@ def run(
     from toolfoundry.sandbox import SandboxPolicy, run_js
     from toolfoundry.sandbox.host.storage import MemoryStorage
 
-    args = _parse_args(args_json)
+    args = json_args(args_json)
     try:
         code = file.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:

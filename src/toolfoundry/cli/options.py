@@ -64,6 +64,20 @@ def fail(exc: RegistryError, as_json: bool) -> None:
     sys.exit(1)
 
 
+def json_args(value: str | None) -> Any:
+    """The ``--args`` JSON text, decoded (``{}`` when not given).
+
+    Raises:
+        click.BadParameter: the text is not JSON (exit 2).
+    """
+    if value is None:
+        return {}
+    try:
+        return json.loads(value)
+    except ValueError as exc:
+        raise click.BadParameter(f"not valid JSON: {exc}", param_hint="--args") from None
+
+
 def host_port(value: str, option: str = "--http") -> tuple[str, int]:
     """``HOST:PORT`` (``[::1]:8000`` for IPv6) -> (host, port).
 
