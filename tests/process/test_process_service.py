@@ -187,7 +187,7 @@ def test_cli_run(tmp_path: Path) -> None:
     hostile.write_text("def handler(a):\n    return open('/etc/shadow').read()\n")
     refused = runner.invoke(main, ["executor", "run", str(hostile)])
     assert refused.exit_code == 1
-    assert "runtime_error: FileNotFoundError" in refused.output
+    assert "error (runtime_error): FileNotFoundError" in refused.output
     bad = runner.invoke(main, ["executor", "run", str(tool), "--args", "{"])
     assert bad.exit_code == 2
     assert "not valid JSON" in bad.output

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
-import json
 import sys
 
 import click
 
-from toolfoundry.cli.options import emit, json_args, json_option, open_foundry, store_options
+from toolfoundry.cli.options import (
+    json_args,
+    json_option,
+    open_foundry,
+    print_result,
+    store_options,
+)
 
 
 @click.command()
@@ -35,18 +40,5 @@ def call(
     args = json_args(args_json)
     with open_foundry(db, config_path) as fd:
         result = fd.call(name, args, version=version)
-    if as_json:
-        emit(result.to_dict())
-    else:
-        for line in result.logs:
-            click.echo(line, err=True)
-        if result.error is None:
-            value = result.value
-            click.echo(
-                value if isinstance(value, str) else json.dumps(value, indent=2, ensure_ascii=False)
-            )
-        else:
-            click.echo(f"error ({result.error.kind.value}): {result.error.message}", err=True)
-            for p in result.error.problems:
-                click.echo(f"  {p.path}: {p.message}", err=True)
+    print_result(result, as_json, plain_text=True)
     sys.exit(0 if result.ok else 1)

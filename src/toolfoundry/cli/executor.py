@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from pathlib import Path
@@ -10,7 +9,7 @@ from typing import Any
 
 import click
 
-from toolfoundry.cli.options import host_port, json_args
+from toolfoundry.cli.options import host_port, json_args, print_result
 from toolfoundry.sandbox.process import EXECUTOR_TOKEN_ENV
 from toolfoundry.sandbox.process.executor import MIB, ProcessLimits
 
@@ -85,13 +84,5 @@ def run(
     )
     result = chosen.run(file.read_text(encoding="utf-8"), args, limits, tool=file.stem)
     chosen.close()
-    if as_json:
-        click.echo(json.dumps(result.to_dict(), ensure_ascii=False))
-    elif result.ok:
-        click.echo(json.dumps(result.value, ensure_ascii=False))
-    else:
-        assert result.error is not None
-        for line in result.logs:
-            click.echo(line, err=True)
-        click.echo(f"{result.error.kind.value}: {result.error.message}", err=True)
+    print_result(result, as_json)
     sys.exit(0 if result.ok else 1)

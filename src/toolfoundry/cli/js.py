@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Any
 
 import click
 
-from toolfoundry.cli.options import json_args
+from toolfoundry.cli.options import json_args, print_result
 from toolfoundry.sandbox.policy import MIB
 
 
@@ -90,15 +89,7 @@ def run(
         tool=file.stem,
     )
     result = run_js(code, args, policy)
-    if as_json:
-        click.echo(json.dumps(result.to_dict(), ensure_ascii=False, indent=2))
-    else:
-        for line in result.logs:
-            click.echo(line, err=True)
-        if result.error is None:
-            click.echo(json.dumps(result.value, ensure_ascii=False, indent=2))
-        else:
-            click.echo(f"error ({result.error.kind.value}): {result.error.message}", err=True)
+    print_result(result, as_json)
     sys.exit(0 if result.ok else 1)
 
 

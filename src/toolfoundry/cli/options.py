@@ -18,6 +18,7 @@ import click
 if TYPE_CHECKING:
     from toolfoundry.foundry import Foundry
     from toolfoundry.registry import RegistryError
+    from toolfoundry.spec import CallResult
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -53,6 +54,27 @@ def json_option(func: F) -> F:
 def emit(data: Any) -> None:
     """Print JSON to stdout."""
     click.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
+
+
+def print_result(result: CallResult, as_json: bool, *, plain_text: bool = False) -> None:
+    """Print a call's result: the whole CallResult with ``--json``; else the value on stdout
+    (a string as it is with ``plain_text``, anything else as JSON), logs and the error on stderr.
+    """
+    if as_json:
+        emit(result.to_dict())
+        return
+    for line in result.logs:
+        click.echo(line, err=True)
+    if result.error is None:
+        value = result.value
+        if plain_text and isinstance(value, str):
+            click.echo(value)
+        else:
+            click.echo(json.dumps(value, indent=2, ensure_ascii=False))
+        return
+    click.echo(f"error ({result.error.kind.value}): {result.error.message}", err=True)
+    for problem in result.error.problems:
+        click.echo(f"  {problem.path}: {problem.message}", err=True)
 
 
 def fail(exc: RegistryError, as_json: bool) -> None:
