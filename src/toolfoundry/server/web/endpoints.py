@@ -26,6 +26,8 @@ from toolfoundry.registry import RegistryError
 from toolfoundry.server.web.schemas import COMPONENTS
 
 MAX_BODY_BYTES = 1024 * 1024
+# The largest integer the stores hold (SQL BIGINT); a larger one names nothing stored.
+MAX_INTEGER = 2**63 - 1
 _PATH_PARAM = re.compile(r"\{(\w+)(?::(\w+))?\}")
 
 
@@ -114,6 +116,8 @@ def build_route(endpoint: Endpoint, foundry_factory: Callable[[], Foundry]) -> R
 
     async def serve(request: Request) -> Response:
         try:
+            if any(isinstance(v, int) and v > MAX_INTEGER for v in request.path_params.values()):
+                raise ApiError(404, "not_found", "no tool version has a number that large")
             query = _query(endpoint, request)
             body = await _body(request, validator) if validator is not None else None
             call = ApiRequest(foundry_factory(), dict(request.path_params), query, body)
@@ -130,6 +134,8 @@ def _run(handler: Handler, call: ApiRequest) -> tuple[int, Any]:
         return handler(call)
     except RegistryError as exc:
         raise registry_error(exc) from None
+    except OverflowError:  # an integer in the body beyond what the store can hold
+        raise ApiError(422, "invalid_request", "a number in the request is out of range") from None
 
 
 def _query(endpoint: Endpoint, request: Request) -> dict[str, Any]:
@@ -146,6 +152,8 @@ def _query(endpoint: Endpoint, request: Request) -> dict[str, Any]:
         if kind == "integer":
             try:
                 out[param.name] = int(raw)
+                if abs(out[param.name]) > MAX_INTEGER:
+                    raise ValueError(raw)
             except ValueError:
                 raise ApiError(
                     400, "invalid_request", f"query parameter {param.name!r} must be an integer"
@@ -176,12 +184,16 @@ async def _body(request: Request, validator: Draft202012Validator) -> Any:
         raw = b"{}"
     try:
         body = json.loads(raw)
+        problems = [
+            {"path": _json_path(e.absolute_path), "message": e.message}
+            for e in sorted(
+                validator.iter_errors(body), key=lambda e: list(map(str, e.absolute_path))
+            )
+        ]
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise ApiError(400, "invalid_json", f"the request body is not valid JSON: {exc}") from None
-    problems = [
-        {"path": _json_path(e.absolute_path), "message": e.message}
-        for e in sorted(validator.iter_errors(body), key=lambda e: list(map(str, e.absolute_path)))
-    ]
+    except RecursionError:
+        raise ApiError(400, "invalid_json", "the request body nests too deeply") from None
     if problems:
         raise ApiError(
             422, "invalid_request", f"{len(problems)} problem(s) with the request body", problems
