@@ -5,16 +5,14 @@ from __future__ import annotations
 import getpass
 import json
 import sys
-from typing import Any
 
 import click
 from rich.console import Console
 from rich.table import Table
 
 from toolfoundry.cli.options import emit, fail, json_option, open_foundry, store_options
-from toolfoundry.forge import code_diff, explain_capabilities
-from toolfoundry.foundry import Foundry
-from toolfoundry.registry import RegistryError, ToolVersion
+from toolfoundry.registry import RegistryError
+from toolfoundry.review import pending_reviews, version_review
 
 
 def _target(spec: str) -> tuple[str, int | None]:
@@ -33,29 +31,6 @@ def _default_user() -> str:
         return "cli"
 
 
-def review(fd: Foundry, v: ToolVersion) -> dict[str, Any]:
-    """What a reviewer is shown: code, diff against the current version, capabilities,
-    static findings, test results and why the policy asked."""
-    previous: ToolVersion | None = None
-    try:
-        current = fd.show(v.name)
-        previous = current if current.version != v.version else None
-    except RegistryError:
-        previous = None
-    policy = v.extra.get("policy") or {}
-    return {
-        **v.summary(),
-        "description": v.description,
-        "reasons": policy.get("reasons", []),
-        "capability_details": explain_capabilities(v.capabilities, v.language),
-        "code": v.code,
-        "diff": code_diff(previous.code if previous else None, v.code),
-        "diff_against": previous.version if previous else None,
-        "findings": v.findings,
-        "test_results": v.test_results,
-    }
-
-
 @click.group()
 def approvals() -> None:
     """Review versions waiting for a human decision."""
@@ -67,7 +42,7 @@ def approvals() -> None:
 def list_pending(db: str | None, config_path: str | None, as_json: bool) -> None:
     """Versions awaiting approval, with what each asks for."""
     with open_foundry(db, config_path) as fd:
-        packets = [review(fd, v) for v in fd.pending()]
+        packets = pending_reviews(fd)
     if as_json:
         emit(packets)
         return
@@ -103,7 +78,7 @@ def show(target: str, db: str | None, config_path: str | None, as_json: bool) ->
         except RegistryError as exc:
             fail(exc, as_json)
             return
-        packet = review(fd, v)
+        packet = version_review(fd, v.name, v.version)
     if as_json:
         emit(packet)
         return

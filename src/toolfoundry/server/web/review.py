@@ -1,7 +1,7 @@
 """What the page and the API show about tools: listings with usage, and a version's review.
 
 Plain functions of a :class:`Foundry` returning JSON-ready dicts, so the page renders exactly
-what the API returns.
+what the API returns. A version's review is :mod:`toolfoundry.review`'s, shared with the CLI.
 """
 
 from __future__ import annotations
@@ -11,12 +11,14 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.engine import Connection
 
-from toolfoundry.forge import code_diff, explain_capabilities
 from toolfoundry.foundry import Foundry
-from toolfoundry.registry import RegistryError, ToolVersion, UsageStats
+from toolfoundry.registry import UsageStats
 from toolfoundry.registry import usage as usage_counters
 from toolfoundry.registry.audit import as_utc
 from toolfoundry.registry.schema import usage as usage_table
+from toolfoundry.review import pending_reviews, version_review
+
+__all__ = ["last_error", "pending_reviews", "tool_detail", "tool_rows", "version_review"]
 
 
 def tool_rows(fd: Foundry, *, active_only: bool = False) -> list[dict[str, Any]]:
@@ -77,48 +79,3 @@ def tool_detail(fd: Foundry, name: str) -> dict[str, Any]:
     """The current version in full, with usage (what ``tools show --json`` prints)."""
     v = fd.show(name)
     return {**v.to_dict(), "usage": fd.usage(name).to_dict(), "last_error": last_error(fd, name)}
-
-
-def _current(fd: Foundry, name: str) -> ToolVersion | None:
-    try:
-        return fd.show(name)
-    except RegistryError:
-        return None
-
-
-def version_review(fd: Foundry, name: str, version: int) -> dict[str, Any]:
-    """One version in full, plus what a reviewer needs: the diff against the current
-    version (for the current version itself: against the version it was made from; for a
-    first version: against nothing), what each capability means, and why the policy asked
-    for a human.
-
-    Raises:
-        RegistryError: ``not_found``.
-    """
-    v = fd.show(name, version)
-    current = _current(fd, name)
-    against, base = None, "none"
-    if current is not None and current.version != v.version:
-        against, base = current, "current"
-    elif v.parent_version is not None:
-        # The current version itself: show what it changed from the version it was made from.
-        against, base = fd.show(name, v.parent_version), "parent"
-    policy = v.extra.get("policy") or {}
-    return {
-        **v.to_dict(),
-        "reasons": list(policy.get("reasons", [])),
-        "capability_details": explain_capabilities(v.capabilities, v.language),
-        "current_version": current.version if current else None,
-        "diff_against": against.version if against else None,
-        "diff_base": base,
-        "diff": code_diff(
-            against.code if against else None,
-            v.code,
-            "handler.py" if v.language == "python" else "handler.js",
-        ),
-    }
-
-
-def pending_reviews(fd: Foundry) -> list[dict[str, Any]]:
-    """Every version awaiting a human, oldest first, as :func:`version_review` shows it."""
-    return [version_review(fd, v.name, v.version) for v in fd.pending()]
