@@ -124,6 +124,10 @@ def test_unknown_names_and_bad_queries_are_structured_errors(api: Api) -> None:
     assert "nope" in error["message"]
     assert api.get("/api/tools/nope/versions", 404)["error"]["kind"] == "not_found"
     assert api.get("/api/tools/shout/versions/9", 404)["error"]["kind"] == "not_found"
+    huge = "/api/tools/shout/versions/99999999999999999999"  # beyond BIGINT: was a 500
+    assert api.get(huge, 404)["error"]["kind"] == "not_found"
+    big_query = {"from": 1, "to": 10**20}
+    assert api.get("/api/tools/shout/diff", 400, **big_query)["error"]["kind"] == "invalid_request"
     missing = api.get("/api/tools/shout/diff", 400, **{"from": 1})["error"]
     assert missing["kind"] == "invalid_request"
     assert "'to'" in missing["message"]
@@ -265,6 +269,12 @@ def test_bodies_that_are_not_json(api: Api, fd: Foundry) -> None:
         headers={"content-type": "application/json"},
     )
     assert r.status_code == 413
+    deep = b'{"a":' * 5000 + b"1" + b"}" * 5000  # too deep for the JSON parser: was a 500
+    r = api.client.post("/api/tools", content=deep, headers={"content-type": "application/json"})
+    assert r.status_code == 400
+    assert r.json()["error"]["kind"] == "invalid_json"
+    out_of_range = api.post("/api/tools/shout/rollback", {"version": 10**20}, 422)  # was a 500
+    assert out_of_range["error"]["kind"] == "invalid_request"
     assert snapshot(fd) == before
 
 
