@@ -77,7 +77,6 @@ def show(target: str, db: str | None, config_path: str | None, as_json: bool) ->
                 v = fd.show(name, version)
         except RegistryError as exc:
             fail(exc, as_json)
-            return
         packet = version_review(fd, v.name, v.version)
     if as_json:
         emit(packet)

@@ -11,7 +11,7 @@ import json
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import click
 
@@ -77,7 +77,7 @@ def print_result(result: CallResult, as_json: bool, *, plain_text: bool = False)
         click.echo(f"  {problem.path}: {problem.message}", err=True)
 
 
-def fail(exc: RegistryError, as_json: bool) -> None:
+def fail(exc: RegistryError, as_json: bool) -> NoReturn:
     """Report a registry refusal (as JSON with ``--json``) and exit 1."""
     if as_json:
         emit({"error": {"kind": exc.kind, "message": exc.message}})

@@ -77,7 +77,6 @@ def show(
             v = fd.show(name, version)
         except RegistryError as exc:
             fail(exc, as_json)
-            return
         stats = fd.usage(name)
     if as_json:
         emit({**v.to_dict(), "usage": stats.to_dict()})
@@ -105,7 +104,6 @@ def history(name: str, db: str | None, config_path: str | None, as_json: bool) -
             rows = fd.history(name)
         except RegistryError as exc:
             fail(exc, as_json)
-            return
     if as_json:
         emit([v.summary() for v in rows])
     else:
@@ -125,7 +123,6 @@ def diff(name: str, a: int, b: int, db: str | None, config_path: str | None, as_
             text = fd.diff(name, a, b)
         except RegistryError as exc:
             fail(exc, as_json)
-            return
     if as_json:
         emit({"name": name, "from": a, "to": b, "diff": text})
     else:
@@ -140,7 +137,6 @@ def _lifecycle(
             v = getattr(fd, action)(name, **kw)
         except RegistryError as exc:
             fail(exc, as_json)
-            return
     if as_json:
         emit(v.summary())
     else:
@@ -216,7 +212,6 @@ def usage(name: str, db: str | None, config_path: str | None, as_json: bool) -> 
             fd.history(name)  # an unknown name is an error, not a tool without calls
         except RegistryError as exc:
             fail(exc, as_json)
-            return
         stats = fd.usage(name)
     if as_json:
         emit(stats.to_dict())
