@@ -120,6 +120,8 @@ class Foundry:
 
         Raises:
             toolfoundry.config.ConfigError: the configuration cannot be used.
+            toolfoundry.registry.engine.SchemaMismatch: the database was written by a newer
+                toolfoundry (a schema revision this one does not know).
         """
         if not isinstance(config, Config):
             config = load_config(config)

@@ -4,6 +4,7 @@ The table below names every such command; the first test fails when a new comman
 ``--db`` without being listed here, so the rest cover the whole CLI.
 """
 
+import sqlite3
 from pathlib import Path
 
 import click
@@ -104,6 +105,17 @@ def test_unusable_db_url_is_a_one_line_failure(
     result = invoke(words, "--db", url)
     assert_one_line_error(result, 1, "Error: cannot open the registry: ")
     assert says in result.output
+
+
+@pytest.mark.parametrize("words", sorted(STORE_COMMANDS))
+def test_a_store_from_a_newer_version_is_a_one_line_failure(workdir: Path, words: str) -> None:
+    future = workdir / "future.db"
+    with sqlite3.connect(future) as conn:
+        conn.execute("CREATE TABLE tf_alembic_version (version_num VARCHAR(32) NOT NULL)")
+        conn.execute("INSERT INTO tf_alembic_version VALUES ('9999')")
+    result = invoke(words, "--db", f"sqlite:///{future}")
+    assert_one_line_error(result, 1, "Error: cannot open the registry: ")
+    assert "schema revision '9999'" in result.output
 
 
 @pytest.mark.parametrize(

@@ -18,7 +18,7 @@ from toolfoundry.registry import (
     VersionStatus,
     code_sha256,
 )
-from toolfoundry.registry.engine import SCHEMA_HEAD
+from toolfoundry.registry.engine import SCHEMA_HEAD, SchemaMismatch
 from toolfoundry.spec import Capabilities
 
 ACTIVE, PENDING = VersionStatus.ACTIVE, VersionStatus.PENDING_APPROVAL
@@ -254,6 +254,15 @@ def test_schema_head_matches_the_migration_scripts():
     package = Path(__import__("toolfoundry.registry", fromlist=["x"]).__file__).parent
     config.set_main_option("script_location", str(package / "migrations"))
     assert ScriptDirectory.from_config(config).get_current_head() == SCHEMA_HEAD
+
+
+def test_a_database_from_a_newer_toolfoundry_is_refused_by_name(db_url):
+    reg = Registry.open(db_url)
+    with reg.engine.begin() as conn:
+        conn.execute(text("UPDATE tf_alembic_version SET version_num = '9999'"))
+    reg.close()
+    with pytest.raises(SchemaMismatch, match=r"revision '9999'.*newer version"):
+        Registry.open(db_url)
 
 
 def test_sqlite_runs_in_wal_mode(tmp_path):

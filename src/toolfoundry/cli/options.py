@@ -133,6 +133,7 @@ def open_foundry(db: str | None, config_path: str | None) -> Iterator[Foundry]:
 
     from toolfoundry.config import ConfigError
     from toolfoundry.foundry import Foundry
+    from toolfoundry.registry.engine import SchemaMismatch
 
     try:
         foundry = Foundry.open(db, config=config_path)
@@ -140,7 +141,7 @@ def open_foundry(db: str | None, config_path: str | None) -> Iterator[Foundry]:
         raise click.UsageError(str(exc)) from None
     # ImportError: a known dialect whose driver is not installed; OSError: a SQLite
     # directory that cannot be made.
-    except (SQLAlchemyError, ImportError, OSError) as exc:
+    except (SQLAlchemyError, SchemaMismatch, ImportError, OSError) as exc:
         raise click.ClickException(f"cannot open the registry: {registry_problem(exc)}") from None
     try:
         yield foundry

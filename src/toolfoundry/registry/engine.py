@@ -21,6 +21,10 @@ BUSY_TIMEOUT_MS = 30_000
 _MIGRATION_LOCK = 0x7466_7265  # an arbitrary advisory-lock key for PostgreSQL ("tfre")
 
 
+class SchemaMismatch(RuntimeError):
+    """The database is at a schema revision this toolfoundry does not know (a newer one's)."""
+
+
 def default_url(base: Path | None = None) -> str:
     """The default SQLite database under ``./.toolfoundry/`` (created when missing)."""
     directory = (base or Path.cwd()) / DEFAULT_DIR
@@ -88,12 +92,14 @@ def schema_revision(conn: Connection) -> str | None:
 def migrate(engine: Engine) -> None:
     """Bring the database to the newest schema; safe when many processes open it at once."""
     with engine.connect() as probe:
-        if schema_revision(probe) == SCHEMA_HEAD:
+        found = schema_revision(probe)
+        if found == SCHEMA_HEAD:
             return
     # Alembic loads only when there is something to migrate; opening a current database
     # stays cheap for the CLI and short-lived processes.
     from alembic import command
     from alembic.config import Config
+    from alembic.util.exc import CommandError
 
     config = Config()
     config.set_main_option("script_location", str(Path(__file__).parent / "migrations"))
@@ -101,4 +107,11 @@ def migrate(engine: Engine) -> None:
         if engine.dialect.name == "postgresql":
             conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _MIGRATION_LOCK})
         config.attributes["connection"] = conn
-        command.upgrade(config, "head")
+        try:
+            command.upgrade(config, "head")
+        except CommandError as exc:
+            raise SchemaMismatch(
+                f"the database is at schema revision {found!r}, which this toolfoundry does not "
+                f"know (it expects {SCHEMA_HEAD!r} or older; was it written by a newer "
+                f"version?): {exc}"
+            ) from exc
