@@ -16,11 +16,11 @@ NEEDS_GUEST = ("test_fuzz_forge", "test_fuzz_sandbox", "test_fuzz_server")
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
-        if "tests/fuzz" not in str(item.fspath):
+        if "tests/fuzz" not in str(item.path):
             continue
         item.add_marker(pytest.mark.slow)
         item.add_marker(pytest.mark.fuzz)
-        if not GUEST_WASM.exists() and item.fspath.purebasename in NEEDS_GUEST:
+        if not GUEST_WASM.exists() and item.path.stem in NEEDS_GUEST:
             item.add_marker(pytest.mark.skip(reason="guest not built: run `make setup`"))
 
 

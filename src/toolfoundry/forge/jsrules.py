@@ -35,6 +35,7 @@ SAFE_CONSTRUCTOR_USES = frozenset(
 )
 LONG_LITERAL_CHARS = 10_000
 _BRACED_ESCAPE = re.compile(r"\\u\{([0-9a-fA-F]{1,6})\}")
+_IDENTIFIER_ESCAPE = re.compile(r"\\u\{([0-9a-fA-F]{1,6})\}|\\u([0-9a-fA-F]{4})")
 
 
 def literal_value(node: Node | None) -> str | None:
@@ -73,6 +74,19 @@ def text(node: Node | None) -> str:
     return "" if node is None else (node.text or b"").decode("utf-8", "replace")
 
 
+def name_of(node: Node | None) -> str:
+    """An identifier's name: JavaScript reads ``\\u0065val`` and ``\\u{65}val`` as ``eval``."""
+    raw = text(node)
+    if "\\" not in raw:
+        return raw
+
+    def decode(match: re.Match[str]) -> str:
+        value = int(match.group(1) or match.group(2), 16)
+        return chr(value) if value <= 0x10FFFF else match.group(0)
+
+    return _IDENTIFIER_ESCAPE.sub(decode, raw)
+
+
 class RuleWalker:
     """Applies every rule to one tree; findings accumulate in :attr:`findings`."""
 
@@ -107,7 +121,7 @@ class RuleWalker:
     def visit(self, node: Node, kind: str) -> None:
         """Apply the rules that concern this node's type (``kind`` is ``node.type``)."""
         if kind in ("identifier", "shorthand_property_identifier"):
-            self._name(node, text(node))
+            self._name(node, name_of(node))
         elif kind in ("member_expression", "subscript_expression"):
             self._member(node)
         elif kind in ("pair_pattern", "shorthand_property_identifier_pattern"):
@@ -211,10 +225,10 @@ class RuleWalker:
             return
         target = unwrap(obj)
         if node.type == "member_expression":
-            prop: str | None = text(node.child_by_field_name("property"))
+            prop: str | None = name_of(node.child_by_field_name("property"))
         else:
             prop = literal_value(node.child_by_field_name("index"))
-        on_global = target.type == "identifier" and text(target) in GLOBAL_OBJECTS
+        on_global = target.type == "identifier" and name_of(target) in GLOBAL_OBJECTS
         if prop is None:
             if on_global or target.type == "this":
                 self.report(
@@ -328,7 +342,7 @@ class RuleWalker:
                     "looking up `constructor` by name (Reflect.get, getOwnPropertyDescriptor) "
                     "can get the Function constructor; write an ordinary function",
                 )
-            if unwrap(arg).type == "identifier" and text(unwrap(arg)) in GLOBAL_OBJECTS:
+            if unwrap(arg).type == "identifier" and name_of(unwrap(arg)) in GLOBAL_OBJECTS:
                 self.report(
                     "global_reflection",
                     arg,
