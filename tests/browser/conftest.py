@@ -6,16 +6,13 @@ directory as an artifact)."""
 
 from __future__ import annotations
 
-import os
-import socket
-import subprocess
-import sys
-import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pytest
+from tests.server.test_server_mcp_support import serve_http as serve_subprocess
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -44,55 +41,21 @@ def artifacts(request: pytest.FixtureRequest) -> Path:
     return ARTIFACTS / request.node.name
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
+@dataclass(frozen=True)
 class Served:
     """A running ``toolfoundry serve --http`` on loopback."""
 
-    def __init__(self, url: str, cwd: Path, *extra: str) -> None:
-        self.port = _free_port()
-        self.base = f"http://127.0.0.1:{self.port}"
-        self.log = cwd / "serve.log"
-        env = {
-            k: v for k, v in os.environ.items() if k not in ("TOOLFOUNDRY_DB", "TOOLFOUNDRY_TOKEN")
-        }
-        command = [sys.executable, "-m", "toolfoundry", "serve", "--db", url, "--poll", "0.2"]
-        with self.log.open("w") as stderr:
-            self.proc = subprocess.Popen(
-                [*command, "--http", f"127.0.0.1:{self.port}", *extra],
-                cwd=cwd,
-                env=env,
-                stderr=stderr,
-            )
-        deadline = time.monotonic() + 60
-        while True:
-            if self.proc.poll() is not None:
-                raise AssertionError(f"serve exited {self.proc.returncode}: {self.log.read_text()}")
-            try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=0.2).close()
-                return
-            except OSError:
-                assert time.monotonic() < deadline, "serve --http did not listen in time"
-                time.sleep(0.1)
-
-    def stop(self) -> None:
-        self.proc.terminate()
-        self.proc.wait(timeout=10)
+    base: str
 
 
 @pytest.fixture
-def serve_http() -> Iterator[Any]:
-    """Start ``toolfoundry serve --http`` for a database URL in a directory (its config)."""
-    started: list[Served] = []
+def serve_http() -> Iterator[Callable[..., Served]]:
+    """Start ``toolfoundry serve --http`` for a database URL in a directory (its config); every
+    server started is stopped after the test."""
+    with ExitStack() as stack:
 
-    def start(url: str, cwd: Path, *extra: str) -> Served:
-        started.append(Served(url, cwd, *extra))
-        return started[-1]
+        def start(url: str, cwd: Path, *extra: str) -> Served:
+            port = stack.enter_context(serve_subprocess(url, cwd, "127.0.0.1", *extra))
+            return Served(f"http://127.0.0.1:{port}")
 
-    yield start
-    for served in started:
-        served.stop()
+        yield start
