@@ -10,19 +10,17 @@ from __future__ import annotations
 import copy
 import itertools
 import json
-import threading
-import time
 from collections import deque
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
+from tests.server.test_server_web_support import serve
 
 from toolfoundry.agent import provider_for
 from toolfoundry.agent.providers import Provider
@@ -162,18 +160,9 @@ def _vendor_server() -> Iterator[VendorServer]:
     vendor = VendorServer()
     paths = ("/v1/chat/completions", "/v1/responses", "/v1/messages")
     app = Starlette(routes=[Route(p, vendor.handle, methods=["POST"]) for p in paths])
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started:
-        if time.monotonic() > deadline:
-            raise RuntimeError("the fake vendor server did not start")
-        time.sleep(0.02)
-    vendor.port = server.servers[0].sockets[0].getsockname()[1]
-    yield vendor
-    server.should_exit = True
-    thread.join(timeout=10)
+    with serve(app) as base:
+        vendor.port = int(base.rpartition(":")[2])
+        yield vendor
 
 
 @pytest.fixture

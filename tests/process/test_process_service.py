@@ -3,21 +3,19 @@ real loopback HTTP, plus the one-off ``toolfoundry executor run``."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import socket
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
-import uvicorn
 from click.testing import CliRunner
+from tests.server.test_server_web_support import serve
 
 from toolfoundry import Foundry
 from toolfoundry.cli import main
@@ -35,20 +33,8 @@ TOKEN = "t0ken-for-tests"
 @pytest.fixture(scope="module")
 def service() -> Iterator[str]:
     """A real executor service on a loopback port, backed by a warm pool."""
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    with WarmPool(2) as pool:
-        app = executor_app(pool, TOKEN, ProcessLimits(timeout_s=1.0))
-        server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
-        thread = threading.Thread(target=lambda: asyncio.run(server.serve(sockets=[sock])))
-        thread.start()
-        while not server.started:
-            time.sleep(0.02)
-        yield f"http://127.0.0.1:{port}"
-        server.should_exit = True
-        thread.join(10)
-    sock.close()
+    with WarmPool(2) as pool, serve(executor_app(pool, TOKEN, ProcessLimits(timeout_s=1.0))) as url:
+        yield url
 
 
 def test_remote_call(service: str) -> None:

@@ -5,7 +5,6 @@ uvicorn server on loopback, and checking responses against the OpenAPI document.
 from __future__ import annotations
 
 import re
-import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -96,17 +95,10 @@ def csrf_of(html: str) -> str:
     return match.group(1)
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @contextmanager
 def serve(app: ASGIApp, host: str = "127.0.0.1") -> Iterator[str]:
-    """``app`` under a real uvicorn server in a thread; yields its base URL."""
-    port = free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning"))
+    """``app`` under a real uvicorn server in a thread, on a free port; yields its base URL."""
+    server = uvicorn.Server(uvicorn.Config(app, host=host, port=0, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 20
@@ -114,6 +106,7 @@ def serve(app: ASGIApp, host: str = "127.0.0.1") -> Iterator[str]:
         assert thread.is_alive(), "uvicorn stopped"
         assert time.monotonic() < deadline, "uvicorn did not start"
         time.sleep(0.02)
+    port = server.servers[0].sockets[0].getsockname()[1]
     try:
         yield f"http://{host}:{port}"
     finally:
