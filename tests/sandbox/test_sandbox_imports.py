@@ -114,9 +114,37 @@ def test_host_validates_raw_requests() -> None:
     assert host.answer("log", b"no-such-level\nx") == b"1"
     assert host.logs == []
     assert host.answer("import", b"node:fs").startswith(b"!")
-    # bytecode is only kept for a library whose source this call was just served
+    # a call that runs tool code never feeds the bytecode cache, even right after the
+    # library's source was served to it (the tool could forge the bytecode it hands back)
+    assert host.answer("import", b"decimal.js").startswith(b"S")
     host.answer("bytecode", b"decimal.js\0forged")
     assert host.libraries.bytecode("decimal.js") is None
+
+
+@needs_libs
+def test_library_bytecode_is_cached_from_a_trusted_compile_only() -> None:
+    from toolfoundry.sandbox.js.modules import default_catalog
+
+    catalog = default_catalog()
+    spec = "diff"
+    code = "import * as Diff from 'diff'; export default Diff.diffChars('ab', 'ac').length"
+    result = run_js(code)
+    assert result.ok, result.error
+    cached = catalog.bytecode(spec)
+    assert cached is not None  # compiled by the host's own call after the tool's call
+    # A hostile tool cannot replace it: a forged offer after a fresh source is ignored.
+    host = CallHost(
+        fetch=None,
+        storage=StorageHook(None, "t", StorageQuota()),
+        libraries=catalog,
+        log_lines=10,
+        log_bytes=100,
+        deadline=1e18,
+    )
+    host.answer("import", spec.encode())  # cached now: served as bytecode, not source
+    host.answer("bytecode", spec.encode() + b"\0forged")
+    assert catalog.bytecode(spec) == cached
+    assert run_js(code).value == result.value
 
 
 @needs_libs

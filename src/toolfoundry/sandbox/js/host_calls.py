@@ -31,8 +31,13 @@ class CallHost:
         log_lines: int,
         log_bytes: int,
         deadline: float,
+        trusted: bool = False,
     ) -> None:
         self.fetch = fetch
+        # Only a call the host runs itself, with no tool code in it, may hand back library
+        # bytecode for the process-wide cache: bytecode offered by a call that runs a tool
+        # could have been forged by that tool and would then run inside every later tool.
+        self.trusted = trusted
         self.storage = storage
         self.libraries = libraries
         self.log_lines = log_lines
@@ -79,12 +84,16 @@ class CallHost:
         self._sources_served.add(specifier)
         return b"S" + source.encode("utf-8")
 
+    @property
+    def sources_served(self) -> frozenset[str]:
+        """Libraries this call compiled from source (no trusted bytecode was cached yet)."""
+        return frozenset(self._sources_served)
+
     def _bytecode(self, payload: bytes) -> None:
-        # Only the compilation of a source this call was just given is kept.
+        # Kept only from a trusted call, and only for a source it was just given.
         name, sep, code = payload.partition(b"\0")
         specifier = name.decode("utf-8", "replace")
-        if sep and specifier in self._sources_served:
-            self._sources_served.discard(specifier)
+        if self.trusted and sep and specifier in self._sources_served:
             self.libraries.keep_bytecode(specifier, code)
 
     def _dispatch(self, op: str, data: Any) -> Any:
