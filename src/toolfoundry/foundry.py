@@ -46,6 +46,7 @@ from toolfoundry.registry.invocation import (
 from toolfoundry.sandbox.host.protocols import FetchProvider
 from toolfoundry.sandbox.process.executor import Executor, ProcessLimits
 from toolfoundry.spec import CallResult, ErrorKind, StepResult, StepStatus, ToolSpec
+from toolfoundry.spec.result import elapsed_ms
 
 
 @dataclass(frozen=True)
@@ -190,11 +191,15 @@ class Foundry:
             row_id, number, status = self.registry.resolve(name, version)
         except RegistryError as exc:
             return _with_step(
-                CallResult.failure(ErrorKind.NOT_FOUND, exc.message, duration_ms=_ms(started))
+                CallResult.failure(
+                    ErrorKind.NOT_FOUND, exc.message, duration_ms=elapsed_ms(started)
+                )
             )
         if status is not VersionStatus.ACTIVE:
             message = f"{name!r} version {number} is {status.value}; only active versions run"
-            refused = CallResult.failure(ErrorKind.NOT_ACTIVE, message, duration_ms=_ms(started))
+            refused = CallResult.failure(
+                ErrorKind.NOT_ACTIVE, message, duration_ms=elapsed_ms(started)
+            )
             self.registry.record_call(
                 name, number, duration_ms=refused.duration_ms, error_kind=ErrorKind.NOT_ACTIVE.value
             )
@@ -206,7 +211,7 @@ class Foundry:
                 ErrorKind.INVALID_ARGUMENTS,
                 f"{len(problems)} problem(s) with the arguments of {name!r}",
                 problems=problems,
-                duration_ms=_ms(started),
+                duration_ms=elapsed_ms(started),
             )
         elif tool.language == "python":
             result = self._call_python(tool, args, policy.fetch, started)
@@ -226,7 +231,7 @@ class Foundry:
             return CallResult.failure(
                 ErrorKind.CAPABILITY_DENIED,
                 "the Python tier is not available here (no bubblewrap, no executor service)",
-                duration_ms=_ms(started),
+                duration_ms=elapsed_ms(started),
             )
         limits = self._process_limits()
         return executor.run(tool.code, dict(args), limits, tool=tool.name, fetch=fetch)
@@ -340,10 +345,6 @@ class Foundry:
     def audit(self, name: str | None = None, *, limit: int | None = None) -> list[AuditEntry]:
         """The audit log (one tool's, or all), oldest first."""
         return self.registry.audit(name, limit=limit)
-
-
-def _ms(started: float) -> float:
-    return (time.perf_counter() - started) * 1000
 
 
 def _with_step(result: CallResult) -> CallResult:

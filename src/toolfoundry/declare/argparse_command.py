@@ -24,6 +24,7 @@ from toolfoundry.spec import (
     Problem,
     ToolSpec,
 )
+from toolfoundry.spec.result import elapsed_ms
 
 Handler = Callable[[argparse.Namespace], Any]
 
@@ -146,7 +147,7 @@ class ArgparseCommand:
                         value.close()
                     message = f"{self._spec.name} has an async handler: use acall in an event loop"
                     return CallResult.failure(
-                        ErrorKind.RUNTIME_ERROR, message, duration_ms=_ms(started)
+                        ErrorKind.RUNTIME_ERROR, message, duration_ms=elapsed_ms(started)
                     )
                 value = asyncio.run(_awaited(value))
         except BaseException as exc:
@@ -184,31 +185,35 @@ class ArgparseCommand:
                 ErrorKind.INVALID_ARGUMENTS,
                 message,
                 problems=exc.problems,
-                duration_ms=_ms(started),
+                duration_ms=elapsed_ms(started),
             )
         if self.handler is None:
             message = (
                 f"{self._spec.name} has no handler: pass handler= to from_argparse or "
                 "set_defaults(func=...) on its parser"
             )
-            return CallResult.failure(ErrorKind.RUNTIME_ERROR, message, duration_ms=_ms(started))
+            return CallResult.failure(
+                ErrorKind.RUNTIME_ERROR, message, duration_ms=elapsed_ms(started)
+            )
         return self.handler, namespace
 
     def _failed(self, exc: BaseException, started: float) -> CallResult:
         if isinstance(exc, SystemExit) and exc.code in (0, None):
-            return CallResult.success(None, duration_ms=_ms(started))
+            return CallResult.success(None, duration_ms=elapsed_ms(started))
         if isinstance(exc, KeyboardInterrupt):
             raise exc
         message = f"{self._spec.name} failed: {type(exc).__name__}: {exc}"
-        return CallResult.failure(ErrorKind.RUNTIME_ERROR, message, duration_ms=_ms(started))
+        return CallResult.failure(ErrorKind.RUNTIME_ERROR, message, duration_ms=elapsed_ms(started))
 
     def _finish(self, value: Any, started: float) -> CallResult:
         try:
             json.dumps(value, allow_nan=False)
         except (TypeError, ValueError) as exc:
             message = f"{self._spec.name} returned a value that is not JSON: {exc}"
-            return CallResult.failure(ErrorKind.RUNTIME_ERROR, message, duration_ms=_ms(started))
-        return CallResult.success(value, duration_ms=_ms(started))
+            return CallResult.failure(
+                ErrorKind.RUNTIME_ERROR, message, duration_ms=elapsed_ms(started)
+            )
+        return CallResult.success(value, duration_ms=elapsed_ms(started))
 
     def _parser_at(self, depth: int) -> argparse.ArgumentParser:
         parser = self.parser
@@ -258,10 +263,6 @@ def _loop_running() -> bool:
 
 async def _awaited(value: Any) -> Any:
     return await value
-
-
-def _ms(started: float) -> float:
-    return (time.perf_counter() - started) * 1000.0
 
 
 def _path(name: str | None) -> str:

@@ -39,6 +39,7 @@ from toolfoundry.spec import (
     ToolSpec,
     validate_name,
 )
+from toolfoundry.spec.result import elapsed_ms
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -136,7 +137,7 @@ class FunctionTool(Generic[P, R]):
                 ErrorKind.RUNTIME_ERROR,
                 f"{self._spec.name} is async and call() was used inside a running event loop; "
                 "use `await tool.acall(arguments)` there",
-                duration_ms=_since(start),
+                duration_ms=elapsed_ms(start),
             )
         kwargs = self.arguments.validate(arguments)
         if isinstance(kwargs, list):
@@ -170,10 +171,6 @@ def _docstring(fn: Callable[..., Any]) -> str | None:
     return type(fn).__doc__ or getattr(type(fn).__call__, "__doc__", None)
 
 
-def _since(start: float) -> float:
-    return (time.perf_counter() - start) * 1000.0
-
-
 def _invalid(problems: list[Any], start: float) -> CallResult:
     count = len(problems)
     summary = "; ".join(f"{p.path}: {p.message}" for p in problems)
@@ -181,13 +178,13 @@ def _invalid(problems: list[Any], start: float) -> CallResult:
         ErrorKind.INVALID_ARGUMENTS,
         f"{count} problem{'s' if count != 1 else ''} with the arguments: {summary}",
         problems=problems,
-        duration_ms=_since(start),
+        duration_ms=elapsed_ms(start),
     )
 
 
 def _raised(exc: Exception, start: float) -> CallResult:
     return CallResult.failure(
-        ErrorKind.RUNTIME_ERROR, f"{type(exc).__name__}: {exc}", duration_ms=_since(start)
+        ErrorKind.RUNTIME_ERROR, f"{type(exc).__name__}: {exc}", duration_ms=elapsed_ms(start)
     )
 
 
@@ -199,9 +196,9 @@ def _returned(value: Any, start: float) -> CallResult:
         return CallResult.failure(
             ErrorKind.RUNTIME_ERROR,
             f"the tool returned a {type(value).__name__} that cannot be made JSON: {exc}",
-            duration_ms=_since(start),
+            duration_ms=elapsed_ms(start),
         )
-    return CallResult.success(ready, duration_ms=_since(start))
+    return CallResult.success(ready, duration_ms=elapsed_ms(start))
 
 
 def from_function(

@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
+
+
+def elapsed_ms(started: float) -> float:
+    """Milliseconds since ``started``, a ``time.perf_counter()`` reading (for ``duration_ms``)."""
+    return (time.perf_counter() - started) * 1000.0
 
 
 class ErrorKind(StrEnum):

@@ -33,6 +33,7 @@ from toolfoundry.spec import (
     ToolSpec,
     validate_name,
 )
+from toolfoundry.spec.result import elapsed_ms
 from toolfoundry.workflow.result import WorkflowResult, overall
 from toolfoundry.workflow.step import Cap, Check, Step, WorkflowDeclarationError
 
@@ -241,7 +242,9 @@ class Workflow(Generic[S]):
             message = f"{type(exc).__name__}: {exc}" + (f" ({notes})" if notes else "")
             return _failure(ErrorKind.RUNTIME_ERROR, message, begin)
         step = result.to_step_result().to_dict()
-        return CallResult(ok=True, value=value, duration_ms=_since(begin), details={"step": step})
+        return CallResult(
+            ok=True, value=value, duration_ms=elapsed_ms(begin), details={"step": step}
+        )
 
     async def acall(self, arguments: Mapping[str, Any]) -> CallResult:
         """Like :meth:`call`, in a worker thread (steps are plain blocking functions)."""
@@ -332,10 +335,6 @@ def _exception_kinds(kinds: object, field: str) -> tuple[type[Exception], ...]:
 
 
 def _failure(kind: ErrorKind, message: str, begin: float) -> CallResult:
-    result = CallResult.failure(kind, message, duration_ms=_since(begin))
+    result = CallResult.failure(kind, message, duration_ms=elapsed_ms(begin))
     step = StepResult(StepStatus.BLOCKED, blockers=(kind.value,), message=message)
     return dataclasses.replace(result, details={"step": step.to_dict()})
-
-
-def _since(begin: float) -> float:
-    return (time.perf_counter() - begin) * 1000.0
