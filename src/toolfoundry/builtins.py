@@ -8,8 +8,9 @@ agent loop offer them next to the registry's active tools.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Literal, NotRequired
+from typing import TYPE_CHECKING, Annotated, Any, Literal, NotRequired
 
+from pydantic import Field
 from typing_extensions import TypedDict
 
 from toolfoundry.declare import from_function
@@ -18,6 +19,8 @@ from toolfoundry.spec import DeclaredTool
 if TYPE_CHECKING:
     from toolfoundry.foundry import Foundry
 
+# Version numbers are 32-bit integers in the registry; larger ones are argument errors.
+MAX_VERSION = 2**31 - 1
 META_TOOL_NAMES = ("create_tool", "search_tools", "tool_history", "rollback_tool", "run_js")
 
 
@@ -122,7 +125,9 @@ def builtin_tools(foundry: Foundry | Callable[[], Foundry] | None = None) -> lis
             draft["changes_tests"] = changes_tests
         return current().create_tool(draft).to_dict()
 
-    def search_tools(query: str, k: int = 5) -> list[dict[str, Any]]:
+    def search_tools(
+        query: str, k: Annotated[int, Field(ge=1, le=100)] = 5
+    ) -> list[dict[str, Any]]:
         """Find existing tools by what they do, best match first; look here before creating one.
 
         Args:
@@ -139,7 +144,9 @@ def builtin_tools(foundry: Foundry | Callable[[], Foundry] | None = None) -> lis
         """
         return [version.summary() for version in current().history(name)]
 
-    def rollback_tool(name: str, version: int) -> dict[str, Any]:
+    def rollback_tool(
+        name: str, version: Annotated[int, Field(ge=1, le=MAX_VERSION)]
+    ) -> dict[str, Any]:
         """Make an earlier version of a tool the current one (nothing is deleted).
 
         Args:

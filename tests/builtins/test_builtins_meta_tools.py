@@ -93,3 +93,14 @@ def test_mcp_hints_say_which_meta_tools_change_the_registry():
         "tool_history": True,
         "run_js": True,
     }
+
+
+def test_out_of_range_numbers_are_argument_errors_not_crashes(tools):
+    for name, args in [
+        ("rollback_tool", {"name": "slugify", "version": 10**30}),
+        ("rollback_tool", {"name": "slugify", "version": 0}),
+        ("search_tools", {"query": "x", "k": 10**30}),
+    ]:
+        result = tools[name].call(args)
+        assert result.error is not None
+        assert result.error.kind == "invalid_arguments", result.error
