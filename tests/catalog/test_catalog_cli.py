@@ -70,6 +70,9 @@ def test_describe_lists_the_registry_s_active_tools_too(project: Path) -> None:
     # Without --db and without ./.toolfoundry, only the built-ins, and no store is created.
     assert json.loads(run("describe").stdout)["tool_count"] == len(builtin_specs())
     assert not (project / ".toolfoundry").exists()
+    # [registry] url chooses the store as it does for every other command.
+    (project / "toolfoundry.toml").write_text(f'[registry]\nurl = "{url}"\n')
+    assert json.loads(run("describe").stdout)["tool_count"] == len(builtin_specs()) + 1
 
 
 def test_describe_refuses_an_unknown_format() -> None:

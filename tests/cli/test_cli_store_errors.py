@@ -23,6 +23,7 @@ STORE_COMMANDS: dict[str, tuple[str, ...]] = {
     "call": ("nosuch",),
     "create": ("draft.json",),
     "demo": (),
+    "describe": (),
     "serve": (),
     "tools audit": (),
     "tools diff": ("nosuch", "1", "2"),
@@ -84,8 +85,7 @@ def test_every_store_command_is_listed_and_takes_db_and_config() -> None:
     with_db = {
         words for words, command in leaf_commands(main).items() if "--db" in options_of(command)
     }
-    # describe reads the registry without --config until cli/catalog.py gains it
-    assert with_db - {"describe"} == set(STORE_COMMANDS)
+    assert with_db == set(STORE_COMMANDS)
     for words in with_db:
         assert "--config" in options_of(leaf_commands(main)[words]), words
 

@@ -16,8 +16,8 @@ import click
 from toolfoundry.catalog.drift import OUT_OF_SYNC, Artifact, artifact_for, out_of_sync, write
 from toolfoundry.catalog.formats import FORMATS, UnknownFormat, render
 from toolfoundry.catalog.sources import installed_specs
-from toolfoundry.cli.options import config_option
-from toolfoundry.config import Config, ConfigError
+from toolfoundry.cli.options import config_option, db_option, open_foundry
+from toolfoundry.config import Config, ConfigError, load_config
 from toolfoundry.project import Project
 from toolfoundry.spec import ToolSpec
 
@@ -59,12 +59,9 @@ def load_project(config: Config | str | None, sources: tuple[str, ...]) -> Proje
 
 @click.command()
 @click.option("--format", "format_", type=click.Choice(FORMATS), default="json", show_default=True)
-@click.option(
-    "--db",
-    default=None,
-    metavar="URL",
-    help="Registry whose active tools are listed too (default: TOOLFOUNDRY_DB, else "
-    "./.toolfoundry when it exists).",
+@db_option(
+    "Registry whose active tools are listed too (default: TOOLFOUNDRY_DB, else [registry] "
+    "url, else ./.toolfoundry when it exists)."
 )
 @config_option
 @source_option
@@ -73,25 +70,28 @@ def describe(
 ) -> None:
     """Print the installed tools (built-ins, the project's declared tools and the registry's
     active tools) in one format."""
-    project = load_project(config_path, sources)
+    try:
+        config = load_config(config_path)
+    except ConfigError as exc:
+        raise click.UsageError(str(exc)) from None
+    project = load_project(config, sources)
     # The project's declarations win over registry tools of the same name, as in serve.
-    specs = installed_specs([*_registry_specs(db), *(t.spec for t in project.tools)])
+    specs = installed_specs([*_registry_specs(db, config), *(t.spec for t in project.tools)])
     click.echo(render(format_, specs), nl=False)
 
 
-def _registry_specs(db: str | None) -> list[ToolSpec]:
-    """Active tools of the named registry, or of ./.toolfoundry's when it exists (never made)."""
+def _registry_specs(db: str | None, config: Config) -> list[ToolSpec]:
+    """Active tools of the chosen registry (as every command chooses it), or of
+    ./.toolfoundry's when it exists; a registry is never made here."""
     from toolfoundry.registry.engine import DEFAULT_DIR, DEFAULT_FILE
 
-    url = db or os.environ.get("TOOLFOUNDRY_DB")
+    url = db or os.environ.get("TOOLFOUNDRY_DB") or config.registry_url
     if url is None:
         default = Path.cwd() / DEFAULT_DIR / DEFAULT_FILE
         if not default.exists():
             return []
         url = f"sqlite:///{default}"
-    from toolfoundry.foundry import Foundry
-
-    with Foundry.open(url) as foundry:
+    with open_foundry(url, config) as foundry:
         return foundry.active_specs()
 
 

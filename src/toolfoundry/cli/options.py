@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 import click
 
 if TYPE_CHECKING:
+    from toolfoundry.config import Config
     from toolfoundry.foundry import Foundry
     from toolfoundry.registry import RegistryError
     from toolfoundry.spec import CallResult
@@ -121,7 +122,7 @@ def registry_problem(exc: BaseException) -> str:
 
 
 @contextmanager
-def open_foundry(db: str | None, config_path: str | None) -> Iterator[Foundry]:
+def open_foundry(db: str | None, config_path: Config | str | None) -> Iterator[Foundry]:
     """Open the foundry for one command and close it afterwards.
 
     Raises:
