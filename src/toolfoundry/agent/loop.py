@@ -32,6 +32,7 @@ from toolfoundry.agent.transcript import (
     now,
 )
 from toolfoundry.spec import CallResult, DeclaredTool, ErrorKind, StepStatus
+from toolfoundry.spec.result import elapsed_ms
 
 if TYPE_CHECKING:
     from toolfoundry.foundry import Foundry
@@ -179,7 +180,7 @@ def run_agent(
                 input_tokens=turn.usage.input_tokens,
                 output_tokens=turn.usage.output_tokens,
                 stop_reason=turn.stop_reason,
-                duration_ms=(time.perf_counter() - turn_started) * 1000,
+                duration_ms=elapsed_ms(turn_started),
             )
         )
         if runs is not None:
@@ -255,7 +256,7 @@ class _Dispatcher:
             is_error=is_error,
             content=content,
             result={"ok": ok, **payload},
-            duration_ms=(time.perf_counter() - started) * 1000,
+            duration_ms=elapsed_ms(started),
         )
         self.emit(AgentEvent("tool", turn, outcome.to_dict()))
         return outcome

@@ -32,7 +32,7 @@ from toolfoundry.agent.providers import ReplayProvider
 from toolfoundry.agent.providers.replay import FORMAT
 from toolfoundry.agent.transcript import recording_session
 from toolfoundry.cli.catalog import load_project, source_option
-from toolfoundry.cli.tools import emit, json_option, open_foundry, store_options
+from toolfoundry.cli.options import emit, json_option, open_foundry, store_options
 
 _SHOWN = 240
 

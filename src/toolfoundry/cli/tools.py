@@ -1,4 +1,5 @@
-"""``toolfoundry tools``: list, show, history, diff, rollback, disable, enable, search, usage."""
+"""``toolfoundry tools``: list, show, history, diff, rollback, disable, enable, search, usage
+and audit."""
 
 from __future__ import annotations
 
@@ -11,9 +12,6 @@ from rich.table import Table
 
 from toolfoundry.cli.options import emit, fail, json_option, open_foundry, store_options
 from toolfoundry.registry import RegistryError, ToolVersion
-
-# re-exported: commands written before cli/options.py import them from here
-__all__ = ["emit", "json_option", "open_foundry", "store_options", "tools"]
 
 
 def console() -> Console:
