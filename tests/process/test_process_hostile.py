@@ -346,14 +346,15 @@ def test_ctypes_crash(cold: BwrapExecutor) -> None:
 
 
 def test_lingering_children_die_with_the_jail(cold: BwrapExecutor) -> None:
-    marker = f"{os.getpid() % 97}.{time.monotonic_ns() % 10**6}"
+    # the marker is also sleep's duration: at least 600 s, so only the jail's end can stop it
+    marker = f"{600 + os.getpid() % 97}.{time.monotonic_ns() % 10**6}"
     body = (
         "def handler(a):\n    os = I('os')\n    if os.fork() == 0:\n        os.setsid()\n"
         "        os.execv('/usr/bin/sleep', ['sleep', a['m']])\n    return 'left'\n"
     )
     result = run(cold, body, {"m": marker})
     assert result.ok
-    deadline = time.monotonic() + 5
+    deadline = time.monotonic() + 15  # jails are reaped off the call path; CI may be loaded
     while time.monotonic() < deadline and _processes_with(marker):
         time.sleep(0.05)
     assert not _processes_with(marker)
