@@ -182,7 +182,8 @@ class Foundry:
     def call(self, name: str, args: Any, *, version: int | None = None) -> CallResult:
         """Validate ``args`` against the version's schema, run it in the sandbox, record usage.
 
-        Returns a CallResult whose ``details["step"]`` is the step outcome; failures carry
+        Returns a CallResult whose ``details["step"]`` is the step outcome and, once the name
+        resolved, ``details["version"]`` the version that answered; failures carry
         ``not_found``, ``not_active``, ``invalid_arguments`` (every problem with its JSON
         path) or what the sandbox reported.
         """
@@ -203,7 +204,7 @@ class Foundry:
             self.registry.record_call(
                 name, number, duration_ms=refused.duration_ms, error_kind=ErrorKind.NOT_ACTIVE.value
             )
-            return _with_step(refused)
+            return _with_step(refused, version=number)
         tool, policy, validator = self._prepared(row_id, name, number)
         problems = argument_problems(tool.parameters, args, validator=validator)
         if problems:
@@ -221,7 +222,7 @@ class Foundry:
             result = run_js(tool.code, dict(args), policy)
         kind = result.error.kind.value if result.error else None
         self.registry.record_call(name, number, duration_ms=result.duration_ms, error_kind=kind)
-        return _with_step(result)
+        return _with_step(result, version=number)
 
     def _call_python(
         self, tool: ToolVersion, args: Any, fetch: FetchProvider | None, started: float
@@ -347,7 +348,7 @@ class Foundry:
         return self.registry.audit(name, limit=limit)
 
 
-def _with_step(result: CallResult) -> CallResult:
+def _with_step(result: CallResult, *, version: int | None = None) -> CallResult:
     if result.error is None:
         step = StepResult(StepStatus.COMPLETED)
     else:
@@ -356,4 +357,6 @@ def _with_step(result: CallResult) -> CallResult:
         )
     # every CallResult gets its own details dict, and this one is ours: no copy needed
     result.details["step"] = step.to_dict()
+    if version is not None:
+        result.details["version"] = version
     return result

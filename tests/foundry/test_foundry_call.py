@@ -73,6 +73,15 @@ def test_pinned_versions_and_rollback(fd, kit):
     assert [v.version for v in fd.history("slugify")] == [1, 2]
 
 
+def test_call_details_name_the_version_that_answered(fd, kit):
+    fd.create_tool(kit.slugify())
+    fd.create_tool(kit.slugify(code=kit.better))
+    assert fd.call("slugify", {"text": "x"}).details["version"] == 2
+    assert fd.call("slugify", {"text": "x"}, version=1).details["version"] == 1
+    assert fd.call("slugify", {"nope": 1}).details["version"] == 2  # refused, but resolved
+    assert "version" not in fd.call("missing", {}).details
+
+
 def test_disabled_and_pending_tools_are_not_active(fd, kit, weather_server):
     fd.create_tool(kit.slugify())
     fd.disable("slugify")

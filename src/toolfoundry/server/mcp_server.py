@@ -25,7 +25,6 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
-from functools import partial
 from importlib.metadata import version as package_version
 from typing import Any
 
@@ -42,7 +41,6 @@ from mcp.shared.exceptions import MCPError
 from toolfoundry.builtins import META_TOOL_NAMES, builtin_tools
 from toolfoundry.catalog import mcp_tool, mcp_tools
 from toolfoundry.foundry import Foundry
-from toolfoundry.registry import RegistryError
 from toolfoundry.server.changes import (
     DEFAULT_INTERVAL_S,
     ActiveSetWatcher,
@@ -241,15 +239,16 @@ def build_mcp_server(
             if name in _REGISTRY_WRITERS:
                 watcher.nudge()
             return call_tool_result(result, local_output[name])
-        try:
-            _, number, _status = await anyio.to_thread.run_sync(foundry.registry.resolve, name)
-        except RegistryError:
-            raise MCPError(types.INVALID_PARAMS, f"unknown tool {name!r}") from None
+        # One resolution per call: Foundry.call says which version answered, and a name it
+        # could not resolve (no version in the details) is unknown to MCP too.
+        result = await anyio.to_thread.run_sync(foundry.call, name, args)
+        number = result.details.get("version")
+        if number is None:
+            raise MCPError(types.INVALID_PARAMS, f"unknown tool {name!r}")
         key = (name, number)
         if key not in output_schemas:
             spec = await anyio.to_thread.run_sync(_spec_of, foundry, name, number)
             output_schemas[key] = mcp_tool(spec).get("outputSchema")
-        result = await anyio.to_thread.run_sync(partial(foundry.call, name, args, version=number))
         return call_tool_result(result, output_schemas[key])
 
     async def on_initialized(
