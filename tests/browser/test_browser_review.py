@@ -18,6 +18,7 @@ import pytest
 from mcp.client.session import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from playwright.async_api import Page, async_playwright, expect
+from tests.shared_drafts import network_draft
 
 from toolfoundry import Foundry
 
@@ -29,24 +30,9 @@ WAIT_S = 15.0
 
 
 def _network_tool(name: str, host: str) -> dict[str, Any]:
-    return {
-        "name": name,
-        "description": f"Current temperature for a city ({name})",
-        "parameters": {
-            "type": "object",
-            "properties": {"city": {"type": "string", "description": "city name"}},
-            "required": ["city"],
-        },
-        "code": (
-            "export async function handler({ city }) {\n"
-            f"  const r = await fetch('http://{host}/w?city=' + encodeURIComponent(city));\n"
-            "  return (await r.json()).temp;\n"
-            "}\n"
-        ),
-        "capabilities": {"network": [host]},
-        "fixtures": [{"url": f"http://{host}/w?city=Oslo", "body": '{"temp": -3}'}],
-        "tests": [{"name": "oslo", "input": {"city": "Oslo"}, "expected": -3}],
-    }
+    return network_draft(
+        name, host, scheme="http", description=f"Current temperature for a city ({name})"
+    )
 
 
 class ListChanged:

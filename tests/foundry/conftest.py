@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 from sqlalchemy import func, select
+from tests.shared_drafts import network_draft
 
 from toolfoundry import Foundry
 from toolfoundry.registry.schema import metadata
@@ -47,32 +48,13 @@ class Kit:
     @staticmethod
     def weather(host: str) -> dict[str, Any]:
         """A network tool for the loopback server, tested with a fetch fixture."""
-        return {
-            "name": "weather",
-            "description": "Current temperature for a city",
-            "parameters": {
-                "type": "object",
-                "properties": {"city": {"type": "string", "description": "city name"}},
-                "required": ["city"],
-            },
-            "code": (
-                "export async function handler({ city }) {\n"
-                f"  const r = await fetch('http://{host}/w?city=' + encodeURIComponent(city));\n"
-                "  return (await r.json()).temp;\n"
-                "}\n"
-            ),
-            "capabilities": {"network": [host]},
-            "fixtures": [
-                {
-                    "url": f"http://{host}/w?city=Oslo",
-                    "method": "GET",
-                    "status": 200,
-                    "headers": {"content-type": "application/json"},
-                    "body": '{"temp": -3}',
-                }
-            ],
-            "tests": [{"input": {"city": "Oslo"}, "expected": -3}],
-        }
+        return network_draft(
+            "weather",
+            host,
+            scheme="http",
+            description="Current temperature for a city",
+            test_name=None,
+        )
 
     @staticmethod
     def loopback_config(host: str) -> str:

@@ -16,6 +16,7 @@ from jsonschema import Draft202012Validator
 from sqlalchemy import func, select
 from starlette.applications import Starlette
 from starlette.types import ASGIApp
+from tests.shared_drafts import network_draft as shared_network_draft
 
 from toolfoundry import Foundry
 from toolfoundry.registry.schema import metadata
@@ -40,24 +41,7 @@ SHOUT_V2_CODE = "export function handler({ text }) {\n  return text.toUpperCase(
 
 def network_draft(name: str, host: str = "api.example.com") -> dict[str, Any]:
     """A tool that fetches from ``host``: the policy holds it for a human's approval."""
-    return {
-        "name": name,
-        "description": f"Current temperature for a city, from {host}",
-        "parameters": {
-            "type": "object",
-            "properties": {"city": {"type": "string", "description": "city name"}},
-            "required": ["city"],
-        },
-        "code": (
-            "export async function handler({ city }) {\n"
-            f"  const r = await fetch('https://{host}/w?city=' + encodeURIComponent(city));\n"
-            "  return (await r.json()).temp;\n"
-            "}\n"
-        ),
-        "capabilities": {"network": [host]},
-        "fixtures": [{"url": f"https://{host}/w?city=Oslo", "body": '{"temp": -3}'}],
-        "tests": [{"name": "oslo", "input": {"city": "Oslo"}, "expected": -3}],
-    }
+    return shared_network_draft(name, host)
 
 
 def seed(fd: Foundry) -> None:
