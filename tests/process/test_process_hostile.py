@@ -354,8 +354,18 @@ def test_lingering_children_die_with_the_jail(cold: BwrapExecutor) -> None:
     )
     result = run(cold, body, {"m": marker})
     assert result.ok
-    deadline = time.monotonic() + 15  # jails are reaped off the call path; CI may be loaded
-    while time.monotonic() < deadline and _processes_with(marker):
+    # The jail is killed when the call returns and its PID namespace dies a few milliseconds
+    # later, so the child may still be seen (even exec'ing) just after: it must be gone and
+    # stay gone for a full second within the window.
+    deadline = time.monotonic() + 15
+    gone_since: float | None = None
+    while time.monotonic() < deadline:
+        if _processes_with(marker):
+            gone_since = None
+        elif gone_since is None:
+            gone_since = time.monotonic()
+        elif time.monotonic() - gone_since >= 1.0:
+            break
         time.sleep(0.05)
     assert not _processes_with(marker)
 
