@@ -11,8 +11,8 @@ import json
 import pytest
 
 from toolfoundry.agent import StopReason, run_agent
-from toolfoundry.builtins import builtin_tools
 from toolfoundry.catalog import anthropic_tools, openai_chat_tools, openai_responses_tools
+from toolfoundry.foundry.meta_tools import builtin_tools
 
 from .conftest import DOUBLE_DRAFT, KINDS, answer, calls
 

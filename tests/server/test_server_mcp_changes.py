@@ -14,8 +14,8 @@ import pytest
 from mcp import Client
 
 from toolfoundry import Foundry
-from toolfoundry.builtins import builtin_tools
 from toolfoundry.catalog import mcp_tools
+from toolfoundry.foundry.meta_tools import builtin_tools
 from toolfoundry.registry import NewVersion, VersionStatus
 from toolfoundry.server.changes import ActiveSetWatcher, active_set_fingerprint
 from toolfoundry.server.mcp_server import ToolListBroadcast, ToolListing, build_mcp_server

@@ -201,7 +201,7 @@ def meta_tools(foundry: Foundry) -> list[DeclaredTool]:
     """The meta-tools bound to ``foundry`` (declared once per foundry)."""
     bound = _META_TOOLS.get(foundry)
     if bound is None:
-        from toolfoundry.builtins import builtin_tools
+        from toolfoundry.foundry.meta_tools import builtin_tools
 
         bound = _META_TOOLS[foundry] = builtin_tools(foundry)
     return bound

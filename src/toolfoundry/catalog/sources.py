@@ -9,15 +9,15 @@ from toolfoundry.spec import ToolSpec
 
 
 def builtin_specs() -> list[ToolSpec]:
-    """Specs of the foundry's built-in meta-tools (``toolfoundry.builtins.builtin_tools``).
+    """Specs of the foundry's meta-tools (``toolfoundry.foundry.meta_tools.builtin_tools``).
 
     Imported on call so that the catalog layer does not load the foundry for pure rendering.
     Returns an empty list while the built-ins module does not exist yet.
     """
     try:
-        module = importlib.import_module("toolfoundry.builtins")
+        module = importlib.import_module("toolfoundry.foundry.meta_tools")
     except ModuleNotFoundError as exc:
-        if exc.name != "toolfoundry.builtins":
+        if exc.name != "toolfoundry.foundry.meta_tools":
             raise
         return []
     return [tool.spec for tool in module.builtin_tools()]

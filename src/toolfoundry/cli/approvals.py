@@ -11,8 +11,8 @@ from rich.console import Console
 from rich.table import Table
 
 from toolfoundry.cli.options import emit, fail, json_option, open_foundry, store_options
+from toolfoundry.foundry.review import pending_reviews, version_review
 from toolfoundry.registry import RegistryError
-from toolfoundry.review import pending_reviews, version_review
 
 
 def _target(spec: str) -> tuple[str, int | None]:

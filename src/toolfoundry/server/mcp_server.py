@@ -38,9 +38,9 @@ from mcp.server.session import ServerSession
 from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
 from mcp.shared.exceptions import MCPError
 
-from toolfoundry.builtins import META_TOOL_NAMES, builtin_tools
 from toolfoundry.catalog import mcp_tool, mcp_tools
 from toolfoundry.foundry import Foundry
+from toolfoundry.foundry.meta_tools import META_TOOL_NAMES, builtin_tools
 from toolfoundry.server.changes import (
     DEFAULT_INTERVAL_S,
     ActiveSetWatcher,

@@ -1,7 +1,8 @@
 """What the page and the API show about tools: listings with usage, and a version's review.
 
 Plain functions of a :class:`Foundry` returning JSON-ready dicts, so the page renders exactly
-what the API returns. A version's review is :mod:`toolfoundry.review`'s, shared with the CLI.
+what the API returns. A version's review is :mod:`toolfoundry.foundry.review`'s, shared with
+the CLI.
 """
 
 from __future__ import annotations
@@ -12,11 +13,11 @@ from sqlalchemy import select
 from sqlalchemy.engine import Connection
 
 from toolfoundry.foundry import Foundry
+from toolfoundry.foundry.review import pending_reviews, version_review
 from toolfoundry.registry import UsageStats
 from toolfoundry.registry import usage as usage_counters
 from toolfoundry.registry.audit import as_utc
 from toolfoundry.registry.schema import usage as usage_table
-from toolfoundry.review import pending_reviews, version_review
 
 __all__ = ["last_error", "pending_reviews", "tool_detail", "tool_rows", "version_review"]
 

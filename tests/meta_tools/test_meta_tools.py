@@ -2,8 +2,8 @@
 
 import pytest
 
-from toolfoundry.builtins import META_TOOL_NAMES, builtin_tools
 from toolfoundry.foundry import Foundry
+from toolfoundry.foundry.meta_tools import META_TOOL_NAMES, builtin_tools
 
 SLUG_V1 = """
 export function handler({ text }) {

@@ -11,7 +11,6 @@ state of its own beyond caches of immutable versions.
 from __future__ import annotations
 
 import os
-import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +24,8 @@ from toolfoundry.forge import (
     ToolRunner,
     check_approval,
 )
+from toolfoundry.foundry.call import Caller, CallSettings
+from toolfoundry.foundry.create import CreateResult, Intake
 from toolfoundry.registry import (
     AuditEntry,
     Registry,
@@ -36,17 +37,8 @@ from toolfoundry.registry import (
     resolve_url,
 )
 from toolfoundry.registry.diffs import version_diff
-from toolfoundry.registry.intake import CreateResult, Intake
-from toolfoundry.registry.invocation import (
-    CallSettings,
-    argument_problems,
-    arguments_validator,
-    sandbox_policy,
-)
-from toolfoundry.sandbox.host.protocols import FetchProvider
 from toolfoundry.sandbox.process.executor import Executor, ProcessLimits
-from toolfoundry.spec import CallResult, ErrorKind, StepResult, StepStatus, ToolSpec
-from toolfoundry.spec.result import elapsed_ms
+from toolfoundry.spec import CallResult, StepResult, StepStatus, ToolSpec
 
 
 @dataclass(frozen=True)
@@ -80,7 +72,9 @@ class Foundry:
         self._python_probed = False
         limits = self.config.limits
         fetch = self.config.fetch
-        self._settings = CallSettings(
+        self._run_limits = RunLimits(timeout_s=limits.timeout_s, memory_mib=limits.memory_mib)
+        self._draft_limits = DraftLimits(max_code_bytes=limits.max_code_bytes)
+        settings = CallSettings(
             timeout_s=limits.timeout_s,
             memory_mib=limits.memory_mib,
             output_bytes=limits.output_bytes,
@@ -90,9 +84,12 @@ class Foundry:
             max_requests=fetch.max_requests,
             credentials=fetch.credentials,
         )
-        self._run_limits = RunLimits(timeout_s=limits.timeout_s, memory_mib=limits.memory_mib)
-        self._draft_limits = DraftLimits(max_code_bytes=limits.max_code_bytes)
-        self._versions: dict[int, tuple[ToolVersion, Any, Any]] = {}
+        self._caller = Caller(
+            registry,
+            settings,
+            process_limits=self._process_limits(),
+            python_executor=self.python_executor,
+        )
         self._intake = Intake(
             registry,
             policy=self.config.policy,
@@ -187,64 +184,7 @@ class Foundry:
         ``not_found``, ``not_active``, ``invalid_arguments`` (every problem with its JSON
         path) or what the sandbox reported.
         """
-        started = time.perf_counter()
-        try:
-            row_id, number, status = self.registry.resolve(name, version)
-        except RegistryError as exc:
-            return _with_step(
-                CallResult.failure(
-                    ErrorKind.NOT_FOUND, exc.message, duration_ms=elapsed_ms(started)
-                )
-            )
-        if status is not VersionStatus.ACTIVE:
-            message = f"{name!r} version {number} is {status.value}; only active versions run"
-            refused = CallResult.failure(
-                ErrorKind.NOT_ACTIVE, message, duration_ms=elapsed_ms(started)
-            )
-            self.registry.record_call(
-                name, number, duration_ms=refused.duration_ms, error_kind=ErrorKind.NOT_ACTIVE.value
-            )
-            return _with_step(refused, version=number)
-        tool, policy, validator = self._prepared(row_id, name, number)
-        problems = argument_problems(tool.parameters, args, validator=validator)
-        if problems:
-            result = CallResult.failure(
-                ErrorKind.INVALID_ARGUMENTS,
-                f"{len(problems)} problem(s) with the arguments of {name!r}",
-                problems=problems,
-                duration_ms=elapsed_ms(started),
-            )
-        elif tool.language == "python":
-            result = self._call_python(tool, args, policy.fetch, started)
-        else:
-            from toolfoundry.sandbox import run_js
-
-            result = run_js(tool.code, dict(args), policy)
-        kind = result.error.kind.value if result.error else None
-        self.registry.record_call(name, number, duration_ms=result.duration_ms, error_kind=kind)
-        return _with_step(result, version=number)
-
-    def _call_python(
-        self, tool: ToolVersion, args: Any, fetch: FetchProvider | None, started: float
-    ) -> CallResult:
-        executor = self.python_executor()
-        if executor is None:
-            return CallResult.failure(
-                ErrorKind.CAPABILITY_DENIED,
-                "the Python tier is not available here (no bubblewrap, no executor service)",
-                duration_ms=elapsed_ms(started),
-            )
-        limits = self._process_limits()
-        return executor.run(tool.code, dict(args), limits, tool=tool.name, fetch=fetch)
-
-    def _prepared(self, row_id: int, name: str, number: int) -> tuple[ToolVersion, Any, Any]:
-        cached = self._versions.get(row_id)
-        if cached is None:
-            tool = self.registry.get(name, number)
-            policy = sandbox_policy(name, tool.capabilities, self._settings, self.registry.storage)
-            validator = arguments_validator(tool.parameters)
-            cached = self._versions[row_id] = (tool, policy, validator)
-        return cached
+        return self._caller.call(name, args, version=version)
 
     # -- reviewing and versions ----------------------------------------------------------
 
@@ -346,17 +286,3 @@ class Foundry:
     def audit(self, name: str | None = None, *, limit: int | None = None) -> list[AuditEntry]:
         """The audit log (one tool's, or all), oldest first."""
         return self.registry.audit(name, limit=limit)
-
-
-def _with_step(result: CallResult, *, version: int | None = None) -> CallResult:
-    if result.error is None:
-        step = StepResult(StepStatus.COMPLETED)
-    else:
-        step = StepResult(
-            StepStatus.BLOCKED, blockers=(result.error.kind.value,), message=result.error.message
-        )
-    # every CallResult gets its own details dict, and this one is ours: no copy needed
-    result.details["step"] = step.to_dict()
-    if version is not None:
-        result.details["version"] = version
-    return result

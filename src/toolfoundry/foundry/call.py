@@ -1,0 +1,225 @@
+"""Calling a registered version: resolve it, validate the arguments, run it, record usage.
+
+What a version needs at call time (its argument validator and sandbox policy) is a pure
+function of the immutable version and the configuration, so it is built once per version and
+reused; only the version's status is read from the database on every call.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import SchemaError
+
+from toolfoundry.forge.hosts import pattern_covered
+from toolfoundry.registry import Registry, RegistryError, ToolVersion, VersionStatus
+from toolfoundry.sandbox.host.credentials import Credential
+from toolfoundry.sandbox.host.fetch import FetchPolicy
+from toolfoundry.sandbox.host.protocols import FetchProvider, StorageBackend
+from toolfoundry.sandbox.policy import MIB, SandboxPolicy
+from toolfoundry.sandbox.process.executor import Executor, ProcessLimits
+from toolfoundry.spec import (
+    CallResult,
+    Capabilities,
+    ErrorKind,
+    Problem,
+    StepResult,
+    StepStatus,
+    StorageScope,
+)
+from toolfoundry.spec.result import elapsed_ms
+
+SHARED_NAMESPACE = "shared"
+
+
+@lru_cache(maxsize=1024)
+def _validator(schema_json: str) -> Draft202012Validator:
+    return Draft202012Validator(json.loads(schema_json))
+
+
+def arguments_validator(schema: Mapping[str, Any]) -> Draft202012Validator | None:
+    """A validator for a version's parameters, to keep with the version (None if invalid)."""
+    try:
+        return _validator(json.dumps(schema, sort_keys=True))
+    except SchemaError:
+        return None
+
+
+def argument_problems(
+    schema: Mapping[str, Any], args: Any, *, validator: Draft202012Validator | None = None
+) -> list[Problem]:
+    """Every way ``args`` breaks ``schema``, each located by a JSON path (``$.items[2]``)."""
+    if not isinstance(args, Mapping):
+        return [Problem("$", f"arguments must be a JSON object, got {type(args).__name__}")]
+    if validator is None:
+        try:
+            validator = _validator(json.dumps(schema, sort_keys=True))
+        except SchemaError as exc:
+            return [Problem("$", f"the tool's parameters schema is invalid: {exc.message}")]
+    problems = [
+        Problem(error.json_path, error.message) for error in validator.iter_errors(dict(args))
+    ]
+    return sorted(problems, key=lambda p: (p.path, p.message))
+
+
+@dataclass(frozen=True)
+class CallSettings:
+    """The configured side of a call: limits and what the network may be."""
+
+    timeout_s: float = 2.0
+    memory_mib: int = 64
+    output_bytes: int = 1024 * 1024
+    fetch_allow: tuple[str, ...] | None = None
+    allow_http: tuple[str, ...] = ()
+    allow_private: tuple[str, ...] = ()
+    max_requests: int = 20
+    credentials: tuple[Credential, ...] = ()
+
+
+def allowed_hosts(requested: Sequence[str], configured: Sequence[str] | None) -> tuple[str, ...]:
+    """The tool's approved hosts that the configuration also allows (all when unconfigured)."""
+    if configured is None:
+        return tuple(requested)
+    return tuple(h for h in requested if pattern_covered(h, tuple(configured)))
+
+
+def sandbox_policy(
+    name: str,
+    capabilities: Capabilities,
+    settings: CallSettings,
+    storage: StorageBackend | None,
+) -> SandboxPolicy:
+    """The SandboxPolicy a call of this tool runs under: its capabilities, no more.
+
+    Network hosts are the approved ones intersected with ``[fetch] allow``; credentials are
+    the configured bindings for hosts the tool was approved to use them on; storage is the
+    tool's own namespace, or the shared one.
+    """
+    fetch = None
+    hosts = allowed_hosts(capabilities.network, settings.fetch_allow)
+    if hosts:
+        granted = set(capabilities.credentials)
+        fetch = FetchPolicy(
+            allow=hosts,
+            allow_http=settings.allow_http,
+            allow_private=settings.allow_private,
+            credentials=tuple(c for c in settings.credentials if c.host in granted),
+            max_requests=settings.max_requests,
+        )
+    namespace = None
+    if capabilities.storage is StorageScope.SHARED:
+        namespace = SHARED_NAMESPACE
+    elif capabilities.storage is StorageScope.TOOL:
+        namespace = f"tool:{name}"
+    return SandboxPolicy(
+        timeout_s=settings.timeout_s,
+        memory_bytes=settings.memory_mib * MIB,
+        output_bytes=settings.output_bytes,
+        fetch=fetch,
+        storage=storage if namespace else None,
+        storage_namespace=namespace,
+        tool=name,
+    )
+
+
+class Caller:
+    """Runs calls of one registry's versions under one set of call settings."""
+
+    def __init__(
+        self,
+        registry: Registry,
+        settings: CallSettings,
+        *,
+        process_limits: ProcessLimits,
+        python_executor: Callable[[], Executor | None],
+    ) -> None:
+        self.registry = registry
+        self._settings = settings
+        self._process_limits = process_limits
+        self._python_executor = python_executor
+        self._versions: dict[int, tuple[ToolVersion, SandboxPolicy, Any]] = {}
+
+    def call(self, name: str, args: Any, *, version: int | None = None) -> CallResult:
+        """See :meth:`toolfoundry.Foundry.call`."""
+        started = time.perf_counter()
+        try:
+            row_id, number, status = self.registry.resolve(name, version)
+        except RegistryError as exc:
+            return with_step(
+                CallResult.failure(
+                    ErrorKind.NOT_FOUND, exc.message, duration_ms=elapsed_ms(started)
+                )
+            )
+        if status is not VersionStatus.ACTIVE:
+            message = f"{name!r} version {number} is {status.value}; only active versions run"
+            refused = CallResult.failure(
+                ErrorKind.NOT_ACTIVE, message, duration_ms=elapsed_ms(started)
+            )
+            self.registry.record_call(
+                name, number, duration_ms=refused.duration_ms, error_kind=ErrorKind.NOT_ACTIVE.value
+            )
+            return with_step(refused, version=number)
+        tool, policy, validator = self._prepared(row_id, name, number)
+        problems = argument_problems(tool.parameters, args, validator=validator)
+        if problems:
+            result = CallResult.failure(
+                ErrorKind.INVALID_ARGUMENTS,
+                f"{len(problems)} problem(s) with the arguments of {name!r}",
+                problems=problems,
+                duration_ms=elapsed_ms(started),
+            )
+        elif tool.language == "python":
+            result = self._call_python(tool, args, policy.fetch, started)
+        else:
+            from toolfoundry.sandbox import run_js
+
+            result = run_js(tool.code, dict(args), policy)
+        kind = result.error.kind.value if result.error else None
+        self.registry.record_call(name, number, duration_ms=result.duration_ms, error_kind=kind)
+        return with_step(result, version=number)
+
+    def _call_python(
+        self, tool: ToolVersion, args: Any, fetch: FetchProvider | None, started: float
+    ) -> CallResult:
+        executor = self._python_executor()
+        if executor is None:
+            return CallResult.failure(
+                ErrorKind.CAPABILITY_DENIED,
+                "the Python tier is not available here (no bubblewrap, no executor service)",
+                duration_ms=elapsed_ms(started),
+            )
+        return executor.run(
+            tool.code, dict(args), self._process_limits, tool=tool.name, fetch=fetch
+        )
+
+    def _prepared(
+        self, row_id: int, name: str, number: int
+    ) -> tuple[ToolVersion, SandboxPolicy, Any]:
+        cached = self._versions.get(row_id)
+        if cached is None:
+            tool = self.registry.get(name, number)
+            policy = sandbox_policy(name, tool.capabilities, self._settings, self.registry.storage)
+            validator = arguments_validator(tool.parameters)
+            cached = self._versions[row_id] = (tool, policy, validator)
+        return cached
+
+
+def with_step(result: CallResult, *, version: int | None = None) -> CallResult:
+    """Attach the call's step outcome (and the version that answered) to its details."""
+    if result.error is None:
+        step = StepResult(StepStatus.COMPLETED)
+    else:
+        step = StepResult(
+            StepStatus.BLOCKED, blockers=(result.error.kind.value,), message=result.error.message
+        )
+    # every CallResult gets its own details dict, and this one is ours: no copy needed
+    result.details["step"] = step.to_dict()
+    if version is not None:
+        result.details["version"] = version
+    return result
