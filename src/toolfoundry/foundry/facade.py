@@ -24,6 +24,7 @@ from toolfoundry.forge import (
     ToolRunner,
     check_approval,
 )
+from toolfoundry.foundry import telemetry
 from toolfoundry.foundry.call import Caller, CallSettings
 from toolfoundry.foundry.create import CreateResult, Intake
 from toolfoundry.registry import (
@@ -172,19 +173,30 @@ class Foundry:
         Never raises for bad input: a malformed or failing draft gives a ``rejected`` result
         with structured findings, and the store is left unchanged.
         """
-        return self._intake.create(draft)
+        instruments = telemetry.INSTRUMENTS
+        if instruments is None:
+            return self._intake.create(draft)
+        return instruments.create(draft, lambda: self._intake.create(draft))
 
     # -- calling -------------------------------------------------------------------------
 
-    def call(self, name: str, args: Any, *, version: int | None = None) -> CallResult:
+    def call(
+        self, name: str, args: Any, *, version: int | None = None, call_id: str | None = None
+    ) -> CallResult:
         """Validate ``args`` against the version's schema, run it in the sandbox, record usage.
 
         Returns a CallResult whose ``details["step"]`` is the step outcome and, once the name
         resolved, ``details["version"]`` the version that answered; failures carry
         ``not_found``, ``not_active``, ``invalid_arguments`` (every problem with its JSON
-        path) or what the sandbox reported.
+        path) or what the sandbox reported. ``call_id`` is the model's id for this call, when
+        there is one (it labels the call's trace span, ``gen_ai.tool.call.id``).
         """
-        return self._caller.call(name, args, version=version)
+        instruments = telemetry.INSTRUMENTS
+        if instruments is None:
+            return self._caller.call(name, args, version=version)
+        return instruments.call(
+            name, lambda: self._caller.call(name, args, version=version), call_id=call_id
+        )
 
     # -- reviewing and versions ----------------------------------------------------------
 
@@ -201,6 +213,20 @@ class Foundry:
         return self._decide(name, version, approve=False, by=by, reason=reason)
 
     def _decide(
+        self, name: str, version: int | None, *, approve: bool, by: str, reason: str
+    ) -> Decision:
+        instruments = telemetry.INSTRUMENTS
+        if instruments is None:
+            return self._decide_now(name, version, approve=approve, by=by, reason=reason)
+        return instruments.decide(
+            name,
+            version,
+            approve=approve,
+            by=by,
+            run=lambda: self._decide_now(name, version, approve=approve, by=by, reason=reason),
+        )
+
+    def _decide_now(
         self, name: str, version: int | None, *, approve: bool, by: str, reason: str
     ) -> Decision:
         try:

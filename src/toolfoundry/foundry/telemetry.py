@@ -1,0 +1,262 @@
+"""OpenTelemetry traces and metrics of the foundry's operations, when opentelemetry-api is there.
+
+Spans (the GenAI semantic conventions for tool execution where they apply):
+
+- ``execute_tool <name>`` for every call: ``gen_ai.operation.name=execute_tool``,
+  ``gen_ai.tool.name``, ``gen_ai.tool.call.id`` (when the caller knows it), ``error.type`` (the
+  call's kind, e.g. ``invalid_arguments``) and ``toolfoundry.tool.version``.
+- ``create_tool <name>`` for every draft, with one event per forge step it reached
+  (``static_check``, ``tests``, ``regression``, ``policy``, ``registration``) carrying the step's
+  outcome, and ``toolfoundry.create.status`` / ``toolfoundry.create.blockers``.
+- ``approve_tool <name>`` / ``reject_tool <name>`` for every human decision.
+
+Metrics: ``toolfoundry.tool.calls`` and ``toolfoundry.tool.failures`` (counters, by tool and
+``error.type``), ``toolfoundry.tool.duration`` (histogram, seconds), ``toolfoundry.tool.creations``
+(by status) and ``toolfoundry.tool.approvals`` (by action and outcome).
+
+Whether opentelemetry-api is importable is decided once, here: without it :data:`INSTRUMENTS`
+is None and the facade takes its plain path (one attribute read per operation). With it,
+spans and metrics go to the global providers (set up by the application, as OpenTelemetry
+wants), or to the ones given to :func:`configure`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from toolfoundry.spec import CallResult
+
+try:
+    from opentelemetry import metrics, trace
+    from opentelemetry.trace import SpanKind, StatusCode
+except ImportError:  # the [otel] extra is not installed: no tracing, no cost
+    metrics = trace = None  # type: ignore[assignment]
+
+if TYPE_CHECKING:
+    from opentelemetry.metrics import MeterProvider
+    from opentelemetry.trace import Span, TracerProvider
+
+    from toolfoundry.foundry.create import CreateResult
+    from toolfoundry.foundry.facade import Decision
+
+SCOPE = "toolfoundry"
+OPERATION = "gen_ai.operation.name"
+TOOL_NAME = "gen_ai.tool.name"
+TOOL_CALL_ID = "gen_ai.tool.call.id"
+TOOL_DESCRIPTION = "gen_ai.tool.description"
+TOOL_TYPE = "gen_ai.tool.type"
+ERROR_TYPE = "error.type"
+VERSION = "toolfoundry.tool.version"
+
+
+class Instruments:
+    """The tracer and metric instruments every foundry operation reports to."""
+
+    def __init__(
+        self,
+        tracer_provider: TracerProvider | None = None,
+        meter_provider: MeterProvider | None = None,
+    ) -> None:
+        self.tracer = trace.get_tracer(SCOPE, tracer_provider=tracer_provider)
+        meter = metrics.get_meter(SCOPE, meter_provider=meter_provider)
+        self.calls = meter.create_counter(
+            "toolfoundry.tool.calls", unit="{call}", description="Tool calls, by tool and outcome"
+        )
+        self.failures = meter.create_counter(
+            "toolfoundry.tool.failures",
+            unit="{call}",
+            description="Failed tool calls, by tool and error.type (the call's kind)",
+        )
+        self.duration = meter.create_histogram(
+            "toolfoundry.tool.duration", unit="s", description="Tool call duration"
+        )
+        self.creations = meter.create_counter(
+            "toolfoundry.tool.creations",
+            unit="{draft}",
+            description="Drafts through create_tool, by resulting status",
+        )
+        self.approvals = meter.create_counter(
+            "toolfoundry.tool.approvals",
+            unit="{decision}",
+            description="Human decisions on pending versions, by action and outcome",
+        )
+
+    def call(
+        self,
+        name: str,
+        run: Callable[[], CallResult],
+        *,
+        call_id: str | None = None,
+        description: str | None = None,
+    ) -> CallResult:
+        """Run one tool call inside an ``execute_tool <name>`` span and count it."""
+        attributes: dict[str, str] = {OPERATION: "execute_tool", TOOL_NAME: name}
+        if call_id:
+            attributes[TOOL_CALL_ID] = call_id
+        if description:
+            attributes[TOOL_DESCRIPTION] = description
+        attributes[TOOL_TYPE] = "function"
+        started = time.perf_counter()
+        with self.tracer.start_as_current_span(
+            f"execute_tool {name}", kind=SpanKind.INTERNAL, attributes=attributes
+        ) as span:
+            result = run()
+            version = result.details.get("version")
+            if isinstance(version, int):
+                span.set_attribute(VERSION, version)
+            labels = {TOOL_NAME: name}
+            if result.error is not None:
+                kind = result.error.kind.value
+                span.set_attribute(ERROR_TYPE, kind)
+                span.set_status(StatusCode.ERROR, result.error.message[:200])
+                labels[ERROR_TYPE] = kind
+                self.failures.add(1, labels)
+        self.calls.add(1, labels)
+        self.duration.record(time.perf_counter() - started, labels)
+        return result
+
+    def create(self, draft: Any, run: Callable[[], CreateResult]) -> CreateResult:
+        """Run one create inside a ``create_tool <name>`` span, a forge step per event."""
+        name = draft.get("name") if isinstance(draft, Mapping) else getattr(draft, "name", None)
+        title = f"create_tool {name}" if isinstance(name, str) and name else "create_tool"
+        with self.tracer.start_as_current_span(title, kind=SpanKind.INTERNAL) as span:
+            if isinstance(name, str):
+                span.set_attribute("toolfoundry.tool.name", name)
+            result = run()
+            _forge_events(span, result)
+            span.set_attribute("toolfoundry.create.status", result.status)
+            if result.version is not None:
+                span.set_attribute(VERSION, result.version)
+            if result.step.blockers:
+                span.set_attribute("toolfoundry.create.blockers", list(result.step.blockers))
+            if result.status == "rejected":
+                span.set_attribute(
+                    ERROR_TYPE, result.step.blockers[0] if result.step.blockers else "rejected"
+                )
+                span.set_status(StatusCode.ERROR, result.step.message[:200])
+        self.creations.add(1, {"toolfoundry.create.status": result.status})
+        return result
+
+    def decide(
+        self,
+        name: str,
+        version: int | None,
+        *,
+        approve: bool,
+        by: str,
+        run: Callable[[], Decision],
+    ) -> Decision:
+        """Run one approval or rejection inside an ``approve_tool``/``reject_tool`` span."""
+        action = "approve" if approve else "reject"
+        attributes: dict[str, str | int] = {
+            "toolfoundry.tool.name": name,
+            "toolfoundry.approval.action": action,
+            "toolfoundry.approval.by": by,
+        }
+        if version is not None:
+            attributes[VERSION] = version
+        with self.tracer.start_as_current_span(
+            f"{action}_tool {name}", kind=SpanKind.INTERNAL, attributes=attributes
+        ) as span:
+            decision = run()
+            outcome = decision.step.status.value
+            span.set_attribute("toolfoundry.approval.outcome", outcome)
+            if decision.version is not None:
+                span.set_attribute(VERSION, decision.version)
+            if decision.status is not None:
+                span.set_attribute("toolfoundry.tool.status", decision.status)
+            if decision.step.blockers:
+                span.set_attribute(ERROR_TYPE, decision.step.blockers[0])
+                span.set_status(StatusCode.ERROR, decision.step.message[:200])
+        self.approvals.add(
+            1, {"toolfoundry.approval.action": action, "toolfoundry.approval.outcome": outcome}
+        )
+        return decision
+
+
+def _forge_events(span: Span, result: CreateResult) -> None:
+    """One event per forge step the draft reached, with that step's outcome.
+
+    The forge runs as one pure function, so the steps are read from its report after the
+    fact: events (timestamped when the create ends) rather than child spans with made-up times.
+    """
+    report = result.report
+    if report is None:
+        return
+    blockers = set(report.blockers)
+    if "invalid_draft" in blockers:
+        span.add_event(
+            "draft",
+            {"toolfoundry.step.outcome": "invalid", "toolfoundry.problems": len(report.problems)},
+        )
+        return
+    errors = sum(1 for f in report.findings if f.blocking)
+    span.add_event(
+        "static_check",
+        {
+            "toolfoundry.step.outcome": "failed" if errors else "passed",
+            "toolfoundry.findings.errors": errors,
+            "toolfoundry.findings.warnings": len(report.findings) - errors,
+        },
+    )
+    if report.test_results:
+        failed = sum(1 for t in report.test_results if not t.passed)
+        span.add_event(
+            "tests",
+            {
+                "toolfoundry.step.outcome": "failed" if failed else "passed",
+                "toolfoundry.tests.passed": len(report.test_results) - failed,
+                "toolfoundry.tests.failed": failed,
+                "toolfoundry.tests.duration_ms": round(
+                    sum(t.duration_ms for t in report.test_results), 3
+                ),
+            },
+        )
+    if report.regression is not None:
+        span.add_event(
+            "regression",
+            {
+                "toolfoundry.step.outcome": "passed" if report.regression.passed else "failed",
+                "toolfoundry.tests.failed": len(report.regression.failed),
+            },
+        )
+    if report.decision is not None:
+        span.add_event(
+            "policy",
+            {
+                "toolfoundry.step.outcome": (
+                    "needs_approval" if report.decision.needs_approval else "passed"
+                ),
+                "toolfoundry.policy.reasons": list(report.decision.reasons),
+            },
+        )
+    if result.version is not None:
+        span.add_event(
+            "registration", {"toolfoundry.step.outcome": result.status, VERSION: result.version}
+        )
+
+
+INSTRUMENTS: Instruments | None = Instruments() if trace is not None else None
+"""Where the foundry reports; None when opentelemetry-api is not installed."""
+
+
+def configure(
+    *,
+    tracer_provider: TracerProvider | None = None,
+    meter_provider: MeterProvider | None = None,
+) -> None:
+    """Report toolfoundry's spans and metrics to these providers instead of the global ones.
+
+    Args:
+        tracer_provider: where spans go (default: OpenTelemetry's global tracer provider).
+        meter_provider: where metrics go (default: the global meter provider).
+
+    Raises:
+        ImportError: opentelemetry-api is not installed.
+    """
+    global INSTRUMENTS
+    if trace is None:
+        raise ImportError("OpenTelemetry is not installed: install toolfoundry[otel]")
+    INSTRUMENTS = Instruments(tracer_provider, meter_provider)

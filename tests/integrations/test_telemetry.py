@@ -1,0 +1,170 @@
+"""OpenTelemetry: spans and metrics of create, call and approval, and nothing without it."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("opentelemetry.sdk")
+
+from opentelemetry.sdk.metrics import MeterProvider
+from opentelemetry.sdk.metrics.export import InMemoryMetricReader
+from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.trace import StatusCode
+from tests.integrations.conftest import BAD_ARGUMENTS, word_count_draft
+from tests.shared_drafts import network_draft
+
+from toolfoundry import Foundry
+from toolfoundry.foundry import telemetry
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+class Recorded:
+    def __init__(self) -> None:
+        self.spans = InMemorySpanExporter()
+        self.metrics = InMemoryMetricReader()
+        tracer_provider = TracerProvider()
+        tracer_provider.add_span_processor(SimpleSpanProcessor(self.spans))
+        self.tracer_provider = tracer_provider
+        self.meter_provider = MeterProvider(metric_readers=[self.metrics])
+
+    def finished(self) -> list[ReadableSpan]:
+        return list(self.spans.get_finished_spans())
+
+    def points(self, metric: str) -> list[tuple[dict[str, Any], Any]]:
+        data = self.metrics.get_metrics_data()
+        out = []
+        for resource in data.resource_metrics if data else ():
+            for scope in resource.scope_metrics:
+                for m in scope.metrics:
+                    if m.name == metric:
+                        for p in m.data.data_points:
+                            value = getattr(p, "value", None)
+                            out.append((dict(p.attributes), getattr(p, "count", value)))
+        return out
+
+
+@pytest.fixture
+def recorded() -> Iterator[Recorded]:
+    rec = Recorded()
+    telemetry.configure(tracer_provider=rec.tracer_provider, meter_provider=rec.meter_provider)
+    yield rec
+    telemetry.configure()  # back to the global providers
+
+
+def test_one_create_and_one_call_make_spans_with_the_genai_attributes(
+    fd: Foundry, recorded: Recorded
+) -> None:
+    assert fd.create_tool(word_count_draft()).status == "active"
+    assert fd.call("word_count", {"text": "a b"}, call_id="call_1").value == 2
+
+    create, call = recorded.finished()
+    assert create.name == "create_tool word_count"
+    assert create.attributes["toolfoundry.create.status"] == "active"
+    assert create.attributes["toolfoundry.tool.version"] == 1
+    steps = {e.name: dict(e.attributes or {}) for e in create.events}
+    assert list(steps) == ["static_check", "tests", "policy", "registration"]
+    assert steps["tests"]["toolfoundry.tests.passed"] == 1
+    assert steps["registration"]["toolfoundry.tool.version"] == 1
+
+    assert call.name == "execute_tool word_count"
+    assert call.attributes["gen_ai.operation.name"] == "execute_tool"
+    assert call.attributes["gen_ai.tool.name"] == "word_count"
+    assert call.attributes["gen_ai.tool.call.id"] == "call_1"
+    assert call.attributes["toolfoundry.tool.version"] == 1
+    assert "error.type" not in call.attributes
+    assert call.status.status_code is StatusCode.UNSET
+
+
+def test_a_failed_call_carries_its_kind_as_error_type_and_counts_by_kind(
+    fd: Foundry, recorded: Recorded
+) -> None:
+    fd.create_tool(word_count_draft())
+    fd.call("word_count", {"text": "a"})
+    fd.call("word_count", BAD_ARGUMENTS)
+    fd.call("no_such_tool", {})
+
+    bad, missing = recorded.finished()[-2:]
+    assert bad.attributes["error.type"] == "invalid_arguments"
+    assert bad.status.status_code is StatusCode.ERROR
+    assert missing.name == "execute_tool no_such_tool"
+    assert missing.attributes["error.type"] == "not_found"
+    assert "gen_ai.tool.call.id" not in missing.attributes  # not known: not made up
+
+    failures = {a["error.type"]: n for a, n in recorded.points("toolfoundry.tool.failures")}
+    assert failures == {"invalid_arguments": 1, "not_found": 1}
+    calls = sum(n for _, n in recorded.points("toolfoundry.tool.calls"))
+    assert calls == 3
+    durations = recorded.points("toolfoundry.tool.duration")
+    assert sum(n for _, n in durations) == 3  # one histogram sample per call
+
+
+def test_a_rejected_draft_and_an_approval_have_their_spans(fd: Foundry, recorded: Recorded) -> None:
+    broken = word_count_draft()
+    broken["tests"] = [{"input": {"text": "a"}, "expected": 2}]
+    assert fd.create_tool(broken).status == "rejected"
+    assert fd.create_tool(network_draft("weather", "api.example.com")).status == (
+        "pending_approval"
+    )
+    fd.approve("weather", by="alice")
+
+    rejected, pending, approval = recorded.finished()
+    assert rejected.attributes["error.type"] == "tests_failed"
+    assert rejected.status.status_code is StatusCode.ERROR
+    assert [e.name for e in rejected.events] == ["static_check", "tests"]
+    assert pending.attributes["toolfoundry.create.status"] == "pending_approval"
+    policy = next(e for e in pending.events if e.name == "policy")
+    assert policy.attributes["toolfoundry.step.outcome"] == "needs_approval"
+    assert approval.name == "approve_tool weather"
+    assert approval.attributes["toolfoundry.approval.by"] == "alice"
+    assert approval.attributes["toolfoundry.tool.status"] == "active"
+    statuses = {
+        a["toolfoundry.create.status"] for a, _ in recorded.points("toolfoundry.tool.creations")
+    }
+    assert statuses == {"rejected", "pending_approval"}
+
+
+def test_without_opentelemetry_nothing_is_traced_and_nothing_is_imported_per_call(
+    tmp_path: Path,
+) -> None:
+    script = textwrap.dedent(
+        f"""
+        import sys
+        sys.modules["opentelemetry"] = None  # as if opentelemetry-api were not installed
+
+        from toolfoundry import Foundry
+        from toolfoundry.foundry import telemetry
+        assert telemetry.INSTRUMENTS is None
+
+        class Watch:
+            attempts = 0
+            def find_spec(self, name, path=None, target=None):
+                if name.startswith("opentelemetry"):
+                    Watch.attempts += 1
+                return None
+        sys.meta_path.insert(0, Watch())
+        fd = Foundry.open("sqlite:///{tmp_path / "r.db"}")
+        draft = {word_count_draft()!r}
+        assert fd.create_tool(draft).status == "active"
+        assert fd.call("word_count", {{"text": "a b"}}).value == 2
+        assert Watch.attempts == 0, Watch.attempts
+        try:
+            telemetry.configure()
+        except ImportError as exc:
+            print(exc)
+        """
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, timeout=60
+    )
+    assert out.returncode == 0, out.stderr
+    assert "install toolfoundry[otel]" in out.stdout
