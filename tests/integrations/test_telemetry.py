@@ -19,7 +19,7 @@ from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import StatusCode
-from tests.integrations.conftest import BAD_ARGUMENTS, word_count_draft
+from tests.integrations.drafts import BAD_ARGUMENTS, word_count_draft
 from tests.shared_drafts import network_draft
 
 from toolfoundry import Foundry
