@@ -189,7 +189,7 @@ def test_every_turn_is_stored_with_the_run(vendor, foundry):
     )
     run = run_agent("store me", vendor.provider("openai"), foundry)
 
-    stored = RunStore(foundry.registry.engine).get(run.id)
+    stored = RunStore(foundry.registry).get(run.id)
     assert stored is not None
     assert stored == json.loads(json.dumps(run.to_dict()))
     assert stored["model"] == "openai:test-model"
@@ -201,7 +201,7 @@ def test_every_turn_is_stored_with_the_run(vendor, foundry):
     assert missing["is_error"] is True
     assert missing["result"]["error"]["kind"] == "not_found"
     assert stored["usage"] == {"input_tokens": 82 * 2 + 120, "output_tokens": 17 * 2 + 9}
-    [summary] = RunStore(foundry.registry.engine).recent()
+    [summary] = RunStore(foundry.registry).recent()
     assert summary["id"] == run.id
     assert summary["turns"] == 3
 
@@ -233,7 +233,7 @@ def test_a_replayed_session_runs_and_is_stored_on_postgresql(pg_url):
         run = run_agent(task, provider, fd)
         assert run.stop_reason is StopReason.COMPLETED, run.stop_message
         assert run.created == ["slugify v1"]
-        stored = RunStore(fd.registry.engine).get(run.id)
+        stored = RunStore(fd.registry).get(run.id)
         assert stored is not None
         assert len(stored["turns"]) == 5
         assert stored["turns"][1]["tool_calls"][0]["result"]["step"]["blockers"] == ["tests_failed"]

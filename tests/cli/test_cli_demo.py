@@ -33,7 +33,7 @@ def test_demo_runs_the_whole_cycle_on_a_fresh_store(tmp_path):
         assert [(v.version, v.current) for v in history] == [(1, True), (2, False)]
         assert foundry.show("weather_now").status.value == "active"
         # five agent runs (four in the demo's process, one in the restarted one), with turns
-        runs = RunStore(foundry.registry.engine).recent()
+        runs = RunStore(foundry.registry).recent()
         assert len(runs) == 5
         assert all(r["stop_reason"] == "completed" and r["turns"] >= 2 for r in runs)
         # two parallel calls in the first session, one after the restart, one of v2

@@ -105,7 +105,7 @@ def run_agent(
         The run: its turns, stop reason, final text and the tools it created.
     """
     run = AgentRun(uuid.uuid4().hex, task, provider.model_id, now())
-    runs = RunStore(foundry.registry.engine) if store else None
+    runs = RunStore(foundry.registry) if store else None
     emit: EventSink = on_event or (lambda _event: None)
     declared: dict[str, DeclaredTool] = {}
     for tool in [*meta_tools(foundry), *tools]:

@@ -11,11 +11,8 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any
 
-from sqlalchemy import insert, select, update
-from sqlalchemy.engine import Engine
-
 from toolfoundry.agent.providers.base import ToolCall
-from toolfoundry.registry.schema import agent_runs
+from toolfoundry.registry import Registry, RunRow
 
 
 class StopReason(StrEnum):
@@ -138,48 +135,37 @@ def recording_session(run: AgentRun) -> dict[str, Any]:
 
 
 class RunStore:
-    """Agent runs in the registry's database (table ``tf_agent_runs``)."""
+    """Agent runs in the registry's database (:meth:`Registry.save_run` and its readers)."""
 
-    def __init__(self, engine: Engine) -> None:
-        self.engine = engine
+    def __init__(self, registry: Registry) -> None:
+        self.registry = registry
 
     def save(self, run: AgentRun) -> None:
         """Insert or update the run with its transcript so far."""
-        row = {
-            "task": run.task,
-            "model": run.model[:200],
-            "stop_reason": run.stop_reason.value if run.stop_reason else None,
-            "started_at": run.started_at,
-            "finished_at": run.finished_at,
-            "turns": len(run.turns),
-            "input_tokens": run.input_tokens,
-            "output_tokens": run.output_tokens,
-            "transcript": run.to_dict(),
-        }
-        with self.engine.begin() as conn:
-            done = conn.execute(
-                update(agent_runs).where(agent_runs.c.id == run.id).values(**row)
-            ).rowcount
-            if not done:
-                conn.execute(insert(agent_runs).values(id=run.id, **row))
+        self.registry.save_run(
+            RunRow(
+                id=run.id,
+                task=run.task,
+                model=run.model,
+                stop_reason=run.stop_reason.value if run.stop_reason else None,
+                started_at=run.started_at,
+                finished_at=run.finished_at,
+                turns=len(run.turns),
+                input_tokens=run.input_tokens,
+                output_tokens=run.output_tokens,
+                transcript=run.to_dict(),
+            )
+        )
 
     def get(self, run_id: str) -> dict[str, Any] | None:
         """A stored run's transcript (the JSON of :meth:`AgentRun.to_dict`), or None."""
-        with self.engine.connect() as conn:
-            value = conn.execute(
-                select(agent_runs.c.transcript).where(agent_runs.c.id == run_id)
-            ).scalar()
-        return dict(value) if value is not None else None
+        return self.registry.run_transcript(run_id)
 
     def recent(self, limit: int = 20) -> list[dict[str, Any]]:
         """Summaries of the newest runs, newest first."""
-        columns = [c for c in agent_runs.c if c.name != "transcript"]
-        query = select(*columns).order_by(agent_runs.c.started_at.desc()).limit(limit)
-        with self.engine.connect() as conn:
-            rows = conn.execute(query).mappings().all()
         return [
             {k: (v.isoformat() if isinstance(v, datetime) else v) for k, v in row.items()}
-            for row in rows
+            for row in self.registry.recent_runs(limit)
         ]
 
 

@@ -123,7 +123,7 @@ def run_stages(
     usage = foundry.usage("slugify")
     console.print(f"usage: {usage.calls} calls, p50 {usage.p50_ms} ms, failures {usage.failures}")
     console.print(f"audit trail: {', '.join(str(e.event.value) for e in foundry.audit('slugify'))}")
-    runs = RunStore(foundry.registry.engine).recent()
+    runs = RunStore(foundry.registry).recent()
     console.print(f"agent runs stored with their transcripts: {len(runs)}")
     console.print(
         "\nNext: [bold]toolfoundry serve[/] exposes the active tools and the meta-tools over MCP; "

@@ -130,11 +130,9 @@ def open_foundry(db: str | None, config_path: Config | str | None) -> Iterator[F
         click.ClickException: the registry URL is unusable or the store unreachable (exit 1).
     """
     # imported here so commands without a store (executor, js) never load the registry
-    from sqlalchemy.exc import SQLAlchemyError
-
     from toolfoundry.config import ConfigError
     from toolfoundry.foundry import Foundry
-    from toolfoundry.registry.engine import SchemaMismatch
+    from toolfoundry.registry.engine import SchemaMismatch, StoreError
 
     try:
         foundry = Foundry.open(db, config=config_path)
@@ -142,7 +140,7 @@ def open_foundry(db: str | None, config_path: Config | str | None) -> Iterator[F
         raise click.UsageError(str(exc)) from None
     # ImportError: a known dialect whose driver is not installed; OSError: a SQLite
     # directory that cannot be made.
-    except (SQLAlchemyError, SchemaMismatch, ImportError, OSError) as exc:
+    except (StoreError, SchemaMismatch, ImportError, OSError) as exc:
         raise click.ClickException(f"cannot open the registry: {registry_problem(exc)}") from None
     try:
         yield foundry

@@ -1,15 +1,19 @@
 """Persistent, versioned tool registry over SQLite (default) or PostgreSQL.
 
 Tools, immutable versions and the current-version pointer, approvals bound to code and
-capabilities, usage counters, an append-only audit log, full-text search, and the
-localStorage backend. It knows nothing of the forge, the sandbox or any server above it.
+capabilities, usage counters, an append-only audit log, full-text search, agent runs, and the
+localStorage backend. Persistence only: it imports nothing but :mod:`toolfoundry.spec` of
+toolfoundry, and knows nothing of the forge, the sandbox or any server above it (what runs a
+draft through the forge into a version is :mod:`toolfoundry.foundry`'s). The layers above
+read and write through :class:`Registry`'s methods; only this package speaks SQL.
 """
 
-from toolfoundry.registry.engine import default_url, resolve_url
+from toolfoundry.registry.engine import StoreError, default_url, resolve_url
 from toolfoundry.registry.records import (
     Approval,
     AuditEntry,
     AuditEvent,
+    LastFailure,
     NewVersion,
     RegistryError,
     SearchHit,
@@ -20,17 +24,21 @@ from toolfoundry.registry.records import (
     code_sha256,
 )
 from toolfoundry.registry.repository import Registry
+from toolfoundry.registry.runs import RunRow
 from toolfoundry.registry.storage import SqlStorage
 
 __all__ = [
     "Approval",
     "AuditEntry",
     "AuditEvent",
+    "LastFailure",
     "NewVersion",
     "Registry",
     "RegistryError",
+    "RunRow",
     "SearchHit",
     "SqlStorage",
+    "StoreError",
     "ToolVersion",
     "UsageStats",
     "VersionStatus",

@@ -10,7 +10,7 @@ from typing import Any
 
 from sqlalchemy import create_engine, event, text
 from sqlalchemy.engine import Connection, Engine, make_url
-from sqlalchemy.exc import OperationalError, ProgrammingError
+from sqlalchemy.exc import OperationalError, ProgrammingError, SQLAlchemyError
 
 DEFAULT_DIR = Path(".toolfoundry")
 DEFAULT_FILE = "registry.db"
@@ -19,6 +19,11 @@ DEFAULT_FILE = "registry.db"
 SCHEMA_HEAD = "0004"
 BUSY_TIMEOUT_MS = 30_000
 _MIGRATION_LOCK = 0x7466_7265  # an arbitrary advisory-lock key for PostgreSQL ("tfre")
+
+
+# What a registry method raises when the database itself fails (unreachable, locked, a broken
+# file): SQLAlchemy's base error, named here so that the layers above never import SQLAlchemy.
+StoreError = SQLAlchemyError
 
 
 class SchemaMismatch(RuntimeError):

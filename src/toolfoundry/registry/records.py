@@ -228,6 +228,18 @@ class UsageStats:
 
 
 @dataclass(frozen=True)
+class LastFailure:
+    """The newest failed call of a tool: its error kind and when it happened."""
+
+    name: str
+    kind: str
+    at: datetime
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, "at": self.at.isoformat()}
+
+
+@dataclass(frozen=True)
 class SearchHit:
     """One search result, best first."""
 

@@ -18,6 +18,7 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import Connection, Engine, Row
 
 from toolfoundry.registry import audit as audit_log
+from toolfoundry.registry import runs as agent_runs
 from toolfoundry.registry import search as fulltext
 from toolfoundry.registry import usage as usage_counters
 from toolfoundry.registry import versions as version_reads
@@ -29,6 +30,7 @@ from toolfoundry.registry.records import (
     Approval,
     AuditEntry,
     AuditEvent,
+    LastFailure,
     NewVersion,
     RegistryError,
     SearchHit,
@@ -37,6 +39,7 @@ from toolfoundry.registry.records import (
     VersionStatus,
     capability_hash,
 )
+from toolfoundry.registry.runs import RunRow
 from toolfoundry.registry.schema import approvals, tools, versions
 from toolfoundry.registry.storage import SqlStorage
 
@@ -223,6 +226,14 @@ class Registry:
         with self._read() as conn:
             return version_reads.active_with_sha(conn, sha256, exclude)
 
+    def active_set(self) -> list[tuple[str, int]]:
+        """(name, current version) of every tool whose current version is active, by name.
+
+        One narrow row per tool and no JSON: cheap enough for a server to poll.
+        """
+        with self._read() as conn:
+            return version_reads.active_set(conn)
+
     # -- decisions and lifecycle ----------------------------------------------------------
 
     def decide(
@@ -366,6 +377,17 @@ class Registry:
         with self._read() as conn:
             return usage_counters.stats(conn, name)
 
+    def usage_of(self, names: Sequence[str]) -> dict[str, UsageStats]:
+        """:meth:`usage` of each of ``names`` in one transaction (tools never called cost
+        no query, so a listing of hundreds of tools stays fast)."""
+        with self._read() as conn:
+            return usage_counters.stats_of(conn, names)
+
+    def last_failures(self, name: str | None = None) -> dict[str, LastFailure]:
+        """The newest failed call of every tool that failed (or only of ``name``), by name."""
+        with self._read() as conn:
+            return usage_counters.last_failures(conn, name)
+
     def audit(self, name: str | None = None, *, limit: int | None = None) -> list[AuditEntry]:
         """Audit rows, oldest first, for one tool or all."""
         with self._read() as conn:
@@ -375,6 +397,23 @@ class Registry:
         """Ranked full-text search over names, descriptions and parameter docs."""
         with self._read() as conn:
             return fulltext.search(conn, query, k, active_only=active_only)
+
+    # -- agent runs -----------------------------------------------------------------------
+
+    def save_run(self, row: RunRow) -> None:
+        """Store an agent run, replacing what was stored of it before (one transaction)."""
+        with self.engine.begin() as conn:
+            agent_runs.save(conn, row)
+
+    def run_transcript(self, run_id: str) -> dict[str, Any] | None:
+        """The stored transcript of an agent run, or None when there is no such run."""
+        with self._read() as conn:
+            return agent_runs.transcript(conn, run_id)
+
+    def recent_runs(self, limit: int = 20) -> list[dict[str, Any]]:
+        """Summary columns of the newest agent runs (no transcripts), newest first."""
+        with self._read() as conn:
+            return agent_runs.recent(conn, limit)
 
 
 def _passed(result: Any) -> bool:

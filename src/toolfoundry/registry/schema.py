@@ -116,12 +116,13 @@ storage = Table(
 )
 
 # One row per agent run: its outcome and the transcript of every turn (written after each turn).
+MODEL_CHARS = 200  # longer "provider:model" strings are stored cut to this
 agent_runs = Table(
     "tf_agent_runs",
     metadata,
     Column("id", String(32), primary_key=True),
     Column("task", Text, nullable=False),
-    Column("model", String(200), nullable=False),
+    Column("model", String(MODEL_CHARS), nullable=False),
     Column("stop_reason", String(32), nullable=True),
     Column("started_at", DateTime(timezone=True), nullable=False),
     Column("finished_at", DateTime(timezone=True), nullable=True),

@@ -11,7 +11,8 @@ from toolfoundry.registry.schema import storage
 
 
 class SqlStorage:
-    """A :class:`toolfoundry.sandbox.host.protocols.StorageBackend` over SQLAlchemy.
+    """The sandbox's ``StorageBackend`` seam over SQLAlchemy (a match by shape: the registry
+    imports nothing of the sandbox; the foundry hands this object to it).
 
     Every write commits on its own, so a value a tool stored survives the process and is
     seen by the next call from any process. Quotas are enforced above this layer.

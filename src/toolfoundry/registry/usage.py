@@ -9,12 +9,13 @@ rows and is exact to within one bucket (+19 %), whatever the number of calls.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 from sqlalchemy import select
 from sqlalchemy.engine import Connection
 
 from toolfoundry.registry.audit import as_utc
-from toolfoundry.registry.records import UsageStats
+from toolfoundry.registry.records import LastFailure, UsageStats
 from toolfoundry.registry.schema import usage
 
 _BASE_MS = 0.01
@@ -59,6 +60,37 @@ def stats(conn: Connection, tool: str) -> UsageStats:
         mean_ms=round(total_ms / calls, 3) if calls else None,
         last_used=last,
     )
+
+
+def stats_of(conn: Connection, names: Sequence[str]) -> dict[str, UsageStats]:
+    """The counters of each of ``names``; a tool never called costs no query of its own."""
+    called = set(conn.execute(select(usage.c.tool).distinct()).scalars())
+    return {name: stats(conn, name) if name in called else _unused(name) for name in names}
+
+
+def last_failures(conn: Connection, name: str | None = None) -> dict[str, LastFailure]:
+    """The newest failed call of every tool (or of ``name``) that ever failed.
+
+    Each failure kind's counter keeps the time of its latest failure, so the newest of them is
+    the tool's last error, read without scanning the audit log.
+    """
+    query = select(usage.c.tool, usage.c.counter, usage.c.last_at).where(
+        usage.c.counter.like("failed:%")
+    )
+    if name is not None:
+        query = query.where(usage.c.tool == name)
+    newest: dict[str, LastFailure] = {}
+    for tool, counter, at in conn.execute(query):
+        if at is None:
+            continue
+        at = as_utc(at)
+        if tool not in newest or at > newest[tool].at:
+            newest[tool] = LastFailure(tool, counter.removeprefix("failed:"), at)
+    return newest
+
+
+def _unused(name: str) -> UsageStats:
+    return UsageStats(name, 0, {}, None, None, None, None)
 
 
 def _percentile(histogram: list[tuple[int, int]], calls: int, q: float) -> float | None:

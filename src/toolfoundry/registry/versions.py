@@ -75,6 +75,19 @@ def active_with_sha(conn: Connection, sha256: str, exclude: str | None) -> ToolV
     return None if row is None else to_version(row)
 
 
+def active_set(conn: Connection) -> list[tuple[str, int]]:
+    """(name, current version) of every tool whose current version is active, by name.
+
+    One narrow row per tool from the tools table (no versions, no JSON): cheap to poll.
+    """
+    query = (
+        select(tools.c.name, tools.c.current_version)
+        .where(tools.c.current_status == VersionStatus.ACTIVE.value)
+        .order_by(tools.c.name)
+    )
+    return [(str(name), int(number)) for name, number in conn.execute(query)]
+
+
 def to_version(row: Row[Any]) -> ToolVersion:
     """The record of one joined row."""
     return ToolVersion(

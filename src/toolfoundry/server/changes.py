@@ -3,7 +3,7 @@
 Every server process polls a fingerprint of the active set: a SHA-256 over the sorted
 ``(name, current version)`` pairs of the tools whose current version is active. A change made
 by this process, by the CLI, or by another server sharing the same PostgreSQL database shows
-up at the next poll. The query reads one narrow row per active tool from ``tf_tools`` (no
+up at the next poll. :meth:`Registry.active_set` reads one narrow row per active tool (no
 versions, no JSON): with 300 active tools a poll takes about 1 ms on SQLite and 5 ms on
 PostgreSQL on a loaded 2-core machine (``tests/server/test_server_mcp_changes.py::
 test_poll_cost``), so the default half-second interval costs under 1% of a core. Polling is
@@ -18,27 +18,20 @@ from collections.abc import Awaitable, Callable
 
 import anyio
 import anyio.to_thread
-from sqlalchemy import text
-from sqlalchemy.exc import SQLAlchemyError
 
-from toolfoundry.registry import Registry
+from toolfoundry.registry import Registry, StoreError
 
 logger = logging.getLogger(__name__)
 
 DEFAULT_INTERVAL_S = 0.5
-
-_ACTIVE_SET = text(
-    "SELECT name, current_version FROM tf_tools WHERE current_status = 'active' ORDER BY name"
-)
 
 
 def active_set_fingerprint(registry: Registry) -> str:
     """A digest that changes exactly when a tool becomes or stops being active, or its
     current active version changes (created, approved, rolled back, disabled, enabled)."""
     digest = hashlib.sha256()
-    with registry.engine.connect() as conn:
-        for name, version in conn.execute(_ACTIVE_SET):
-            digest.update(f"{name}\0{version}\n".encode())
+    for name, version in registry.active_set():
+        digest.update(f"{name}\0{version}\n".encode())
     return digest.hexdigest()
 
 
@@ -68,7 +61,7 @@ class ActiveSetWatcher:
     async def _fingerprint(self) -> str | None:
         try:
             return await anyio.to_thread.run_sync(active_set_fingerprint, self.registry)
-        except SQLAlchemyError as exc:
+        except StoreError as exc:
             # A database hiccup must not take the server down; the next poll retries.
             logger.warning("active-set poll failed: %s", exc)
             return None
