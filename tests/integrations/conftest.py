@@ -9,10 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from toolfoundry import Foundry
+from toolfoundry.foundry import telemetry
 
 
 @pytest.fixture
@@ -21,3 +23,15 @@ def fd(tmp_path: Path) -> Iterator[Foundry]:
     foundry = Foundry.open(f"sqlite:///{tmp_path / 'registry.db'}")
     yield foundry
     foundry.close()
+
+
+@pytest.fixture
+def recorded() -> Iterator[Any]:
+    """toolfoundry's spans and metrics, recorded in memory (a ``recording.Recorded``)."""
+    pytest.importorskip("opentelemetry.sdk")
+    from tests.integrations.recording import Recorded
+
+    rec = Recorded()
+    telemetry.configure(tracer_provider=rec.tracer_provider, meter_provider=rec.meter_provider)
+    yield rec
+    telemetry.configure()  # back to the global providers

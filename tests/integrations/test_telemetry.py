@@ -5,60 +5,20 @@ from __future__ import annotations
 import subprocess
 import sys
 import textwrap
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 pytest.importorskip("opentelemetry.sdk")
 
-from opentelemetry.sdk.metrics import MeterProvider
-from opentelemetry.sdk.metrics.export import InMemoryMetricReader
-from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import StatusCode
 from tests.integrations.drafts import BAD_ARGUMENTS, word_count_draft
+from tests.integrations.recording import Recorded
 from tests.shared_drafts import network_draft
 
 from toolfoundry import Foundry
-from toolfoundry.foundry import telemetry
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-class Recorded:
-    def __init__(self) -> None:
-        self.spans = InMemorySpanExporter()
-        self.metrics = InMemoryMetricReader()
-        tracer_provider = TracerProvider()
-        tracer_provider.add_span_processor(SimpleSpanProcessor(self.spans))
-        self.tracer_provider = tracer_provider
-        self.meter_provider = MeterProvider(metric_readers=[self.metrics])
-
-    def finished(self) -> list[ReadableSpan]:
-        return list(self.spans.get_finished_spans())
-
-    def points(self, metric: str) -> list[tuple[dict[str, Any], Any]]:
-        data = self.metrics.get_metrics_data()
-        out = []
-        for resource in data.resource_metrics if data else ():
-            for scope in resource.scope_metrics:
-                for m in scope.metrics:
-                    if m.name == metric:
-                        for p in m.data.data_points:
-                            value = getattr(p, "value", None)
-                            out.append((dict(p.attributes), getattr(p, "count", value)))
-        return out
-
-
-@pytest.fixture
-def recorded() -> Iterator[Recorded]:
-    rec = Recorded()
-    telemetry.configure(tracer_provider=rec.tracer_provider, meter_provider=rec.meter_provider)
-    yield rec
-    telemetry.configure()  # back to the global providers
 
 
 def test_one_create_and_one_call_make_spans_with_the_genai_attributes(
