@@ -10,7 +10,7 @@ WORD_COUNT: dict[str, Any] = {
     "description": "Count the words of a text.",
     "parameters": {
         "type": "object",
-        "properties": {"text": {"type": "string", "description": "the text"}},
+        "properties": {"text": {"type": "string", "minLength": 1, "description": "the text"}},
         "required": ["text"],
     },
     "code": (
@@ -20,6 +20,8 @@ WORD_COUNT: dict[str, Any] = {
 }
 # A number where the schema wants a string: the foundry answers invalid_arguments at $.text.
 BAD_ARGUMENTS: dict[str, Any] = {"text": 42}
+# The right type, but too short: only a JSON Schema validator sees it (smolagents checks types).
+TOO_SHORT: dict[str, Any] = {"text": ""}
 
 
 def word_count_draft() -> dict[str, Any]:
