@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup demo serve test test-slow lint typecheck catalog guest jslibs clean
+.PHONY: setup demo serve test test-slow lint typecheck catalog docs docs-check guest jslibs clean
 
 $(STAMP): pyproject.toml scripts/setup.sh jsbuild/package-lock.json jsbuild/checksums.json
 	bash scripts/setup.sh
@@ -30,8 +30,15 @@ typecheck: $(STAMP)
 catalog: $(STAMP)
 	$(BIN)/toolfoundry catalog check
 
+# docs/openapi.json, docs/cli.md and README.md's table of commands, generated from the code.
+docs: $(STAMP)
+	$(BIN)/python scripts/generated_docs.py
+
+docs-check: $(STAMP)
+	$(BIN)/python scripts/generated_docs.py --check
+
 test: $(STAMP)
-	$(MAKE) lint typecheck catalog
+	$(MAKE) lint typecheck catalog docs-check
 	$(BIN)/pytest -n 2 -q
 
 test-slow: $(STAMP)

@@ -110,6 +110,52 @@ def check_documented(
     validator = Draft202012Validator({**schema, "components": document["components"]})
     errors = [f"{list(e.absolute_path)}: {e.message}" for e in validator.iter_errors(body)]
     assert not errors, f"{method} {path} {status} does not match its documented schema: {errors}"
+    extra = undocumented_keys(schema, body, document["components"]["schemas"], "$")
+    assert not extra, f"{method} {path} {status} answers keys its schema does not declare: {extra}"
+
+
+def undocumented_keys(schema: Any, value: Any, components: dict[str, Any], at: str) -> list[str]:
+    """Paths of object keys in ``value`` that ``schema`` does not declare.
+
+    Validation alone lets a new key in a ``to_dict`` go undocumented (the schemas are open);
+    this walks the schema beside the value and reports such keys, so the document cannot
+    fall behind what the code answers. A schema without ``properties`` (a free-form object
+    or a map) declares every key.
+    """
+    schema = _resolve(schema, components)
+    branches = schema.get("anyOf") or schema.get("oneOf")
+    if branches:
+        for branch in branches:
+            full = {**_resolve(branch, components), "components": {"schemas": components}}
+            if Draft202012Validator(full).is_valid(value):
+                return undocumented_keys(branch, value, components, at)
+        return []
+    properties = _declared(schema, components)
+    found: list[str] = []
+    if isinstance(value, dict) and properties:
+        for key, item in value.items():
+            if key not in properties:
+                found.append(f"{at}.{key}")
+            else:
+                found += undocumented_keys(properties[key], item, components, f"{at}.{key}")
+    elif isinstance(value, list) and "items" in schema:
+        for i, item in enumerate(value):
+            found += undocumented_keys(schema["items"], item, components, f"{at}[{i}]")
+    return found
+
+
+def _declared(schema: dict[str, Any], components: dict[str, Any]) -> dict[str, Any]:
+    """The properties of ``schema`` and of every ``allOf`` part, however deep."""
+    properties = dict(schema.get("properties", {}))
+    for part in schema.get("allOf", []):
+        properties.update(_declared(_resolve(part, components), components))
+    return properties
+
+
+def _resolve(schema: Any, components: dict[str, Any]) -> dict[str, Any]:
+    while isinstance(schema, dict) and "$ref" in schema:
+        schema = components[schema["$ref"].rsplit("/", 1)[1]]
+    return schema if isinstance(schema, dict) else {}
 
 
 def _template(document: dict[str, Any], path: str) -> str:

@@ -23,10 +23,10 @@ from toolfoundry.forge.draft import (
     RESERVED_PREFIXES,
     Draft,
     DraftLimits,
-    Language,
     parse_draft,
 )
 from toolfoundry.forge.draft_fields import DraftError
+from toolfoundry.forge.draft_json import DraftJson, Language
 from toolfoundry.forge.findings import Finding, Severity
 from toolfoundry.forge.jscheck import bundled_libraries, check_javascript
 from toolfoundry.forge.pipeline import ForgeReport, VersionStatus, forge_draft
@@ -55,6 +55,7 @@ __all__ = [
     "ApprovalCheck",
     "Draft",
     "DraftError",
+    "DraftJson",
     "DraftLimits",
     "ExistingTool",
     "Finding",

@@ -15,9 +15,8 @@ from toolfoundry.forge.draft_fields import (
     key_path,
     validate_instance,
 )
+from toolfoundry.forge.draft_json import TEST_FIELDS
 from toolfoundry.spec import ErrorKind, Problem
-
-TEST_FIELDS = ("name", "input", "expected", "error", "error_kind", "fixtures")
 
 
 @dataclass(frozen=True)

@@ -11,13 +11,13 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
 
+from toolfoundry.forge.draft_json import FIXTURE_FIELDS
 from toolfoundry.forge.hosts import pattern_covered, pattern_problem
 from toolfoundry.sandbox.host.netguard import FetchError, parse_url
 from toolfoundry.spec import JSON_SCHEMA_DIALECT, Capabilities, Problem
 from toolfoundry.spec.capabilities import KNOWN_CAPABILITIES, StorageScope
 
 JsonObject = dict[str, Any]
-FIXTURE_FIELDS = ("url", "method", "status", "headers", "body")
 FETCH_METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE")
 _META = Draft202012Validator(Draft202012Validator.META_SCHEMA)
 _IDENT = re.compile(r"^[A-Za-z_$][A-Za-z0-9_$]*$")

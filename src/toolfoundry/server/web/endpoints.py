@@ -85,6 +85,9 @@ class Endpoint:
     query: tuple[QueryParam, ...] = ()
     body: dict[str, Any] | None = None
     tags: tuple[str, ...] = field(default=("tools",))
+    # What the route itself enforces when the handler checks the body and reports problems
+    # in its own shape (a draft: the forge's findings); ``body`` is what the document shows.
+    enforced_body: dict[str, Any] | None = None
 
     @property
     def openapi_path(self) -> str:
@@ -108,9 +111,10 @@ def registry_error(exc: RegistryError) -> ApiError:
 
 def build_route(endpoint: Endpoint, foundry_factory: Callable[[], Foundry]) -> Route:
     """The Starlette route serving ``endpoint``."""
+    enforced = endpoint.enforced_body or endpoint.body
     validator = (
-        Draft202012Validator({**endpoint.body, "components": {"schemas": COMPONENTS}})
-        if endpoint.body is not None
+        Draft202012Validator({**enforced, "components": {"schemas": COMPONENTS}})
+        if enforced is not None
         else None
     )
 

@@ -1,12 +1,17 @@
 """JSON Schemas of the API's bodies, shared by request validation and the OpenAPI document.
 
-They describe what the foundry's records' ``to_dict`` methods produce; the API tests validate
-every response they receive against these, so the document stays honest.
+``Draft`` is the forge's own declaration of a draft (:mod:`toolfoundry.forge.draft_json`).
+The response schemas describe what the foundry's records' ``to_dict`` methods produce; the
+API tests validate every response they receive against these and refuse a key a schema does
+not declare, so the document stays honest. The document itself is committed as
+``docs/openapi.json`` and checked against the code by ``make docs-check``.
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+from toolfoundry.forge.draft_json import draft_json_schema
 
 
 def ref(name: str) -> dict[str, str]:
@@ -128,7 +133,10 @@ COMPONENTS: dict[str, dict[str, Any]] = {
                 capability_details={
                     "type": "array",
                     "items": _obj(
-                        ["capability", "value", "meaning"], capability=_STR, meaning=_STR
+                        ["capability", "value", "meaning"],
+                        capability=_STR,
+                        value={"description": "The hosts, the storage scope, or true."},
+                        meaning=_STR,
                     ),
                 },
                 diff=_STR,
@@ -190,21 +198,8 @@ COMPONENTS: dict[str, dict[str, Any]] = {
         status=_STR,
         score=_NUM,
     ),
-    "Draft": {
-        "type": "object",
-        "description": "A tool draft (DESIGN.md); the forge checks its fields and reports "
-        "every problem as a finding of a rejected result.",
-        "properties": {
-            "name": _STR,
-            "description": _STR,
-            "parameters": _DICT,
-            "code": _STR,
-            "language": {"enum": ["javascript", "python"]},
-            "tests": _LIST,
-            "capabilities": _DICT,
-            "fixtures": _LIST,
-        },
-    },
+    # What the forge accepts, from the declaration it takes its field lists from.
+    "Draft": draft_json_schema(),
 }
 
 DECIDE_BODY = {
@@ -237,3 +232,6 @@ CALL_BODY = {
     },
 }
 DRAFT_BODY = ref("Draft")
+# The route only insists on an object: the forge checks the fields and answers every problem
+# as a finding of a rejected CreateResult, which tells a model more than a schema error.
+DRAFT_ENFORCED = {"type": "object"}
