@@ -39,7 +39,7 @@ class Script:
         return respond
 
 
-def test_a_tool_made_in_a_run_is_called_in_the_same_run(fd: Foundry) -> None:
+def test_a_tool_made_in_a_run_is_called_in_the_same_run(fd: Foundry, recorded: Any) -> None:
     script = Script(
         [function_call("create_tool", word_count_draft(), call_id="c1")],
         [function_call("word_count", {"text": "a b c d"}, call_id="c2")],
@@ -61,6 +61,8 @@ def test_a_tool_made_in_a_run_is_called_in_the_same_run(fd: Foundry) -> None:
     usage = fd.usage("word_count")
     assert usage.calls == 2
     assert usage.failures == {"invalid_arguments": 1}
+    ids = [s.attributes.get("gen_ai.tool.call.id") for s in recorded.finished()]
+    assert {"c1", "c2", "c3"} <= set(ids)  # the framework's call ids label the spans
 
 
 def test_tools_keep_their_own_schema_and_other_tools_stay(fd: Foundry) -> None:

@@ -32,7 +32,7 @@ def returns(messages: list[ModelMessage]) -> list[ToolReturnPart]:
     return [p for p in last.parts if isinstance(p, ToolReturnPart)]
 
 
-def test_a_tool_made_in_a_run_is_called_in_the_same_run(fd: Foundry) -> None:
+def test_a_tool_made_in_a_run_is_called_in_the_same_run(fd: Foundry, recorded: Any) -> None:
     seen: list[list[str]] = []
     results: list[ToolReturnPart] = []
 
@@ -66,6 +66,8 @@ def test_a_tool_made_in_a_run_is_called_in_the_same_run(fd: Foundry) -> None:
     usage = fd.usage("word_count")
     assert usage.calls == 2
     assert usage.failures == {"invalid_arguments": 1}
+    ids = [s.attributes.get("gen_ai.tool.call.id") for s in recorded.finished()]
+    assert {"c1", "c2", "c3"} <= set(ids)  # the framework's call ids label the spans
 
 
 def test_the_offered_schema_is_the_tools_own(fd: Foundry) -> None:
