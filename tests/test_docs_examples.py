@@ -3,9 +3,12 @@
 import json
 import re
 import tomllib
+from dataclasses import fields
 from pathlib import Path
 
-from toolfoundry.config import parse_config
+from toolfoundry.config import CATALOG_KEYS, FETCH_KEYS, LIMIT_KEYS, SECTIONS, parse_config
+from toolfoundry.forge.policy import POLICY_KEYS
+from toolfoundry.sandbox.host.credentials import Credential
 from toolfoundry.sandbox.host.fetch import FetchPolicy
 from toolfoundry.sandbox.host.netguard import parse_url
 
@@ -31,6 +34,27 @@ def test_documented_configuration_loads_with_every_section():
         "docs/openai.json",
         "openai",
     )
+
+
+def test_documented_configuration_shows_every_key_the_loader_accepts():
+    (toml,) = fenced("configuration.md", "toml")
+    data = tomllib.loads(toml)
+    shown = set(re.findall(r"^#?\s*(\w+) =", toml, re.M))  # set, or a commented alternative
+    shown |= set(re.findall(r"^\[\[\w+\.(\w+)\]\]", toml, re.M))  # [[fetch.credentials]]
+    assert set(data) == set(SECTIONS)
+    accepted = {
+        "registry": {"url"},
+        "policy": set(POLICY_KEYS),
+        "fetch": set(FETCH_KEYS),
+        "limits": set(LIMIT_KEYS),
+        "catalog": set(CATALOG_KEYS),
+        "provider": {"model", "base_url"},  # what `toolfoundry agent` reads
+    }
+    for section, keys in accepted.items():
+        assert keys <= shown, f"docs/configuration.md does not show [{section}] {keys - shown}"
+        assert set(data[section]) <= keys, f"[{section}] shows keys nothing reads"
+    credential = {f.name for f in fields(Credential) if f.init}
+    assert credential <= shown, f"[[fetch.credentials]] misses {credential - shown}"
 
 
 def test_documented_host_patterns_mean_what_the_doc_says():

@@ -1,39 +1,8 @@
 """Loading ``toolfoundry.toml``: capability policy, fetch allowlists and credentials, limits.
 
 Every section is optional and every problem is reported at once in a :class:`ConfigError`.
-
-    [registry]
-    url = "postgresql+psycopg://..."      # TOOLFOUNDRY_DB and --db win over this
-
-    [policy]                              # see toolfoundry.forge.Policy
-    approve = "risky"                     # or "all"
-    auto_approve_network = ["api.example.com"]
-
-    [fetch]                               # what approved tools may reach at call time
-    allow = ["api.example.com", "*.github.com"]   # absent: each tool's approved hosts
-    allow_http = ["127.0.0.1:8080"]       # plain http allowed for these
-    allow_private = ["127.0.0.1"]         # loopback/private addresses allowed for these
-    max_requests = 20
-    [[fetch.credentials]]
-    host = "api.example.com"
-    header = "Authorization"
-    env = "EXAMPLE_TOKEN"
-
-    [limits]
-    timeout_s = 2.0
-    memory_mib = 64
-    output_bytes = 1048576
-    max_code_bytes = 262144
-    duplicate_candidates = 3              # similar tools a draft's tests run against; 0: off
-
-    [provider]
-    model = "openai:gpt-4o-mini"
-
-    [catalog]                             # own declared tools, see toolfoundry.project
-    sources = ["shop.tools", "shop.cli:parser", "scripts/report.py:report"]
-    pythonpath = ["src"]                  # folders (from this file's) imported from; default ["."]
-    skill_name = "shop"                   # SKILL.md's name (default "toolfoundry")
-    out = ["docs/SKILL.md", { path = "docs/openai.json", format = "openai" }]
+What each section and key means, with an example of every one: ``docs/configuration.md``
+(tests/test_docs_examples.py checks that it shows every key this module accepts).
 """
 
 from __future__ import annotations
