@@ -8,15 +8,24 @@
 //                            build is needed (what scripts/setup.sh and `make jslibs` call)
 //
 // Outputs, under src/toolfoundry/sandbox/js/_build/: libs/<name>.mjs, libs/manifest.json
-// ({"libs": {"<npm name>": {file, version, sha256, exports}}}) and polyfills.js.
+// ({"libs": {"<npm name>": {file, version, sha256, exports}}, "aliases": {"<form>": "<npm name>"}})
+// and polyfills.js.
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
-import { bundleFileName, importables, RESOLVE } from "./libraries.mjs";
+import { bundleFileName, forms, importables, RESOLVE } from "./libraries.mjs";
 import { forbiddenConstructs } from "./scan.mjs";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -139,7 +148,23 @@ async function buildLibraries(esbuild, work, files) {
       exports: Object.keys(module).filter((n) => n !== "default").sort(),
     };
   }
+  manifest.aliases = checkedForms(manifest.libs);
   files.set("libs/manifest.json", Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`));
+}
+
+/** The libraries' other specifier forms, each checked to name a real file of its package. */
+function checkedForms(libs) {
+  const all = forms();
+  for (const [form, target] of Object.entries(all)) {
+    if (!(target in libs)) throw new Error(`form ${form}: ${target} is not a bundled library`);
+    if (form in libs) throw new Error(`form ${form} is already a bundled library`);
+    const path = join(HERE, "node_modules", form);
+    const real = [path, `${path}.js`, join(path, "index.js")].some(
+      (p) => existsSync(p) && statSync(p).isFile(),
+    );
+    if (!real) throw new Error(`form ${form}: the package has no such file`);
+  }
+  return all;
 }
 
 // core-js reaches for Node built-ins when it believes it runs under Node; in the sandbox it

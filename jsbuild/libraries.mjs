@@ -10,6 +10,10 @@
 //   for APIs that models still write from older major versions.
 // subpaths: importable files inside the package (`<name>/<subpath>`), each bundled on its own
 //   with the file's default export.
+// forms: other specifiers that name the library or one of its subpaths, as models write them
+//   (the package's ES module build, a file name with its extension): `<form>` -> `<importable>`.
+//   Each must be a file the real package has; the sandbox serves it as a re-export of its target,
+//   so both specifiers give the same module instance.
 
 // dayjs plugins that need nothing beyond the language (timezone needs Intl, which QuickJS lacks).
 const DAYJS_PLUGINS = [
@@ -49,7 +53,23 @@ export const LIBRARIES = [
     default: "namespace",
     aliases: { safeLoad: "load", safeLoadAll: "loadAll", safeDump: "dump" },
   },
-  { name: "dayjs", default: "package", subpaths: DAYJS_PLUGINS.map((p) => `plugin/${p}`) },
+  {
+    name: "dayjs",
+    default: "package",
+    subpaths: DAYJS_PLUGINS.map((p) => `plugin/${p}`),
+    forms: {
+      "dayjs/esm": "dayjs",
+      "dayjs/esm/index.js": "dayjs",
+      "dayjs/dayjs.min.js": "dayjs",
+      ...Object.fromEntries(
+        DAYJS_PLUGINS.flatMap((p) => [
+          [`dayjs/plugin/${p}.js`, `dayjs/plugin/${p}`],
+          [`dayjs/esm/plugin/${p}`, `dayjs/plugin/${p}`],
+          [`dayjs/esm/plugin/${p}/index.js`, `dayjs/plugin/${p}`],
+        ]),
+      ),
+    },
+  },
   { name: "papaparse", default: "package" },
   { name: "marked", default: { export: "marked" } },
   { name: "fast-xml-parser", default: "namespace" },
@@ -86,6 +106,12 @@ export function importables() {
       default: "package",
     })),
   ]);
+}
+
+/** Every other specifier a library accepts, `{form: importable name}`, sorted by form. */
+export function forms() {
+  const all = LIBRARIES.flatMap((lib) => Object.entries(lib.forms ?? {}));
+  return Object.fromEntries(all.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
 /** The file name a library's bundle gets: its npm name with anything unusual replaced. */

@@ -101,6 +101,15 @@ LIB_CASES: dict[str, tuple[str, Any]] = {
         ' dayjs("2024-01-01").from(dayjs("2024-03-01")), dayjs("2024-03-05").isoWeek()];',
         ["2024-03-05T08:20:30Z", "2024-03-05", 1.5, "2 months ago", 10],
     ),
+    "dayjs esm and plugin file forms": (
+        'import dayjs from "dayjs/esm";\nimport core from "dayjs/esm/index.js";\n'
+        'import utc from "dayjs/plugin/utc.js";\nimport isoWeek from "dayjs/esm/plugin/isoWeek";\n'
+        'import duration from "dayjs/esm/plugin/duration/index.js";\n'
+        "[utc, isoWeek, duration].forEach((p) => dayjs.extend(p));\n"
+        'export default [dayjs.utc("2024-03-05T10:20:30+02:00").format(),'
+        ' core("2024-03-05").isoWeek(), dayjs.duration(2, "hours").asMinutes()];',
+        ["2024-03-05T08:20:30Z", 10, 120],
+    ),
     "papaparse default": (
         'import Papa from "papaparse";\n'
         'const r = Papa.parse("name,qty\\napple,3\\n\\"pear, green\\",5\\n",'
@@ -384,8 +393,9 @@ def _run_node(node: str, script: str) -> Any:
 def node_module_source(source: str) -> str:
     """A case's module with each bundled library's npm name replaced by its bundle's file URL."""
     manifest = json.loads((LIBS / "manifest.json").read_text())
-    for name, entry in manifest["libs"].items():
-        url = (LIBS / entry["file"]).as_uri()
+    targets = {name: name for name in manifest["libs"]} | manifest.get("aliases", {})
+    for name, target in targets.items():
+        url = (LIBS / manifest["libs"][target]["file"]).as_uri()
         source = re.sub(rf"from\s*([\"']){re.escape(name)}\1", f'from "{url}"', source)
     return source
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from toolfoundry.forge.jscheck import BUNDLED_LIBRARIES
+from toolfoundry.forge.jscheck import BUNDLED_LIBRARIES, bundled_libraries
 
 REPO = Path(__file__).resolve().parents[2]
 BUILD = REPO / "src" / "toolfoundry" / "sandbox" / "js" / "_build"
@@ -78,6 +78,21 @@ def test_manifest_lists_every_library_with_pinned_version_and_exports(built: Pat
     assert {"diffLines", "createPatch"} <= set(libs["diff"]["exports"])  # type: ignore[arg-type]
     assert {"dayjs/plugin/utc", "dayjs/plugin/customParseFormat"} <= set(libs)
     assert sorted(str(e["file"]) for e in libs.values()) == [p.name for p in bundles()]
+
+
+def test_forms_name_real_package_files_and_bundled_targets(built: Path) -> None:
+    aliases: dict[str, str] = json.loads((BUILD / "libs" / "manifest.json").read_text())["aliases"]
+    libs = manifest()
+    assert {"dayjs/esm", "dayjs/esm/index.js", "dayjs/plugin/utc.js"} <= set(aliases)
+    for form, target in aliases.items():
+        assert target in libs
+        assert form not in libs
+        assert form.split("/")[0] == target.split("/")[0]
+        path = JSBUILD / "node_modules" / form
+        if (JSBUILD / "node_modules").is_dir():
+            assert any(p.is_file() for p in (path, Path(f"{path}.js"), path / "index.js")), form
+    # the forge's static check accepts exactly what the sandbox's loader accepts
+    assert bundled_libraries() == set(libs) | set(aliases)
 
 
 def test_package_json_pins_exact_versions() -> None:

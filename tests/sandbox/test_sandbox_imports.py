@@ -9,7 +9,7 @@ import pytest
 from toolfoundry.sandbox import run_js
 from toolfoundry.sandbox.host.storage import StorageHook, StorageQuota
 from toolfoundry.sandbox.js.host_calls import CallHost
-from toolfoundry.sandbox.js.modules import MANIFEST, LibraryCatalog
+from toolfoundry.sandbox.js.modules import MANIFEST, ImportRefused, LibraryCatalog
 from toolfoundry.spec import ErrorKind
 
 needs_libs = pytest.mark.skipif(not MANIFEST.exists(), reason="npm libraries not built")
@@ -153,3 +153,41 @@ def test_second_import_uses_cached_bytecode_and_still_works() -> None:
     first = run_js(code)
     second = run_js(code)
     assert first.value == second.value == {"a": [1, 2]}
+
+
+@needs_libs
+def test_a_form_is_the_same_module_as_its_library() -> None:
+    code = """import dayjs from "dayjs/esm";
+      import core, { isDayjs } from "dayjs";
+      import utc from "dayjs/plugin/utc.js";
+      import utc2 from "dayjs/esm/plugin/utc/index.js";
+      dayjs.extend(utc);
+      export default [dayjs === core, utc === utc2, isDayjs(core.utc("2024-01-01"))]"""
+    for _ in range(2):  # the second call runs on cached library bytecode
+        result = run_js(code)
+        assert result.ok, result.error
+        assert result.value == [True, True, True]
+
+
+def test_forms_come_from_the_manifest_and_need_a_bundled_target(tmp_path: object) -> None:
+    from pathlib import Path
+
+    assert isinstance(tmp_path, Path)
+    libs = tmp_path / "libs"
+    libs.mkdir()
+    (libs / "ok.mjs").write_text("export default 1")
+    manifest = libs / "manifest.json"
+    aliases = {"ok/esm": "ok", "ghost/esm": "ghost", "ok": "other"}
+    manifest.write_text(json.dumps({"libs": {"ok": {"file": "ok.mjs"}}, "aliases": aliases}))
+    catalog = LibraryCatalog(manifest)
+    assert catalog.names() == ["ok"]
+    assert catalog.importable() == {"ok", "ok/esm"}
+    assert catalog.resolve("ok/esm") == "ok"
+    assert catalog.resolve("ghost/esm") is None
+    assert catalog.source("ok/esm") == 'export * from "ok";\nexport { default } from "ok";\n'
+    assert catalog.wants_bytecode("ok")
+    assert not catalog.wants_bytecode("ok/esm")
+    catalog.keep_bytecode("ok/esm", b"code")
+    assert catalog.bytecode("ok/esm") is None
+    with pytest.raises(ImportRefused, match="ok/esmx"):
+        catalog.source("ok/esmx")

@@ -7,7 +7,6 @@ Reports syntax errors with line and column, the rule findings of :mod:`jsrules`,
 from __future__ import annotations
 
 import bisect
-import json
 import re
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
@@ -19,6 +18,7 @@ from tree_sitter import Language, Node, Parser
 
 from toolfoundry.forge.findings import Finding, Severity
 from toolfoundry.forge.jsrules import LANGUAGE_DUNDERS, RuleWalker, text
+from toolfoundry.sandbox.js.modules import LibraryCatalog
 from toolfoundry.spec import Capabilities, StorageScope
 
 BUNDLED_LIBRARIES = (
@@ -39,10 +39,13 @@ _LANGUAGE = Language(tree_sitter_javascript.language())
 
 @lru_cache(maxsize=1)
 def bundled_libraries() -> frozenset[str]:
-    """Library names a tool may import: the sandbox's manifest when built, else the known list."""
+    """Specifiers a tool may import: the sandbox's manifest when built, else the known list.
+
+    The manifest's names and the other forms it lists for them (``dayjs/esm``), as the
+    sandbox's module loader resolves them (one list, read in ``sandbox/js/modules.py``).
+    """
     try:
-        manifest = json.loads((_JS_DIR / "_build" / "libs" / "manifest.json").read_text("utf-8"))
-        names = frozenset(str(n) for n in manifest["libs"])
+        names = LibraryCatalog().importable()
     except (OSError, ValueError, KeyError, TypeError):
         return frozenset(BUNDLED_LIBRARIES)
     return names or frozenset(BUNDLED_LIBRARIES)

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from tree_sitter import Node
 
 from toolfoundry.forge.findings import Finding, Severity
+from toolfoundry.sandbox.js.modules import packages
 from toolfoundry.spec import Capabilities, StorageScope
 
 GLOBAL_OBJECTS = frozenset({"globalThis", "window", "self", "global", "frames", "top", "parent"})
@@ -178,7 +179,7 @@ class RuleWalker:
                 "no_require",
                 node,
                 '`require` does not exist in the sandbox: use `import x from "<library>"` with a '
-                f"bundled library ({', '.join(sorted(self.libraries))})",
+                f"bundled library ({packages(self.libraries)})",
             )
         elif name in NETWORK_NAMES:
             self._network(node, name)
@@ -375,7 +376,7 @@ class RuleWalker:
                 "forbidden_import",
                 node,
                 f"cannot import {spec!r}: only the bundled libraries can be imported "
-                f"({', '.join(sorted(self.libraries))}); write the code yourself otherwise",
+                f"({packages(self.libraries)}); write the code yourself otherwise",
             )
 
     def _loop(self, node: Node) -> None:

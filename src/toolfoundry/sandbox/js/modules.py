@@ -1,14 +1,18 @@
 """What a tool may import: only the bundled npm libraries listed in ``_build/libs/manifest.json``.
 
 The guest asks the host for every specifier; anything that is not exactly a bundled library's
-name (relative paths, ``node:*``, URLs, ``qjs:*``, ``..`` tricks) is refused with a message that
-names the libraries that can be imported. Sources load lazily, once per process.
+name or one of the other forms the manifest lists for it (``dayjs/esm``,
+``dayjs/plugin/utc.js``) is refused (relative paths, ``node:*``, URLs, ``qjs:*``, ``..`` tricks)
+with a message that names the libraries that can be imported. A form is served as a re-export
+of its library, so both names give the same module instance. Sources load lazily, once per
+process.
 """
 
 from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Iterable
 from pathlib import Path
 
 BUILD_DIR = Path(__file__).resolve().parent / "_build"
@@ -24,16 +28,29 @@ class LibraryCatalog:
         self.manifest = manifest
         self._lock = threading.Lock()
         self._files: dict[str, Path] | None = None
+        self._aliases: dict[str, str] = {}
         self._sources: dict[str, str] = {}
         self._bytecode: dict[str, bytes] = {}
 
     def names(self) -> list[str]:
-        """Names a tool may import, sorted."""
+        """Names of the bundled libraries and their subpaths, sorted (not the other forms)."""
         return sorted(self._entries())
+
+    def importable(self) -> frozenset[str]:
+        """Every specifier a tool may import: the names and the other forms of each."""
+        return frozenset(self._entries()) | frozenset(self._aliases)
+
+    def resolve(self, specifier: str) -> str | None:
+        """The bundled library ``specifier`` names (itself, or the target of a form), or None."""
+        entries = self._entries()
+        if specifier in entries:
+            return specifier
+        return self._aliases.get(specifier)
 
     def _entries(self) -> dict[str, Path]:
         if self._files is None:
             files: dict[str, Path] = {}
+            aliases: dict[str, str] = {}
             if self.manifest.exists():
                 data = json.loads(self.manifest.read_text(encoding="utf-8"))
                 for name, entry in dict(data.get("libs", {})).items():
@@ -41,24 +58,32 @@ class LibraryCatalog:
                     # the manifest is trusted, but a file must stay inside libs/
                     if file.resolve().parent == self.manifest.parent.resolve():
                         files[str(name)] = file
+                for form, target in dict(data.get("aliases", {})).items():
+                    if str(target) in files and str(form) not in files:
+                        aliases[str(form)] = str(target)
+            self._aliases = aliases
             self._files = files
         return self._files
 
     def source(self, specifier: str) -> str:
         """The ES module source for ``specifier``; raise ImportRefused if not bundled."""
         entries = self._entries()
-        file = entries.get(specifier)
-        if file is None:
-            allowed = ", ".join(sorted(entries)) or "none are installed"
+        target = self.resolve(specifier)
+        if target is None:
+            allowed = packages(entries) or "none are installed"
             shown = specifier if len(specifier) <= 200 else specifier[:200] + "..."
             raise ImportRefused(
                 f'cannot import "{shown}": only bundled libraries can be imported '
                 f"(by their npm name): {allowed}"
             )
+        if target != specifier:
+            # a re-export, so that `dayjs` and `dayjs/esm` are one module with one state
+            quoted = json.dumps(target)
+            return f"export * from {quoted};\nexport {{ default }} from {quoted};\n"
         with self._lock:
             text = self._sources.get(specifier)
             if text is None:
-                text = file.read_text(encoding="utf-8")
+                text = entries[specifier].read_text(encoding="utf-8")
                 self._sources[specifier] = text
         return text
 
@@ -66,14 +91,30 @@ class LibraryCatalog:
         """Compiled bytecode cached for a bundled library, if a call has produced it."""
         return self._bytecode.get(specifier)
 
+    def wants_bytecode(self, specifier: str) -> bool:
+        """Whether a trusted compile of ``specifier`` would add to the bytecode cache.
+
+        Only a library's own bundle is cached: a form's re-export is tiny, and QuickJS-NG 0.17
+        cannot read back the bytecode of a module that imports another one.
+        """
+        return specifier in self._entries() and specifier not in self._bytecode
+
     def keep_bytecode(self, specifier: str, code: bytes) -> None:
-        """Cache the guest's compilation of a library (first one wins, known names only)."""
+        """Cache the guest's compilation of a library (first one wins, bundles only)."""
         if specifier in self._entries() and 0 < len(code) <= MAX_BYTECODE:
             with self._lock:
                 self._bytecode.setdefault(specifier, code)
 
 
 MAX_BYTECODE = 16 * 1024 * 1024
+
+
+def packages(specifiers: Iterable[str]) -> str:
+    """The package names among importable specifiers, for messages (subpaths and forms left out)."""
+    every = set(specifiers)
+    names = sorted(n for n in every if n.count("/") == (1 if n.startswith("@") else 0))
+    shown = ", ".join(names)
+    return f"{shown}, and their subpaths" if len(names) < len(every) else shown
 
 
 class ImportRefused(Exception):
