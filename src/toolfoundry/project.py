@@ -29,7 +29,7 @@ import importlib.util
 import inspect
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from types import ModuleType
@@ -37,8 +37,8 @@ from typing import Any
 
 from toolfoundry.catalog.drift import Artifact, default_artifacts
 from toolfoundry.catalog.skill import DEFAULT_SKILL_NAME
-from toolfoundry.catalog.sources import builtin_specs
 from toolfoundry.config import CatalogSettings, Config, ConfigError, load_config
+from toolfoundry.foundry.meta_tools import builtin_specs
 from toolfoundry.spec import DeclaredTool, ToolSpec
 
 
@@ -102,6 +102,15 @@ class Project:
             )
             for a in chosen
         )
+
+
+def installed_specs(extra: Iterable[ToolSpec] = ()) -> list[ToolSpec]:
+    """The built-in meta-tools plus ``extra`` (the project's tools, the registry's active
+    ones); an extra spec with a built-in's name replaces it."""
+    by_name = {spec.name: spec for spec in builtin_specs()}
+    for spec in extra:
+        by_name[spec.name] = spec
+    return list(by_name.values())
 
 
 def load_tools(settings: CatalogSettings, root: Path) -> list[DeclaredTool]:

@@ -12,9 +12,11 @@ import pytest
 import yaml
 from click.testing import CliRunner, Result
 
-from toolfoundry.catalog import FORMATS, builtin_specs, installed_specs, render
+from toolfoundry.catalog import FORMATS, render
 from toolfoundry.catalog.drift import DEFAULT_ARTIFACTS, Artifact
 from toolfoundry.cli import main
+from toolfoundry.foundry.meta_tools import builtin_specs
+from toolfoundry.project import installed_specs
 from toolfoundry.spec import ToolSpec
 
 

@@ -16,9 +16,10 @@ import pytest
 import yaml
 from click.testing import CliRunner, Result
 
-from toolfoundry.catalog import builtin_specs, render
+from toolfoundry.catalog import render
 from toolfoundry.cli import main
 from toolfoundry.config import ConfigError
+from toolfoundry.foundry.meta_tools import builtin_specs
 from toolfoundry.project import Project
 
 SAMPLE = Path(__file__).parent / "shop_project"

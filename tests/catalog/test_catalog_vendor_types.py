@@ -249,7 +249,7 @@ def test_projection_data_is_plain_json(format: str, specimens: list[ToolSpec]) -
 
 
 def test_builtin_tools_render_valid_for_every_vendor() -> None:
-    from toolfoundry.catalog import builtin_specs
+    from toolfoundry.foundry.meta_tools import builtin_specs
 
     specs = builtin_specs()
     assert specs, "the built-in meta-tools are declared"

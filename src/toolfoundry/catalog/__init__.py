@@ -17,7 +17,6 @@ from toolfoundry.catalog.openai_strict import StrictSchema, strict_schema
 from toolfoundry.catalog.ordering import ordered
 from toolfoundry.catalog.schema_transform import SchemaTransformError
 from toolfoundry.catalog.skill import InvalidSkill, skill_markdown
-from toolfoundry.catalog.sources import builtin_specs, installed_specs
 
 __all__ = [
     "FORMATS",
@@ -27,12 +26,10 @@ __all__ = [
     "UnknownFormat",
     "anthropic_tool",
     "anthropic_tools",
-    "builtin_specs",
     "describe",
     "gemini_function_declaration",
     "gemini_function_declarations",
     "gemini_schema",
-    "installed_specs",
     "mcp_tool",
     "mcp_tools",
     "openai_chat_tool",

@@ -15,10 +15,9 @@ import click
 
 from toolfoundry.catalog.drift import OUT_OF_SYNC, Artifact, artifact_for, out_of_sync, write
 from toolfoundry.catalog.formats import FORMATS, UnknownFormat, render
-from toolfoundry.catalog.sources import installed_specs
 from toolfoundry.cli.options import config_option, db_option, open_foundry
 from toolfoundry.config import Config, ConfigError, load_config
-from toolfoundry.project import Project
+from toolfoundry.project import Project, installed_specs
 from toolfoundry.spec import ToolSpec
 
 F = TypeVar("F", bound=Callable[..., Any])

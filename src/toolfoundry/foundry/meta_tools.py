@@ -14,7 +14,7 @@ from pydantic import Field
 from typing_extensions import TypedDict
 
 from toolfoundry.declare import from_function
-from toolfoundry.spec import DeclaredTool
+from toolfoundry.spec import DeclaredTool, ToolSpec
 
 if TYPE_CHECKING:
     from toolfoundry.foundry import Foundry
@@ -182,3 +182,8 @@ def builtin_tools(foundry: Foundry | Callable[[], Foundry] | None = None) -> lis
         from_function(fn, read_only=fn not in changes_registry)
         for fn in (create_tool, search_tools, tool_history, rollback_tool, run_js)
     ]
+
+
+def builtin_specs() -> list[ToolSpec]:
+    """The meta-tools' specs (unbound: no foundry is opened), for catalogues and name clashes."""
+    return [tool.spec for tool in builtin_tools()]

@@ -24,9 +24,9 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
-from toolfoundry.spec import CallResult
+from toolfoundry.spec import CallResult, StepResult
 
 try:
     from opentelemetry import metrics, trace
@@ -39,7 +39,21 @@ if TYPE_CHECKING:
     from opentelemetry.trace import Span, TracerProvider
 
     from toolfoundry.foundry.create import CreateResult
-    from toolfoundry.foundry.facade import Decision
+
+
+class Decided(Protocol):
+    """What a span reads of an approval or rejection (the facade's ``Decision``; named by
+    shape so that this module, which the facade imports, needs nothing from it)."""
+
+    @property
+    def version(self) -> int | None: ...
+    @property
+    def status(self) -> str | None: ...
+    @property
+    def step(self) -> StepResult: ...
+
+
+D = TypeVar("D", bound=Decided)
 
 SCOPE = "toolfoundry"
 OPERATION = "gen_ai.operation.name"
@@ -146,8 +160,8 @@ class Instruments:
         *,
         approve: bool,
         by: str,
-        run: Callable[[], Decision],
-    ) -> Decision:
+        run: Callable[[], D],
+    ) -> D:
         """Run one approval or rejection inside an ``approve_tool``/``reject_tool`` span."""
         action = "approve" if approve else "reject"
         attributes: dict[str, str | int] = {

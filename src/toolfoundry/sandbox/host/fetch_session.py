@@ -1,4 +1,4 @@
-"""The fetch capability's handler for one tool call, enforcing a :class:`FetchPolicy`.
+"""The fetch capability's handler for one tool call, enforcing a fetch policy.
 
 The engine hands every ``fetch`` of the script to :meth:`FetchSession.handle`, which never
 raises. The order of checks matters and is fixed: request shape, method, the single URL parse
@@ -15,15 +15,21 @@ import logging
 import ssl
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
+from toolfoundry.sandbox.host.credentials import Credential, SecretStore
 from toolfoundry.sandbox.host.fetch_wire import METHODS, request_body, request_headers, send
-from toolfoundry.sandbox.host.netguard import FetchError, ParsedURL, denied, parse_url, resolve
-
-if TYPE_CHECKING:
-    from toolfoundry.sandbox.host.fetch import FetchPolicy
+from toolfoundry.sandbox.host.netguard import (
+    FetchError,
+    IPAddress,
+    ParsedURL,
+    Resolver,
+    denied,
+    parse_url,
+    resolve,
+)
 
 log = logging.getLogger("toolfoundry.sandbox.host.fetch")
 
@@ -60,10 +66,49 @@ def default_ssl_context() -> ssl.SSLContext:
     return context
 
 
+class SessionPolicy(Protocol):
+    """What a session reads of its policy (``fetch.FetchPolicy`` is the one implementation).
+
+    Declared here, beside its one reader, so that the session needs nothing from the module
+    that builds sessions: ``fetch`` imports this module, never the other way round.
+    """
+
+    @property
+    def credentials(self) -> Sequence[Credential]: ...
+    @property
+    def connect_timeout(self) -> float: ...
+    @property
+    def read_timeout(self) -> float: ...
+    @property
+    def total_timeout(self) -> float: ...
+    @property
+    def dns_timeout(self) -> float: ...
+    @property
+    def max_response_bytes(self) -> int: ...
+    @property
+    def max_request_bytes(self) -> int: ...
+    @property
+    def max_requests(self) -> int: ...
+    @property
+    def resolver(self) -> Resolver: ...
+    @property
+    def audit(self) -> Callable[[FetchRecord], None] | None: ...
+    @property
+    def secret_store(self) -> SecretStore | None: ...
+    @property
+    def ssl_context(self) -> ssl.SSLContext | None: ...
+
+    def check_url(self, url: ParsedURL) -> None:
+        """Raise ``FetchError`` when the scheme, host or port is not allowed."""
+
+    def check_address(self, host: str, ip: IPAddress) -> None:
+        """Raise ``FetchError`` when the resolved address may not be reached."""
+
+
 class FetchSession:
     """The FetchHandler for one tool call: enforces the policy request by request."""
 
-    def __init__(self, policy: FetchPolicy, *, deadline: float, tool: str | None) -> None:
+    def __init__(self, policy: SessionPolicy, *, deadline: float, tool: str | None) -> None:
         self._policy = policy
         self._deadline = deadline
         self._tool = tool
