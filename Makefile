@@ -20,9 +20,11 @@ SERVE_HTTP ?= 127.0.0.1:8765
 serve: $(STAMP)
 	$(BIN)/toolfoundry serve --http $(SERVE_HTTP)
 
+# lint-imports: the layer contract in pyproject.toml ([tool.importlinter]).
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports --no-cache --no-logo
 
 typecheck: $(STAMP)
 	$(BIN)/mypy

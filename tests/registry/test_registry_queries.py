@@ -1,10 +1,9 @@
-"""The reads the server and the agent need, as Registry methods (no SQL above the registry)."""
+"""The reads the server and the agent need, as Registry methods (the import contract keeps
+SQL inside the registry: tests/test_import_contracts.py)."""
 
 from __future__ import annotations
 
-import ast
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
 import pytest
 
@@ -17,8 +16,6 @@ from toolfoundry.registry import (
     VersionStatus,
 )
 from toolfoundry.spec import Capabilities
-
-SRC = Path(__file__).parents[2] / "src" / "toolfoundry"
 
 
 def new(name: str, status: VersionStatus = VersionStatus.ACTIVE, **kw: object) -> NewVersion:
@@ -164,24 +161,3 @@ def test_an_overlong_model_name_is_stored_cut(reg: Registry) -> None:
     reg.save_run(_run("long", model="openai:" + "m" * 500))
     [summary] = reg.recent_runs()
     assert summary["model"] == ("openai:" + "m" * 500)[:200]
-
-
-def test_no_sql_or_registry_tables_above_the_registry() -> None:
-    """Only registry/ speaks SQL: the layers above use Registry's methods."""
-    offenders = []
-    for path in sorted(SRC.rglob("*.py")):
-        if (SRC / "registry") in path.parents:
-            continue
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Import):
-                names = [alias.name for alias in node.names]
-            elif isinstance(node, ast.ImportFrom) and node.module:
-                names = [node.module]
-            else:
-                continue
-            for name in names:
-                if name.split(".")[0] == "sqlalchemy" or name.startswith(
-                    ("toolfoundry.registry.schema", "toolfoundry.registry.runs")
-                ):
-                    offenders.append(f"{path.relative_to(SRC)}: {name}")
-    assert offenders == []
