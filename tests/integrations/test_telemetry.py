@@ -128,3 +128,37 @@ def test_without_opentelemetry_nothing_is_traced_and_nothing_is_imported_per_cal
     )
     assert out.returncode == 0, out.stderr
     assert "install toolfoundry[otel]" in out.stdout
+
+
+def test_global_providers_set_after_import_receive_the_spans(tmp_path: Path) -> None:
+    script = textwrap.dedent(
+        f"""
+        from toolfoundry import Foundry
+        from toolfoundry.foundry import telemetry
+
+        # opentelemetry-api is installed but no application set a provider: nothing recorded
+        assert telemetry.INSTRUMENTS is not None
+        assert not telemetry.INSTRUMENTS.recording()
+        fd = Foundry.open("sqlite:///{tmp_path / "r.db"}")
+        assert fd.create_tool({word_count_draft()!r}).status == "active"
+
+        from opentelemetry import trace
+        from opentelemetry.sdk.trace import TracerProvider
+        from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+        from opentelemetry.sdk.trace.export.in_memory_span_exporter import (
+            InMemorySpanExporter,
+        )
+        exporter = InMemorySpanExporter()
+        provider = TracerProvider()
+        provider.add_span_processor(SimpleSpanProcessor(exporter))
+        trace.set_tracer_provider(provider)
+        assert telemetry.INSTRUMENTS.recording()
+        fd.call("word_count", {{"text": "a b"}}, call_id="late")
+        print([s.name for s in exporter.get_finished_spans()])
+        """
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, timeout=60
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "['execute_tool word_count']"

@@ -17,7 +17,8 @@ Metrics: ``toolfoundry.tool.calls`` and ``toolfoundry.tool.failures`` (counters,
 Whether opentelemetry-api is importable is decided once, here: without it :data:`INSTRUMENTS`
 is None and the facade takes its plain path (one attribute read per operation). With it,
 spans and metrics go to the global providers (set up by the application, as OpenTelemetry
-wants), or to the ones given to :func:`configure`.
+wants), or to the ones given to :func:`configure`; while the application has set neither
+global provider, operations skip the span machinery too (see ``bench/bench_otel.py``).
 """
 
 from __future__ import annotations
@@ -30,9 +31,10 @@ from toolfoundry.spec import CallResult, StepResult
 
 try:
     from opentelemetry import metrics, trace
+    from opentelemetry.metrics import _internal as metrics_globals
     from opentelemetry.trace import SpanKind, StatusCode
 except ImportError:  # the [otel] extra is not installed: no tracing, no cost
-    metrics = trace = None  # type: ignore[assignment]
+    metrics = trace = metrics_globals = None  # type: ignore[assignment]
 
 if TYPE_CHECKING:
     from opentelemetry.metrics import MeterProvider
@@ -73,6 +75,8 @@ class Instruments:
         tracer_provider: TracerProvider | None = None,
         meter_provider: MeterProvider | None = None,
     ) -> None:
+        # given providers always record; the global ones only once the application set them
+        self._on = tracer_provider is not None or meter_provider is not None
         self.tracer = trace.get_tracer(SCOPE, tracer_provider=tracer_provider)
         meter = metrics.get_meter(SCOPE, meter_provider=meter_provider)
         self.calls = meter.create_counter(
@@ -97,6 +101,25 @@ class Instruments:
             description="Human decisions on pending versions, by action and outcome",
         )
 
+    def recording(self) -> bool:
+        """Whether anything receives spans or metrics: False while opentelemetry-api is
+        installed (mcp and anthropic bring it) but no application has set a global provider,
+        so such a foundry skips even no-op spans.
+
+        The API keeps its global providers in module variables (private, hence read with a
+        default that means "set"); its public getters read os.environ on every call, which
+        costs more than the check is worth. Providers named by environment variables were
+        loaded when the tracer was made. Once a provider is set it cannot be unset, so a
+        True answer is kept.
+        """
+        if self._on:
+            return True
+        unset = getattr(trace, "_TRACER_PROVIDER", True) is None and (
+            getattr(metrics_globals, "_METER_PROVIDER", True) is None
+        )
+        self._on = not unset
+        return self._on
+
     def call(
         self,
         name: str,
@@ -106,6 +129,8 @@ class Instruments:
         description: str | None = None,
     ) -> CallResult:
         """Run one tool call inside an ``execute_tool <name>`` span and count it."""
+        if not self.recording():
+            return run()
         attributes: dict[str, str] = {OPERATION: "execute_tool", TOOL_NAME: name}
         if call_id:
             attributes[TOOL_CALL_ID] = call_id
@@ -133,6 +158,8 @@ class Instruments:
 
     def create(self, draft: Any, run: Callable[[], CreateResult]) -> CreateResult:
         """Run one create inside a ``create_tool <name>`` span, a forge step per event."""
+        if not self.recording():
+            return run()
         name = draft.get("name") if isinstance(draft, Mapping) else getattr(draft, "name", None)
         title = f"create_tool {name}" if isinstance(name, str) and name else "create_tool"
         with self.tracer.start_as_current_span(title, kind=SpanKind.INTERNAL) as span:
@@ -163,6 +190,8 @@ class Instruments:
         run: Callable[[], D],
     ) -> D:
         """Run one approval or rejection inside an ``approve_tool``/``reject_tool`` span."""
+        if not self.recording():
+            return run()
         action = "approve" if approve else "reject"
         attributes: dict[str, str | int] = {
             "toolfoundry.tool.name": name,
