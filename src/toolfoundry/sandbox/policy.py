@@ -19,7 +19,7 @@ class SandboxPolicy:
 
     Attributes:
         timeout_s: wall-clock budget for the whole call, compilation included.
-        memory_bytes: cap on the guest's linear memory.
+        memory_bytes: what the tool may allocate; the sandbox's own baseline is not counted.
         output_bytes: cap on the JSON-encoded result (``output_too_large`` beyond it).
         log_lines: console lines kept; later ones are dropped and a marker is added.
         log_bytes: total console bytes kept.

@@ -15,7 +15,8 @@ class Limits:
 
     Attributes:
         deadline: ``time.monotonic()`` instant the call must end by (compilation included).
-        memory_bytes: cap on the guest's linear memory.
+        memory_bytes: what the tool may allocate: linear memory may grow to the snapshot's
+            baseline plus this (``WasmEngine.memory_limit``).
         output_bytes: cap on the JSON-encoded result.
     """
 

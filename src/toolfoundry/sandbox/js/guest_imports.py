@@ -1,4 +1,7 @@
-"""The guest's imports: our two host hooks and the five WASI functions its libc needs.
+"""The guest's imports: our two host hooks and the four WASI functions its libc needs.
+
+There is no clock import: the guest reads the time from its own memory (``guest/clock.c``,
+``instances.GuestClock``), so ``Date.now()`` never crosses into the host.
 
 Host hooks find the running call through :data:`call_state` (one call per thread at a time).
 """
@@ -7,7 +10,6 @@ from __future__ import annotations
 
 import ctypes
 import threading
-import time
 from typing import Any
 
 import wasmtime
@@ -64,14 +66,6 @@ def _wasi_fd_write(caller: wasmtime.Caller, fd: int, iovs: int, n: int, written:
     return 0  # the guest's stdio goes nowhere
 
 
-def _wasi_clock(caller: wasmtime.Caller, clock_id: int, precision: int, out: int) -> int:
-    now = time.time_ns() if clock_id == 0 else time.monotonic_ns()
-    mem = caller.get("memory")
-    assert isinstance(mem, wasmtime.Memory)
-    mem.write(caller, now.to_bytes(8, "little"), out)
-    return 0
-
-
 def make_linker(engine: wasmtime.Engine) -> wasmtime.Linker:
     i32, i64 = wasmtime.ValType.i32(), wasmtime.ValType.i64()
     ft = wasmtime.FuncType
@@ -80,7 +74,6 @@ def make_linker(engine: wasmtime.Engine) -> wasmtime.Linker:
     wasm_calls.define_raw(linker, "tf", "host_take", ft([i32], []), _host_take)
     wasi = "wasi_snapshot_preview1"
     linker.define_func(wasi, "fd_write", ft([i32] * 4, [i32]), _wasi_fd_write, access_caller=True)
-    linker.define_func(wasi, "clock_time_get", ft([i32, i64, i32], [i32]), _wasi_clock, True)
     linker.define_func(wasi, "fd_close", ft([i32], [i32]), lambda fd: 8)
     linker.define_func(wasi, "fd_fdstat_get", ft([i32, i32], [i32]), lambda fd, p: 8)
     linker.define_func(wasi, "fd_seek", ft([i32, i64, i32, i32], [i32]), lambda *a: 70)

@@ -1,4 +1,8 @@
-"""Guest instances and the two threads that serve them: the epoch ticker and the pool."""
+"""Guest instances and the two threads that serve them: the epoch ticker and the pool.
+
+The ticker also advances the clock each running guest reads (``GuestClock``), so reading the
+time inside the guest never crosses into the host.
+"""
 
 from __future__ import annotations
 
@@ -14,8 +18,41 @@ import wasmtime
 from toolfoundry.sandbox.js import wasm_calls
 
 
+class GuestClock:
+    """The time one running guest reads: ``tf_clock`` in its memory (``guest/clock.c``).
+
+    Two 64-bit words: the wall clock at the call's start and the time elapsed since, both in
+    whole multiples of ``resolution_ns``. Only this object writes them: :meth:`start`, before
+    the guest runs, then the ticker thread (:meth:`advance`) while the call runs, so the
+    elapsed time never goes back. Made with the instance, off the call path. The engine keeps
+    linear memory from moving (``memory_may_move`` off), so the address stays valid until the
+    store is dropped, which happens only after the ticker has let go of the clock
+    (:meth:`EpochTicker.leave`).
+    """
+
+    __slots__ = ("_start_ns", "_words", "resolution_ns")
+
+    def __init__(self, address: int, resolution_ns: int) -> None:
+        self.resolution_ns = resolution_ns
+        self._start_ns = 0
+        self._words = (ctypes.c_uint64 * 2).from_address(address)
+
+    def start(self) -> None:
+        """The call starts now: set the wall clock and zero the elapsed time."""
+        self._start_ns = time.monotonic_ns()
+        wall_ns = time.time_ns()
+        self._words[0] = wall_ns - wall_ns % self.resolution_ns
+        self._words[1] = 0
+
+    def advance(self) -> None:
+        """Set the elapsed time to now, cut down to the resolution."""
+        elapsed = time.monotonic_ns() - self._start_ns
+        self._words[1] = elapsed - elapsed % self.resolution_ns
+
+
 class EpochTicker:
-    """Advances the engine's epoch every tick while calls run, and for a while after.
+    """Advances the engine's epoch, and the clocks of running guests, every tick while calls
+    run, and for a while after.
 
     Staying awake ``linger_s`` after the last call spares each call of a busy period the
     thread wake-up (and the GIL hand-off it costs).
@@ -26,23 +63,30 @@ class EpochTicker:
         self.tick_s = tick_s
         self.linger_s = linger_s
         self._active = 0
+        self._clocks: list[GuestClock] = []
         self._idle = True
         self._last = 0.0
         self._cond = threading.Condition()
         self._thread: threading.Thread | None = None
 
-    def enter(self) -> None:
+    def enter(self, clock: GuestClock | None = None) -> None:
+        """A call starts; the ticker advances ``clock`` until the matching :meth:`leave`."""
         with self._cond:
             self._active += 1
+            if clock is not None:
+                self._clocks.append(clock)
             if self._thread is None:
                 self._thread = threading.Thread(target=self._loop, name="tf-epoch", daemon=True)
                 self._thread.start()
             if self._idle:
                 self._cond.notify()
 
-    def leave(self) -> None:
+    def leave(self, clock: GuestClock | None = None) -> None:
+        """A call ended: once this returns, ``clock`` is never written again."""
         with self._cond:
             self._active -= 1
+            if clock is not None:
+                self._clocks.remove(clock)
             self._last = time.monotonic()
 
     def _loop(self) -> None:
@@ -62,12 +106,25 @@ class EpochTicker:
             for _ in range(due - done):
                 self._engine.increment_epoch()
             done = max(done, due)
+            with self._cond:
+                for clock in self._clocks:
+                    clock.advance()
 
 
 class Guest:
     """One QuickJS instance in its own store."""
 
-    __slots__ = ("alloc", "eval_script", "free", "init", "instance", "memory", "run", "store")
+    __slots__ = (
+        "alloc",
+        "clock",
+        "eval_script",
+        "free",
+        "init",
+        "instance",
+        "memory",
+        "run",
+        "store",
+    )
 
     def __init__(self, engine: wasmtime.Engine, pre: Any) -> None:
         self.store = wasmtime.Store(engine)
@@ -75,6 +132,7 @@ class Guest:
         self.instance = pre.instantiate(self.store)
         get = self._export
         self.memory: wasmtime.Memory = get("memory")
+        self.clock: GuestClock | None = None  # set by the engine, which knows where it lives
         self.alloc = wasm_calls.NumericCall(get("tf_alloc"), ("i32",), "i32")
         self.free = wasm_calls.NumericCall(get("tf_free"), ("i32",), None)
         self.init = wasm_calls.NumericCall(get("tf_init"), ("i32",), "i32")

@@ -31,7 +31,7 @@ def _runtime_identity() -> str:
 
 def cache_key(*parts: bytes) -> str:
     """A key over ``parts`` plus the wasmtime runtime and the engine settings we use."""
-    h = hashlib.sha256(f"{_runtime_identity()}-epoch-stack2m".encode())
+    h = hashlib.sha256(f"{_runtime_identity()}-epoch-stack2m-fixedmem".encode())
     for part in parts:
         h.update(hashlib.sha256(part).digest())
     return h.hexdigest()[:40]

@@ -4,6 +4,10 @@ Every call gets a pristine instance of a module whose memory image is QuickJS ri
 set-up, the polyfills and the prelude (baked once per machine, see ``snapshot.py``). A small
 pool prepares instances off the call path. Time is bounded by epoch interruption (a ticker
 thread), memory by the store's limiter; an instance is never reused, trap or not.
+
+The memory cap is what the tool may allocate: linear memory may grow to the snapshot's baseline
+(the C stack, QuickJS, polyfills and prelude as initialised, measured per build) plus the cap.
+The clock the guest reads lives in its memory; the ticker advances it (``GuestClock``).
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ from toolfoundry.sandbox.js import wasm_calls
 from toolfoundry.sandbox.js.engine import Limits
 from toolfoundry.sandbox.js.guest_imports import call_state, make_linker
 from toolfoundry.sandbox.js.host_calls import CallHost
-from toolfoundry.sandbox.js.instances import EpochTicker, Guest, InstancePool
+from toolfoundry.sandbox.js.instances import EpochTicker, Guest, GuestClock, InstancePool
 from toolfoundry.sandbox.js.module_cache import cache_key, cached_bytes, cached_module
 from toolfoundry.sandbox.js.modules import BUILD_DIR, LibraryCatalog, polyfills_source
 from toolfoundry.sandbox.js.snapshot import bake
@@ -39,6 +43,7 @@ SHADOW_STACK_TOP = 1024 * 1024  # zig links the 1 MiB C stack first: [0, 1 MiB)
 JS_STACK_LIMIT = 640 * 1024  # QuickJS throws RangeError before the C stack runs out
 WASM_STACK = 2 * 1024 * 1024  # native stack for wasm frames; well under any thread's stack
 TICK_S = 0.001
+TICK_NS = 1_000_000  # the guest clock's resolution: one epoch tick
 HEAP_SPARE = 1024 * 1024
 _WARM_UP = "export async function handler(a) { console.log(a); return JSON.stringify(a) }"
 
@@ -73,6 +78,9 @@ class WasmEngine:
         config = wasmtime.Config()
         config.epoch_interruption = True
         config.max_wasm_stack = WASM_STACK
+        # Linear memory stays where it was mapped, so the ticker thread may write a running
+        # guest's clock at an address taken at the call's start (instances.GuestClock).
+        config.memory_may_move = False
         self._engine = wasmtime.Engine(config)
         self._linker = make_linker(self._engine)
         wasm = wasm_path.read_bytes()
@@ -91,6 +99,11 @@ class WasmEngine:
         inbox_size = wasm_calls.NumericCall(probe._export("tf_inbox_size"), (), "i32")
         self._inbox = int(inbox(probe.store))
         self._inbox_size = int(inbox_size(probe.store))
+        self._clock = int(wasm_calls.NumericCall(probe._export("tf_clock"), (), "i32")(probe.store))
+        heap_free = wasm_calls.NumericCall(probe._export("tf_heap_free"), (), "i32")
+        # the snapshot's free heap (HEAP_SPARE and what set-up freed) is the tool's to use
+        in_use = probe.size() - (int(heap_free(probe.store)) & 0xFFFFFFFF)
+        self.baseline_bytes = -(-in_use // PAGE) * PAGE
         self._ticker = EpochTicker(self._engine, TICK_S)
         learned = cached_bytes(key, "pages", lambda: json.dumps(self._learn_hot_pages()).encode())
         try:
@@ -156,7 +169,9 @@ class WasmEngine:
 
     def fresh(self) -> Guest:
         """A new instance of the baked module: initialised QuickJS, no code run."""
-        return Guest(self._engine, self._pre)
+        guest = Guest(self._engine, self._pre)
+        guest.clock = GuestClock(guest.base() + self._clock, TICK_NS)
+        return guest
 
     def take(self) -> Guest:
         """A pristine instance, from the pool when one is ready."""
@@ -191,7 +206,7 @@ class WasmEngine:
             args_json = json.dumps(args, ensure_ascii=False, allow_nan=False)
         except (TypeError, ValueError) as exc:
             return CallResult.failure(ErrorKind.INVALID_ARGUMENTS, f"args are not JSON: {exc}")
-        guest.store.set_limits(memory_size=limits.memory_bytes)
+        guest.store.set_limits(memory_size=self.memory_limit(limits))
         try:
             code_b = module_code.encode("utf-8", "surrogatepass")
             args_b = args_json.encode("utf-8", "surrogatepass")
@@ -213,7 +228,11 @@ class WasmEngine:
         guest.store.set_epoch_deadline(math.ceil(remaining / TICK_S) + 1)
         outer = getattr(call_state, "state", None)  # a host op may itself run a script
         call_state.state = (host, guest)
-        self._ticker.enter()
+        clock = guest.clock
+        if clock is None:
+            clock = guest.clock = GuestClock(guest.base() + self._clock, TICK_NS)
+        clock.start()
+        self._ticker.enter(clock)
         try:
             packed = guest.run(
                 guest.store, code_ptr, len(code_b), args_ptr, len(args_b), seed, budget_ms
@@ -223,7 +242,7 @@ class WasmEngine:
         except wasmtime.WasmtimeError as exc:
             return self._fail(host, ErrorKind.RUNTIME_ERROR, f"the engine failed: {exc}")
         finally:
-            self._ticker.leave()
+            self._ticker.leave(clock)
             call_state.state = outer
         packed &= (1 << 64) - 1
         ptr, length = packed >> 32, packed & 0xFFFFFFFF
@@ -249,9 +268,12 @@ class WasmEngine:
             kind, message = ErrorKind.MEMORY_LIMIT, "out of memory"
         return self._fail(host, ErrorKind(kind), message)
 
-    @staticmethod
-    def _near_cap(guest: Guest, limits: Limits) -> bool:
-        return guest.size() + 8 * 1024 * 1024 >= limits.memory_bytes
+    def memory_limit(self, limits: Limits) -> int:
+        """How far the guest's linear memory may grow: the baseline plus the tool's cap."""
+        return self.baseline_bytes + limits.memory_bytes
+
+    def _near_cap(self, guest: Guest, limits: Limits) -> bool:
+        return guest.size() + 8 * 1024 * 1024 >= self.memory_limit(limits)
 
     def _trapped(
         self, host: CallHost, trap: wasmtime.Trap, guest: Guest, limits: Limits

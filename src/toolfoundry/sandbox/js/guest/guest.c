@@ -6,9 +6,19 @@
  * non-WASI imports are tf.host_call / tf.host_take: every capability goes through them.
  *
  * quickjs.c is included (one translation unit) so the shim can reseed the context's PRNG
- * per call without patching upstream sources.
+ * per call without patching upstream sources, and so QuickJS reads the time from clock.c
+ * (tf_clock_gettime, tf_gettimeofday: memory the host writes) instead of libc's clock, which
+ * would cross into the host on every Date.now().
  */
+#include <sys/time.h>
+#include <time.h>
+int tf_clock_gettime(clockid_t id, struct timespec *ts);
+int tf_gettimeofday(struct timeval *restrict tv, void *restrict tz);
+#define clock_gettime tf_clock_gettime
+#define gettimeofday tf_gettimeofday
 #include "quickjs.c"
+#undef clock_gettime
+#undef gettimeofday
 
 #define TF_SCRATCH (64 * 1024)
 
