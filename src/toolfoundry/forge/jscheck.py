@@ -10,7 +10,6 @@ import bisect
 import re
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
 import tree_sitter_javascript
@@ -18,48 +17,29 @@ from tree_sitter import Language, Node, Parser
 
 from toolfoundry.forge.findings import Finding, Severity
 from toolfoundry.forge.jsrules import LANGUAGE_DUNDERS, RuleWalker, text
-from toolfoundry.sandbox.js.modules import LibraryCatalog
+from toolfoundry.sandbox.js.modules import default_catalog
 from toolfoundry.spec import Capabilities, StorageScope
 
-BUNDLED_LIBRARIES = (
-    "decimal.js",
-    "js-yaml",
-    "dayjs",
-    "papaparse",
-    "marked",
-    "fast-xml-parser",
-    "diff",
-    "jsonpath-plus",
-)
 MAX_SYNTAX_FINDINGS = 20
 _WORD = re.compile(r"[A-Za-z_$][\w$]*")
-_JS_DIR = Path(__file__).resolve().parent.parent / "sandbox" / "js"
 _LANGUAGE = Language(tree_sitter_javascript.language())
 
 
-@lru_cache(maxsize=1)
 def bundled_libraries() -> frozenset[str]:
-    """Specifiers a tool may import: the sandbox's manifest when built, else the known list.
+    """Specifiers a tool may import: the sandbox's own list (its manifest's names and the
+    other forms it lists for them, such as ``dayjs/esm``), as its module loader resolves them.
 
-    The manifest's names and the other forms it lists for them (``dayjs/esm``), as the
-    sandbox's module loader resolves them (one list, read in ``sandbox/js/modules.py``).
+    Empty when the libraries are not built: then the sandbox imports nothing either.
     """
-    try:
-        names = LibraryCatalog().importable()
-    except (OSError, ValueError, KeyError, TypeError):
-        return frozenset(BUNDLED_LIBRARIES)
-    return names or frozenset(BUNDLED_LIBRARIES)
+    return default_catalog().importable()
 
 
 @lru_cache(maxsize=1)
 def host_hook_names() -> frozenset[str]:
-    """Double-underscore names the engine's prelude uses for its host hooks."""
-    names: set[str] = set()
-    for source in _JS_DIR.glob("*.js"):
-        try:
-            names.update(re.findall(r"\b__[A-Za-z]\w*", source.read_text("utf-8")))
-        except OSError:
-            continue
+    """Double-underscore names the sandbox's prelude uses for its host hooks."""
+    from toolfoundry.sandbox.js.wasm_engine import prelude_source  # loads wasmtime
+
+    names = set(re.findall(r"\b__[A-Za-z]\w*", prelude_source()))
     return frozenset(names - LANGUAGE_DUNDERS)
 
 
