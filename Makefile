@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup demo serve test test-slow lint typecheck catalog docs docs-check guest jslibs clean
+.PHONY: setup demo serve test test-slow lint format typecheck catalog docs docs-check guest jslibs clean
 
 $(STAMP): pyproject.toml scripts/setup.sh jsbuild/package-lock.json jsbuild/checksums.json
 	bash scripts/setup.sh
@@ -25,6 +25,12 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/lint-imports --no-cache --no-logo
+
+# Fix what lint reports: ruff's safe fixes, then formatting. The pre-commit hooks
+# (.pre-commit-config.yaml) run lint and typecheck on every commit.
+format: $(STAMP)
+	$(BIN)/ruff check --fix .
+	$(BIN)/ruff format .
 
 typecheck: $(STAMP)
 	$(BIN)/mypy
