@@ -6,7 +6,7 @@ Heavy parts (the registry, the sandbox) load on first use, so importing the pack
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from toolfoundry.spec import (
     CallError,
@@ -19,6 +19,11 @@ from toolfoundry.spec import (
     StepStatus,
     ToolSpec,
 )
+
+if TYPE_CHECKING:  # what __getattr__ below returns, for type checkers (tests keep both equal)
+    from toolfoundry.declare import from_argparse, from_function, tool
+    from toolfoundry.foundry import Foundry
+    from toolfoundry.sandbox import run_js
 
 _LAZY = {
     "tool": "toolfoundry.declare",

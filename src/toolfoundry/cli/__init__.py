@@ -10,6 +10,8 @@ import importlib
 
 import click
 
+__all__ = ["COMMANDS", "LazyGroup", "main"]
+
 # command name -> "module:attribute" of a click command or group
 COMMANDS: dict[str, str] = {
     "describe": "toolfoundry.cli.catalog:describe",

@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # what __getattr__ below returns, for type checkers (tests keep both equal)
+    from toolfoundry.declare.argparse_parser import ArgparseCommand, from_argparse
+    from toolfoundry.declare.errors import DeclarationError
+    from toolfoundry.declare.function import FunctionTool, from_function, tool
 
 _LAZY = {
     "tool": "toolfoundry.declare.function",
@@ -22,4 +27,11 @@ def __getattr__(name: str) -> Any:
     return getattr(importlib.import_module(module), name)
 
 
-__all__ = sorted(_LAZY)
+__all__ = [
+    "ArgparseCommand",
+    "DeclarationError",
+    "FunctionTool",
+    "from_argparse",
+    "from_function",
+    "tool",
+]

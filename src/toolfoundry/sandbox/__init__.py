@@ -17,7 +17,7 @@ from toolfoundry.spec import CallResult, ErrorKind
 
 __all__ = ["SandboxPolicy", "run_js"]
 
-LIBRARY_COMPILE_BUDGET_S = 30.0
+_LIBRARY_COMPILE_BUDGET_S = 30.0
 
 
 def run_js(code: str, args: Any = None, policy: SandboxPolicy | None = None) -> CallResult:
@@ -94,7 +94,7 @@ def _compile_library(specifier: str) -> None:
     libraries = default_catalog()
     if libraries.bytecode(specifier) is not None:
         return
-    deadline = time.monotonic() + LIBRARY_COMPILE_BUDGET_S
+    deadline = time.monotonic() + _LIBRARY_COMPILE_BUDGET_S
     host = CallHost(
         fetch=None,
         storage=StorageHook(None, "library-compile", StorageQuota()),

@@ -33,7 +33,9 @@ class FetchProvider(Protocol):
 class StorageBackend(Protocol):
     """Server-side store behind ``localStorage``: string keys and values per namespace.
 
-    Quotas are enforced above this layer; a backend only stores.
+    Quotas are enforced above this layer; a backend only stores. Backends match by shape:
+    the registry's ``SqlStorage`` imports nothing of the sandbox, and the sandbox nothing of
+    the registry; the foundry hands one to the other.
     """
 
     def get_item(self, namespace: str, key: str) -> str | None: ...

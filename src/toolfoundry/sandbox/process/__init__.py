@@ -25,6 +25,7 @@ __all__ = [
     "JailUnavailable",
     "ProcessLimits",
     "default_executor",
+    "find_bwrap",
     "probe",
 ]
 

@@ -17,7 +17,7 @@ from toolfoundry.foundry import Foundry
 from toolfoundry.server.web.api import ENDPOINTS, OPENAPI_PATH, api_routes
 from toolfoundry.server.web.pages import page_routes
 
-__all__ = ["ENDPOINTS", "OPENAPI_PATH", "web_routes"]
+__all__ = ["ENDPOINTS", "OPENAPI_PATH", "api_routes", "page_routes", "web_routes"]
 
 
 def web_routes(foundry_factory: Callable[[], Foundry]) -> list[BaseRoute]:
