@@ -484,7 +484,7 @@ def test_jails_run_as_nobody_on_the_host_too() -> None:
 def test_deeply_nested_results_are_refused(cold: BwrapExecutor) -> None:
     body = "def handler(a):\n    v = []\n    for _ in range(300):\n        v = [v]\n    return v\n"
     result = run(cold, body)
-    assert kind(result) == "runtime_error"
+    assert kind(result) == "invalid_output"  # was runtime_error: the JSON gate's kind (issue 11)
     assert "nests deeper" in result.error.message
 
 
@@ -495,5 +495,41 @@ def test_a_forged_frame_nested_to_crash_the_host_json_parser(cold: BwrapExecutor
         "    os.write(fd, b'TFR1' + len(doc).to_bytes(8, 'big') + doc)\n    os._exit(0)\n"
     )
     result = run(cold, body)
-    assert kind(result) == "runtime_error"
+    assert kind(result) == "invalid_output"  # was runtime_error: the JSON gate's kind (issue 11)
     assert_host_alive(cold)
+
+
+@pytest.mark.parametrize(
+    ("value", "path", "fragment"),
+    [
+        (b"1" * 5000, "$", "not a finite double"),  # Python's own 4300-digit ValueError
+        (b"[1e999]", "$[0]", "not a finite double"),
+        (b'{"k": NaN}', "$.k", "not a finite double"),
+        (b'{"t": "\\ud800"}', "$.t", "lone surrogate"),
+        (b'{"t": "\xed\xa0\x80"}', "$", "UTF-8"),
+    ],
+)
+def test_a_forged_frame_with_values_the_host_refuses(
+    cold: BwrapExecutor, value: bytes, path: str, fragment: str
+) -> None:
+    # the runner is not a boundary: the tool writes its own frame, the gate reads it
+    body = (
+        "def handler(a):\n    os = I('os')\n    fd = int(I('sys').argv[1])\n"
+        f"    doc = b'{{\"ok\": true, \"value\": ' + {value!r} + b'}}'\n"
+        "    os.write(fd, b'TFR1' + len(doc).to_bytes(8, 'big') + doc)\n    os._exit(0)\n"
+    )
+    result = run(cold, body)
+    assert kind(result) == "invalid_output", result
+    assert result.error is not None
+    assert result.error.problems[0].path == path
+    assert fragment in result.error.message
+    assert_host_alive(cold)
+
+
+def test_a_lone_surrogate_in_an_error_or_a_print_is_shown_escaped(cold: BwrapExecutor) -> None:
+    body = "def handler(a):\n    raise ValueError('bad ' + chr(0xD800))\n"
+    result = run(cold, body)
+    assert kind(result) == "runtime_error"
+    assert result.error is not None
+    assert "bad \\ud800" in result.error.message
+    result.error.message.encode("utf-8")  # well-formed: every output can carry it

@@ -16,6 +16,7 @@ from toolfoundry.spec.json_gate import (
     encode,
     json_path,
     lone_surrogate_at,
+    well_formed,
 )
 
 
@@ -134,6 +135,9 @@ def test_paths_and_surrogate_positions() -> None:
     assert json_path(["a b", "$ok"]) == '$["a b"].$ok'
     assert lone_surrogate_at("ab\udc00") == 2
     assert lone_surrogate_at("a😀") is None
+    assert well_formed("log \ud800 line") == "log \\ud800 line"  # as the encoder shows it
+    plain = "plain 😀"
+    assert well_formed(plain) is plain
 
 
 def test_visible_shows_what_a_terminal_would_obey() -> None:

@@ -239,6 +239,17 @@ def lone_surrogate_at(text: str) -> int | None:
     return None if match is None else match.start()
 
 
+def well_formed(text: str) -> str:
+    """``text`` with each lone surrogate written as the visible escape ``\\ud800``.
+
+    For text that is only shown (a log line, an error message): the encoder writes a lone
+    surrogate the same way, so what is kept is what any output would have shown.
+    """
+    if _SURROGATE.search(text) is None:
+        return text
+    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
 def json_path(parts: list[str | int] | tuple[str | int, ...]) -> str:
     """``["items", 2, "id"]`` -> ``$.items[2].id``; unusual keys bracketed: ``$["a b"]``."""
     out = "$"
@@ -397,6 +408,6 @@ _DECODER = json.JSONDecoder(
 
 def _escape_out(match: re.Match[str]) -> str:
     code = ord(match.group())
-    if 0xD800 <= code <= 0xDFFF:
-        return f"\\\\u{code:04x}"  # visible text: a lone surrogate is not valid JSON text
+    if 0xD800 <= code <= 0xDFFF:  # as well_formed() writes it: visible text, valid JSON
+        return f"\\\\u{code:04x}"
     return f"\\u{code:04x}"

@@ -24,6 +24,9 @@ class ErrorKind(StrEnum):
     NOT_FOUND = "not_found"
     NOT_ACTIVE = "not_active"
     OUTPUT_TOO_LARGE = "output_too_large"
+    # a result, log or error the host will not take: too deep, a number that is not a finite
+    # double, text that is not valid Unicode (the JSON gate's rules, spec/json_gate.py)
+    INVALID_OUTPUT = "invalid_output"
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,8 @@ from urllib.parse import unquote_to_bytes
 
 import idna
 
+from toolfoundry.spec.json_gate import lone_surrogate_at
+
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 Resolver = Callable[[str], Sequence[str]]
 """Maps a canonical host name to its IP addresses (as strings), in preference order."""
@@ -113,6 +115,9 @@ def parse_url(url: object) -> ParsedURL:
         raise denied(f"URL is longer than {MAX_URL_LENGTH} characters")
     if any(ord(c) < 0x20 or ord(c) == 0x7F for c in url):
         raise denied("URL contains control characters (CR, LF, TAB, NUL...)")
+    at = lone_surrogate_at(url)
+    if at is not None:  # not text: it has no UTF-8 form to percent-encode
+        raise denied(f"URL is not valid Unicode: a lone surrogate at character {at}")
     if "\\" in url:
         raise denied("URL contains a backslash")
     match = _SCHEME.match(url)

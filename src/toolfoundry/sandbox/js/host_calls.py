@@ -1,12 +1,14 @@
 """The host side of one call: answers the guest's ``host_call(op, json)`` requests.
 
 Every op validates its input here; a script that calls the raw hook with crafted input gets an
-error answer, never more authority. Handlers never raise into the guest.
+error answer, never more authority. Handlers never raise into the guest. JSON requests pass the
+JSON gate (depth, numbers, valid Unicode: a storage key or fetch URL with a lone surrogate is
+refused, located) and answers leave through its encoder; log lines are text for people, so a
+lone surrogate in one is kept as its visible escape.
 """
 
 from __future__ import annotations
 
-import json
 import time
 from typing import Any
 
@@ -14,9 +16,9 @@ from toolfoundry.sandbox.host import crypto
 from toolfoundry.sandbox.host.protocols import FetchHandler
 from toolfoundry.sandbox.host.storage import StorageHook
 from toolfoundry.sandbox.js.modules import ImportRefused, LibraryCatalog
+from toolfoundry.spec.json_gate import InvalidJson, decode, encode, well_formed
 
 LOG_LEVELS = {"log", "info", "debug", "warn", "error"}
-_MALFORMED = object()
 
 
 class CallHost:
@@ -63,14 +65,19 @@ class CallHost:
             count = int(payload) if payload.isdigit() and len(payload) < 8 else -1
             return crypto.random_hex(count).encode()
         try:
-            data = json.loads(payload.decode("utf-8", "surrogatepass"))
-        except ValueError:
-            data = _MALFORMED
-        if data is _MALFORMED:
-            answer: Any = {"error": {"kind": "runtime_error", "message": "malformed host request"}}
+            data = decode(payload)
+        except InvalidJson as exc:
+            # a fetch the host will not read is one it will not make: a denied capability
+            kind = "capability_denied" if op == "fetch" else "runtime_error"
+            message = f"{op}: malformed host request: {exc}"
+            answer: Any = {"error": {"kind": kind, "message": message}}
         else:
             answer = self._dispatch(op, data)
-        return _json(answer).encode("utf-8", "surrogatepass")
+        try:
+            return encode(answer).encode("utf-8")
+        except InvalidJson as exc:  # a handler's answer that is not JSON: the script sees why
+            failed = {"error": {"kind": "runtime_error", "message": f"{op}: {exc}"}}
+            return encode(failed).encode("utf-8")
 
     def _import(self, specifier: str) -> bytes:
         """``!message`` when refused, ``B`` + cached bytecode, or ``S`` + source."""
@@ -120,6 +127,7 @@ class CallHost:
         ):
             return True
         level, text = data
+        text = well_formed(text)  # kept as shown: a lone surrogate becomes its escape
         line = text if level in ("log", "info", "debug") else f"[{level}] {text}"
         room = self.log_bytes - self._log_used
         if len(self.logs) >= self.log_lines or room <= 0:
@@ -152,10 +160,3 @@ class CallHost:
             return self.fetch.handle(data)
         except Exception as exc:  # a handler must not raise; if one does, the script sees it
             return {"error": {"kind": "runtime_error", "message": f"fetch failed: {exc}"}}
-
-
-_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
-
-
-def _json(value: Any) -> str:
-    return _ENCODER.encode(value)

@@ -25,6 +25,7 @@ from typing import Any
 
 import wasmtime
 
+from toolfoundry.sandbox.answer import read_answer
 from toolfoundry.sandbox.host.storage import StorageHook, StorageQuota
 from toolfoundry.sandbox.js import wasm_calls
 from toolfoundry.sandbox.js.engine import Limits
@@ -35,6 +36,7 @@ from toolfoundry.sandbox.js.module_cache import cache_key, cached_bytes, cached_
 from toolfoundry.sandbox.js.modules import BUILD_DIR, LibraryCatalog, polyfills_source
 from toolfoundry.sandbox.js.snapshot import bake
 from toolfoundry.spec import CallResult, ErrorKind
+from toolfoundry.spec.json_gate import InvalidJson, check, encode
 
 GUEST_WASM = BUILD_DIR / "quickjs.wasm"
 PRELUDE_DIR = Path(__file__).resolve().parent / "prelude"
@@ -203,9 +205,12 @@ class WasmEngine:
         """
         started = time.monotonic()
         try:
-            args_json = json.dumps(args, ensure_ascii=False, allow_nan=False)
-        except (TypeError, ValueError) as exc:
-            return CallResult.failure(ErrorKind.INVALID_ARGUMENTS, f"args are not JSON: {exc}")
+            check(args)  # the JSON gate: depth, finite numbers, valid Unicode, JSON types
+            args_json = encode(args)
+        except InvalidJson as exc:
+            problems = [p.problem() for p in exc.problems]
+            message = f"args are not JSON the sandbox takes: {exc}"
+            return CallResult.failure(ErrorKind.INVALID_ARGUMENTS, message, problems=problems)
         guest.store.set_limits(memory_size=self.memory_limit(limits))
         try:
             code_b = module_code.encode("utf-8", "surrogatepass")
@@ -252,11 +257,18 @@ class WasmEngine:
                 ErrorKind.OUTPUT_TOO_LARGE,
                 f"the result is {length} bytes of JSON; the limit is {limits.output_bytes}",
             )
-        answer = json.loads(guest.read(ptr, length).decode("utf-8", "surrogatepass"))
-        if answer.get("ok"):
-            return CallResult.success(answer.get("value"), logs=host.logs)
-        kind = answer.get("kind")
-        message = str(answer.get("message", ""))
+        if ptr + length > guest.size():  # a pointer the guest made up: never read past memory
+            message = f"the guest's answer ({length} bytes at {ptr}) lies outside its memory"
+            return self._fail(host, ErrorKind.INVALID_OUTPUT, message)
+        answer = read_answer(guest.read(ptr, length))  # through the JSON gate
+        if answer.refused is not None:
+            refused = answer.refused
+            return CallResult.failure(
+                refused.kind, refused.message, problems=refused.problems, logs=host.logs
+            )
+        if answer.kind is None:
+            return CallResult.success(answer.value, logs=host.logs)
+        kind, message = answer.kind, answer.message
         if kind not in ErrorKind.__members__.values():
             kind = ErrorKind.RUNTIME_ERROR
         if (

@@ -1,28 +1,30 @@
 """The host's side of one call into a started jail: the request, and what came back.
 
 The result is trusted only as one well-formed frame from the runner; anything else is a
-runtime_error naming what went wrong. The I/O itself, bounded in time and bytes, is
-:mod:`toolfoundry.sandbox.process.watch`.
+runtime_error naming what went wrong. The frame's JSON passes the JSON gate
+(:mod:`toolfoundry.sandbox.answer`): a value nested too deep, a number that is not a finite
+double or text that is not valid Unicode is ``invalid_output``. The I/O itself, bounded in time
+and bytes, is :mod:`toolfoundry.sandbox.process.watch`.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import json
 import signal
 import threading
 import time
 from collections.abc import Callable
 from typing import Any
 
+from toolfoundry.sandbox.answer import read_answer
 from toolfoundry.sandbox.host.protocols import FetchProvider
 from toolfoundry.sandbox.process.allowlist import ALLOWED_MODULES
 from toolfoundry.sandbox.process.executor import ProcessLimits
 from toolfoundry.sandbox.process.jail import Jail
 from toolfoundry.sandbox.process.watch import MAGIC, Collected, watch
 from toolfoundry.spec import CallResult, ErrorKind
+from toolfoundry.spec.json_gate import check, encode
 
-MAX_DEPTH = 200
 TOOL_KINDS = frozenset(
     {
         ErrorKind.TIMEOUT,
@@ -37,8 +39,13 @@ TOOL_KINDS = frozenset(
 def request_bytes(
     code: str, args: Any, limits: ProcessLimits, packages: list[str], *, fetch: bool = False
 ) -> bytes:
-    """The JSON request the runner reads from stdin (``fetch``: whether fetch is granted)."""
-    return json.dumps(
+    """The JSON request the runner reads from stdin (``fetch``: whether fetch is granted).
+
+    Raises:
+        InvalidJson: ``args`` breaks the JSON gate's rules (a ValueError, located).
+    """
+    check(args)
+    return encode(
         {
             "code": code,
             "fetch": fetch,
@@ -53,7 +60,7 @@ def request_bytes(
                 "output_bytes": limits.output_bytes,
             },
         }
-    ).encode()
+    ).encode("utf-8")
 
 
 def exchange(
@@ -108,43 +115,28 @@ def _result(out: Collected, limits: ProcessLimits, started: float) -> CallResult
         )
     if not out.result:
         return _no_result(out.returncode, limits, fail)
-    frame = _frame(bytes(out.result))
-    if frame is None:
+    body = _frame_body(bytes(out.result))
+    if body is None:
         return fail(ErrorKind.RUNTIME_ERROR, "the tool wrote to the result channel; refused")
-    if frame.get("ok") is True and "value" in frame:
-        if _depth(frame["value"]) > MAX_DEPTH:
-            return fail(ErrorKind.RUNTIME_ERROR, f"the result nests deeper than {MAX_DEPTH} levels")
-        return CallResult.success(frame["value"], logs=logs, duration_ms=elapsed)
-    kind, message = frame.get("kind"), frame.get("message")
-    if kind not in TOOL_KINDS or not isinstance(message, str):
+    answer = read_answer(body)  # through the JSON gate
+    if answer.refused is not None:
+        refused = answer.refused
+        return CallResult.failure(
+            refused.kind, refused.message, problems=refused.problems, logs=logs, duration_ms=elapsed
+        )
+    if answer.kind is None:
+        return CallResult.success(answer.value, logs=logs, duration_ms=elapsed)
+    if answer.kind not in TOOL_KINDS:
         return fail(ErrorKind.RUNTIME_ERROR, "the runner's result frame is malformed")
-    return fail(ErrorKind(kind), message)
+    return fail(ErrorKind(answer.kind), answer.message)
 
 
-def _depth(value: Any) -> int:
-    """Nesting depth, without recursion (a value nested near the interpreter's limit would
-    make every later consumer of the result raise RecursionError)."""
-    deepest, stack = 0, [(value, 1)]
-    while stack:
-        item, level = stack.pop()
-        deepest = max(deepest, level)
-        if level <= MAX_DEPTH:
-            children = item.values() if isinstance(item, dict) else item
-            if isinstance(item, dict | list):
-                stack.extend((child, level + 1) for child in children)
-    return deepest
-
-
-def _frame(data: bytes) -> dict[str, Any] | None:
+def _frame_body(data: bytes) -> bytes | None:
     if len(data) < 12 or data[:4] != MAGIC:
         return None
     if int.from_bytes(data[4:12], "big") != len(data) - 12:
         return None  # two frames, or a truncated one: someone else wrote to the channel
-    try:
-        frame = json.loads(data[12:])
-    except (ValueError, RecursionError):
-        return None
-    return frame if isinstance(frame, dict) else None
+    return data[12:]
 
 
 def _no_result(

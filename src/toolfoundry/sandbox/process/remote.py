@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import time
 from typing import Any
 
@@ -17,6 +16,7 @@ from toolfoundry.sandbox.process.wire import (
     result_from_dict,
 )
 from toolfoundry.spec import CallResult, ErrorKind
+from toolfoundry.spec.json_gate import InvalidJson, check, decode, encode
 
 NETWORK_SLACK_S = 10.0
 
@@ -61,10 +61,11 @@ class HttpExecutor:
             )
 
         try:
-            body = json.dumps(
+            check(args)
+            body = encode(
                 {"code": code, "args": args, "tool": tool, "limits": limits_to_dict(limits)}
             )
-        except (TypeError, ValueError) as exc:
+        except InvalidJson as exc:
             return fail(ErrorKind.INVALID_ARGUMENTS, f"the arguments are not JSON: {exc}")
         try:
             response = self._client.post(
@@ -85,7 +86,7 @@ class HttpExecutor:
                 kind, f"the executor service refused the call ({response.status_code}): {reason}"
             )
         try:
-            return result_from_dict(response.json())
+            return result_from_dict(decode(response.content))  # through the JSON gate
         except (ValueError, WireError, RecursionError) as exc:
             return fail(ErrorKind.RUNTIME_ERROR, f"the executor service answered nonsense: {exc}")
 

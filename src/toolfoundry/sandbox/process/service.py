@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import functools
 import hmac
-import json
 import os
 from typing import Any
 
@@ -18,11 +17,12 @@ import anyio
 import anyio.to_thread
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse
+from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from toolfoundry.sandbox.process.executor import Executor, ProcessLimits
 from toolfoundry.sandbox.process.wire import RUN_PATH, WireError, limits_from_dict
+from toolfoundry.spec.json_gate import decode, encode
 
 MAX_BODY_BYTES = 4 * 1024 * 1024
 
@@ -52,7 +52,7 @@ def executor_app(
     expected = f"Bearer {token}".encode()
     limiter = anyio.CapacityLimiter(max_concurrent or 2 * (os.cpu_count() or 1))
 
-    async def run(request: Request) -> JSONResponse:
+    async def run(request: Request) -> Response:
         given = request.headers.get("authorization", "").encode()
         if not hmac.compare_digest(given, expected):
             return _refusal(401, "missing or wrong bearer token")
@@ -62,7 +62,7 @@ def executor_app(
             if len(body) > MAX_BODY_BYTES:
                 return _refusal(413, f"request larger than {MAX_BODY_BYTES} bytes")
         try:
-            data: Any = json.loads(body)
+            data: Any = decode(body)  # through the JSON gate
             if not isinstance(data, dict) or not isinstance(data.get("code"), str):
                 raise WireError("the request needs code (a string)")
             tool = data.get("tool")
@@ -75,7 +75,7 @@ def executor_app(
             functools.partial(executor.run, data["code"], data.get("args"), limits, tool=tool),
             limiter=limiter,
         )
-        return JSONResponse(result.to_dict())
+        return Response(encode(result.to_dict()), media_type="application/json")
 
     async def health(request: Request) -> JSONResponse:
         return JSONResponse({"ok": True})

@@ -8,7 +8,6 @@ No write blocks: a tool that stops reading its fetch answers only hurts itself.
 
 from __future__ import annotations
 
-import json
 import os
 import selectors
 import subprocess
@@ -19,6 +18,7 @@ from typing import Any
 from toolfoundry.sandbox.host.protocols import FetchHandler
 from toolfoundry.sandbox.process.executor import ProcessLimits
 from toolfoundry.sandbox.process.jail import READY, Jail
+from toolfoundry.spec.json_gate import InvalidJson, decode, encode
 
 MAGIC = b"TFR1"
 FRAME_SLACK = 64 * 1024  # an error message and the frame header on top of the value cap
@@ -46,8 +46,8 @@ class Collected:
 
 
 def frame(payload: Any) -> bytes:
-    """One length-prefixed JSON frame."""
-    body = json.dumps(payload, ensure_ascii=False).encode()
+    """One length-prefixed JSON frame (written by the JSON gate's encoder)."""
+    body = encode(payload).encode("utf-8")
     return MAGIC + len(body).to_bytes(8, "big") + body
 
 
@@ -175,9 +175,9 @@ class _Watch:
         if self.fetch is None:
             return NO_FETCH
         try:
-            request = json.loads(body)
-        except (ValueError, RecursionError):
-            request = None
+            request = decode(body)  # through the JSON gate, as the JavaScript tier's requests
+        except InvalidJson as exc:  # a fetch the host will not read is one it will not make
+            return {"error": {"kind": "capability_denied", "message": f"fetch: {exc}"}}
         if not isinstance(request, dict):
             return {"error": {"kind": "runtime_error", "message": "fetch: malformed request"}}
         if time.monotonic() >= self.deadline:
