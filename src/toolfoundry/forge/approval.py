@@ -1,46 +1,35 @@
 """Approval binding: an approval holds for one exact code and one exact capability set.
 
-The registry stores ``code_sha256`` and ``capabilities_hash`` with every approval record and
-checks them here before activating a version, so changing a byte of code or widening a
+The registry stores ``code_sha256`` and ``capabilities_hash`` (both from
+:mod:`toolfoundry.spec.binding`) with every version and approval record, and the foundry checks
+them here before activating a version, so changing a byte of code or widening a
 capability needs a new approval. The reviewer sees a :class:`ReviewPacket`.
 """
 
 from __future__ import annotations
 
 import difflib
-import hashlib
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from toolfoundry.forge.findings import Finding
 from toolfoundry.forge.testrun import TestResult
-from toolfoundry.spec import Capabilities, StorageScope
+from toolfoundry.spec import Capabilities, StorageScope, capabilities_hash, code_sha256
 
-CAPABILITY_SET_VERSION = 1
-
-
-def code_sha256(code: str) -> str:
-    """Hex sha256 of the code's UTF-8 bytes."""
-    return hashlib.sha256(code.encode("utf-8", "surrogatepass")).hexdigest()
-
-
-def capabilities_hash(capabilities: Capabilities, language: str = "javascript") -> str:
-    """Hex sha256 of the canonical capability set (every field explicit, sorted).
-
-    The language is part of the set: the Python tier is itself a capability.
-    """
-    canonical = {
-        "v": CAPABILITY_SET_VERSION,
-        "language": language,
-        "network": sorted(capabilities.network),
-        "credentials": sorted(capabilities.credentials),
-        "storage": capabilities.storage.value,
-        "system": capabilities.system,
-    }
-    text = json.dumps(canonical, sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+# The hashes live in spec (one implementation for the forge, the registry and the check);
+# they stay importable from here and from toolfoundry.forge.
+__all__ = [
+    "ApprovalBinding",
+    "ApprovalCheck",
+    "ReviewPacket",
+    "capabilities_hash",
+    "check_approval",
+    "code_diff",
+    "code_sha256",
+    "explain_capabilities",
+    "review_packet",
+]
 
 
 @dataclass(frozen=True)

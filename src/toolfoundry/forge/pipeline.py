@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from toolfoundry.forge.approval import ReviewPacket, capabilities_hash, code_sha256, review_packet
+from toolfoundry.forge.approval import ReviewPacket, review_packet
 from toolfoundry.forge.draft import Draft, DraftLimits, Language, parse_draft
 from toolfoundry.forge.draft_fields import DraftError
 from toolfoundry.forge.findings import Finding, Severity
@@ -21,7 +21,14 @@ from toolfoundry.forge.policy import Policy, PolicyDecision
 from toolfoundry.forge.pycheck import check_python
 from toolfoundry.forge.regression import ExistingTool, RegressionOutcome, regression_gate
 from toolfoundry.forge.testrun import RunLimits, TestResult, ToolRunner, run_cases
-from toolfoundry.spec import Problem, StepResult, StepStatus, ToolSpec
+from toolfoundry.spec import (
+    Problem,
+    StepResult,
+    StepStatus,
+    ToolSpec,
+    capabilities_hash,
+    code_sha256,
+)
 
 
 class VersionStatus(StrEnum):

@@ -138,7 +138,6 @@ class Intake:
                     "regression": report.regression.to_dict() if report.regression else None,
                     "policy": report.decision.to_dict() if report.decision else None,
                 },
-                capability_hash=report.capabilities_hash,
             )
         )
         return self._result(

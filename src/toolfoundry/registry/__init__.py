@@ -20,12 +20,11 @@ from toolfoundry.registry.records import (
     ToolVersion,
     UsageStats,
     VersionStatus,
-    capability_hash,
-    code_sha256,
 )
 from toolfoundry.registry.repository import Registry
 from toolfoundry.registry.runs import RunRow
 from toolfoundry.registry.storage import SqlStorage
+from toolfoundry.spec import capabilities_hash, code_sha256
 
 __all__ = [
     "Approval",
@@ -42,7 +41,7 @@ __all__ = [
     "ToolVersion",
     "UsageStats",
     "VersionStatus",
-    "capability_hash",
+    "capabilities_hash",
     "code_sha256",
     "default_url",
     "resolve_url",

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import hashlib
-import json
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
-from toolfoundry.spec import Capabilities, ToolSpec
+from toolfoundry.spec import Capabilities, ToolSpec, capabilities_hash, code_sha256
 
 
 class VersionStatus(StrEnum):
@@ -35,17 +33,6 @@ class AuditEvent(StrEnum):
     CALLED = "called"
 
 
-def capability_hash(capabilities: Capabilities) -> str:
-    """A stable hash of a capability set; an approval is bound to it."""
-    blob = json.dumps(capabilities.to_dict(), sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(blob.encode()).hexdigest()
-
-
-def code_sha256(code: str) -> str:
-    """The hash an approval and duplicate detection are bound to."""
-    return hashlib.sha256(code.encode("utf-8")).hexdigest()
-
-
 @dataclass(frozen=True)
 class NewVersion:
     """A version that passed the forge, ready to be registered.
@@ -53,7 +40,6 @@ class NewVersion:
     Attributes:
         status: ``active`` or ``pending_approval`` (the forge's verdict).
         extra: anything else worth keeping with the version (e.g. deliberately changed tests).
-        capability_hash: the hash the forge binds approvals to; computed here when None.
     """
 
     name: str
@@ -72,11 +58,17 @@ class NewVersion:
     findings: list[Any] = field(default_factory=list)
     test_results: list[Any] = field(default_factory=list)
     extra: dict[str, Any] = field(default_factory=dict)
-    capability_hash: str | None = None
 
     @property
     def sha256(self) -> str:
+        """The code hash an approval binds (:func:`toolfoundry.spec.code_sha256`)."""
         return code_sha256(self.code)
+
+    @property
+    def capability_hash(self) -> str:
+        """The capability-set hash an approval binds, of these capabilities in this language
+        (:func:`toolfoundry.spec.capabilities_hash`, the forge's own)."""
+        return capabilities_hash(self.capabilities, self.language)
 
 
 @dataclass(frozen=True)

@@ -37,11 +37,11 @@ from toolfoundry.registry.records import (
     ToolVersion,
     UsageStats,
     VersionStatus,
-    capability_hash,
 )
 from toolfoundry.registry.runs import RunRow
 from toolfoundry.registry.schema import approvals, tools, versions
 from toolfoundry.registry.storage import SqlStorage
+from toolfoundry.spec import lone_surrogate_at
 
 
 class Registry:
@@ -81,9 +81,21 @@ class Registry:
 
         An active version becomes current. A pending one becomes current only when the tool
         has no current version yet (so a pending update never takes a working tool away).
+        The version's code hash and capability-set hash are computed here by the functions
+        the approval check uses, so any version registered here can be approved.
+
+        Raises:
+            RegistryError: ``invalid_status`` (only active or pending versions are
+                registered), ``invalid_text`` (a lone surrogate in the code or description).
         """
         if new.status not in (VersionStatus.ACTIVE, VersionStatus.PENDING_APPROVAL):
             raise RegistryError("invalid_status", f"cannot register a {new.status} version")
+        for field, text in (("code", new.code), ("description", new.description)):
+            at = lone_surrogate_at(text)
+            if at is not None:  # SQLite and PostgreSQL cannot store it as text
+                raise RegistryError(
+                    "invalid_text", f"the {field} holds a lone surrogate at index {at}"
+                )
         who = actor or new.author
         with self._write() as conn:
             tool = self._lock_tool(conn, new.name, create=True)
@@ -107,7 +119,7 @@ class Registry:
                     tests=new.tests,
                     fixtures=new.fixtures,
                     capabilities=new.capabilities.to_dict(),
-                    capability_hash=new.capability_hash or capability_hash(new.capabilities),
+                    capability_hash=new.capability_hash,
                     level=new.level,
                     status=new.status.value,
                     author=new.author,

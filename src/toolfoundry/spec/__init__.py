@@ -1,5 +1,7 @@
-"""The shared vocabulary: ToolSpec, Param, Level, StepStatus, CallResult, CallError."""
+"""The shared vocabulary: ToolSpec, Param, Level, StepStatus, CallResult, CallError, and the
+code and capability-set hashes an approval binds."""
 
+from toolfoundry.spec.binding import capabilities_hash, code_sha256, lone_surrogate_at
 from toolfoundry.spec.bound import DeclaredTool
 from toolfoundry.spec.capabilities import Capabilities, StorageScope, UnknownCapability
 from toolfoundry.spec.names import NAME_PATTERN, InvalidName, validate_name
@@ -25,5 +27,8 @@ __all__ = [
     "ToolCallFailed",
     "ToolSpec",
     "UnknownCapability",
+    "capabilities_hash",
+    "code_sha256",
+    "lone_surrogate_at",
     "validate_name",
 ]
