@@ -162,3 +162,17 @@ def test_global_providers_set_after_import_receive_the_spans(tmp_path: Path) -> 
     )
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "['execute_tool word_count']"
+
+
+def test_a_create_through_an_adapter_nests_in_its_execute_tool_span(
+    fd: Foundry, recorded: Recorded
+) -> None:
+    from toolfoundry.integrations.bridge import FoundryBridge
+
+    FoundryBridge(fd).call("create_tool", word_count_draft(), call_id="m1")
+    create, execute = recorded.finished()  # the child ends first
+    assert execute.name == "execute_tool create_tool"
+    assert execute.attributes["gen_ai.tool.call.id"] == "m1"
+    assert create.name == "create_tool word_count"
+    assert create.parent is not None
+    assert create.parent.span_id == execute.context.span_id

@@ -2,10 +2,13 @@
 
 Each adapter is one module with its own extra, importing its framework only when imported:
 
-- ``pydantic_ai``: :class:`FoundryToolset` (``toolfoundry[pydantic-ai]``)
-- ``openai_agents``: ``foundry_tools`` for the OpenAI Agents SDK (``toolfoundry[openai-agents]``)
-- ``langchain``: ``foundry_tools`` as LangChain ``StructuredTool`` s (``toolfoundry[langchain]``)
-- ``smolagents``: ``foundry_tools`` as smolagents ``Tool`` s (``toolfoundry[smolagents]``)
+- ``pydantic_ai``: ``FoundryToolset`` (``toolfoundry[pydantic-ai]``)
+- ``openai_agents``: ``foundry_tools``, Agents SDK ``FunctionTool`` s
+  (``toolfoundry[openai-agents]``)
+- ``langchain``: ``FoundryMiddleware`` and ``foundry_tools``, ``StructuredTool`` s
+  (``toolfoundry[langchain]``)
+- ``smolagents``: ``FoundryTools`` and ``foundry_tools``, smolagents ``Tool`` s
+  (``toolfoundry[smolagents]``)
 - ``bridge``: the framework-neutral half they share (which tools, how a call runs and fails)
 
 Every adapter offers the meta-tools plus the registry's active tools with their own JSON Schema,
