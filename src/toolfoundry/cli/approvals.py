@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import getpass
-import json
 import sys
 
 import click
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
-from toolfoundry.cli.options import emit, fail, json_option, open_foundry, store_options
+from toolfoundry.cli.options import cell, emit, fail, json_option, open_foundry, say, store_options
 from toolfoundry.foundry.review import pending_reviews, version_review
 from toolfoundry.registry import RegistryError
+from toolfoundry.spec.display import visible
+from toolfoundry.spec.json_gate import encode
 
 
 def _target(spec: str) -> tuple[str, int | None]:
@@ -52,10 +54,10 @@ def list_pending(db: str | None, config_path: str | None, as_json: bool) -> None
     for p in packets:
         passed = sum(1 for t in p["test_results"] if t.get("passed"))
         table.add_row(
-            p["name"],
+            cell(p["name"]),
             str(p["version"]),
-            json.dumps(p["capabilities"]),
-            "; ".join(p["reasons"]),
+            cell(encode(p["capabilities"])),
+            cell("; ".join(p["reasons"])),
             f"{passed}/{len(p['test_results'])} passed",
         )
     Console(soft_wrap=True).print(table)
@@ -82,18 +84,18 @@ def show(target: str, db: str | None, config_path: str | None, as_json: bool) ->
         emit(packet)
         return
     out = Console(soft_wrap=True)
-    out.print(f"[bold]{v.name}[/bold] v{v.version}: {v.status.value}", highlight=False)
+    out.print(Text.assemble((visible(v.name), "bold"), f" v{v.version}: {v.status.value}"))
     for reason in packet["reasons"]:
-        out.print(f"  asks for {reason}", markup=False, highlight=False)
+        out.print(cell(f"  asks for {reason}"), highlight=False)
     for cap in packet["capability_details"]:
-        out.print(f"  {cap['capability']} {cap['value']}: {cap['meaning']}", markup=False)
+        out.print(cell(f"  {cap['capability']} {cap['value']}: {cap['meaning']}"))
     for f in packet["findings"]:
-        out.print(f"  {f['severity']} {f['rule']}: {f['message']}", markup=False, highlight=False)
+        out.print(cell(f"  {f['severity']} {f['rule']}: {f['message']}"), highlight=False)
     passed = sum(1 for t in packet["test_results"] if t.get("passed"))
     out.print(f"  tests: {passed}/{len(packet['test_results'])} passed", highlight=False)
     against = packet["diff_against"]
     out.print(f"diff against v{against}:" if against else "code:", highlight=False)
-    out.print(packet["diff"] or v.code, markup=False, highlight=False)
+    out.print(cell(packet["diff"] or v.code), highlight=False)
 
 
 def _decide(
@@ -114,11 +116,9 @@ def _decide(
     if as_json:
         emit(decision.to_dict())
     elif decision.step.blockers:
-        click.echo(
-            f"error ({', '.join(decision.step.blockers)}): {decision.step.message}", err=True
-        )
+        say(f"error ({', '.join(decision.step.blockers)}): {decision.step.message}", err=True)
     else:
-        click.echo(decision.step.message)
+        say(decision.step.message)
     sys.exit(1 if decision.step.blockers else 0)
 
 

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import click
 from rich.console import Console
+from rich.text import Text
 
-from toolfoundry.cli.options import emit, json_option, open_foundry, store_options
+from toolfoundry.cli.options import cell, emit, json_option, open_foundry, store_options
 
 
 @click.command()
@@ -33,23 +34,18 @@ def create(draft_path: str, db: str | None, config_path: str | None, as_json: bo
     else:
         out = Console(soft_wrap=True)
         where = f" v{result.version}" if result.version else ""
-        out.print(f"[bold]{result.name or '?'}[/bold]{where}: {result.status}", highlight=False)
+        name = cell(result.name or "?")
+        name.stylize("bold")
+        out.print(Text.assemble(name, f"{where}: {result.status}"), highlight=False)
         if result.step.message:
-            out.print(result.step.message, markup=False, highlight=False)
+            out.print(cell(result.step.message), highlight=False)
         for f in result.findings:
             loc = f.get("path") or (f"line {f['line']}:{f['column']}" if "line" in f else "")
-            out.print(
-                f"  {f['severity']} {f['rule']} {loc}: {f['message']}",
-                markup=False,
-                highlight=False,
-            )
+            out.print(cell(f"  {f['severity']} {f['rule']} {loc}: {f['message']}"), highlight=False)
         for t in result.test_results:
             if not t.get("passed"):
-                out.print(
-                    f"  test {t['name']} failed: {t.get('reason') or t.get('error')}",
-                    markup=False,
-                    highlight=False,
-                )
+                reason = t.get("reason") or t.get("error")
+                out.print(cell(f"  test {t['name']} failed: {reason}"), highlight=False)
         if result.duplicate_of:
-            out.print(f"  note: duplicate of {result.duplicate_of}", markup=False)
+            out.print(cell(f"  note: duplicate of {result.duplicate_of}"))
     sys.exit(1 if result.status == "rejected" else 0)

@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from toolfoundry.cli.options import json_args, print_result
+from toolfoundry.cli.options import Seconds, json_args, print_result
 from toolfoundry.sandbox.policy import MIB
 
 
@@ -43,7 +43,7 @@ def js() -> None:
 )
 @click.option(
     "--timeout",
-    type=click.FloatRange(min=0, min_open=True),
+    type=Seconds(),
     default=2.0,
     show_default=True,
     help="Time budget in seconds, compilation included.",

@@ -7,7 +7,7 @@ be opened is a one-line failure (exit 1), never a traceback.
 
 from __future__ import annotations
 
-import json
+import math
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -15,7 +15,11 @@ from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import click
 
+from toolfoundry.spec.display import visible
+
 if TYPE_CHECKING:
+    from rich.text import Text
+
     from toolfoundry.config import Config
     from toolfoundry.foundry import Foundry
     from toolfoundry.registry import RegistryError
@@ -47,35 +51,72 @@ def store_options(func: F) -> F:
     return db_option()(config_option(func))
 
 
+class Seconds(click.FloatRange):
+    """A time budget in seconds: a number in (0, ``most``]. ``inf``, ``nan``, a negative or a
+    huge value is a usage error (exit 2), not an OverflowError deep in the sandbox."""
+
+    def __init__(self, most: float = 3600.0) -> None:
+        super().__init__(min=0, max=most, min_open=True)
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        seconds = super().convert(value, param, ctx)
+        if math.isnan(seconds):  # passes both range comparisons
+            self.fail(f"{value!r} is not a number of seconds", param, ctx)
+        return seconds
+
+
 def json_option(func: F) -> F:
     """``--json``: machine-readable output."""
     return click.option("--json", "as_json", is_flag=True, help="Print JSON.")(func)
 
 
 def emit(data: Any) -> None:
-    """Print JSON to stdout."""
-    click.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
+    """Print JSON to stdout, written by the JSON gate's encoder: strict JSON whose control,
+    bidi and C1 characters are ``\\u`` escapes, so a terminal shows them and obeys none.
+
+    Raises:
+        click.ClickException: ``data`` is not JSON (exit 1, one line, no traceback).
+    """
+    from toolfoundry.spec.json_gate import InvalidJson, encode
+
+    try:
+        click.echo(encode(data, indent=2, default=str))
+    except InvalidJson as exc:
+        raise click.ClickException(f"the output is not JSON: {visible(str(exc))}") from None
+
+
+def say(text: str, *, err: bool = False) -> None:
+    """Print text for a person: every control character shown as its escape (``\\x1b``)."""
+    click.echo(visible(text), err=err)
+
+
+def cell(text: object) -> Text:
+    """A rich table cell or line: shown escaped and never read as rich markup (``[bold]``)."""
+    from rich.text import Text
+
+    return Text(visible(str(text)))
 
 
 def print_result(result: CallResult, as_json: bool, *, plain_text: bool = False) -> None:
     """Print a call's result: the whole CallResult with ``--json``; else the value on stdout
     (a string as it is with ``plain_text``, anything else as JSON), logs and the error on stderr.
+    Every line is shown with its control characters escaped.
     """
     if as_json:
         emit(result.to_dict())
         return
     for line in result.logs:
-        click.echo(line, err=True)
+        say(line, err=True)
     if result.error is None:
         value = result.value
         if plain_text and isinstance(value, str):
-            click.echo(value)
+            say(value)
         else:
-            click.echo(json.dumps(value, indent=2, ensure_ascii=False))
+            emit(value)
         return
-    click.echo(f"error ({result.error.kind.value}): {result.error.message}", err=True)
+    say(f"error ({result.error.kind.value}): {result.error.message}", err=True)
     for problem in result.error.problems:
-        click.echo(f"  {problem.path}: {problem.message}", err=True)
+        say(f"  {problem.path}: {problem.message}", err=True)
 
 
 def fail(exc: RegistryError, as_json: bool) -> NoReturn:
@@ -83,22 +124,25 @@ def fail(exc: RegistryError, as_json: bool) -> NoReturn:
     if as_json:
         emit({"error": {"kind": exc.kind, "message": exc.message}})
     else:
-        click.echo(f"error ({exc.kind}): {exc.message}", err=True)
+        say(f"error ({exc.kind}): {exc.message}", err=True)
     sys.exit(1)
 
 
 def json_args(value: str | None) -> Any:
-    """The ``--args`` JSON text, decoded (``{}`` when not given).
+    """The ``--args`` JSON text, decoded by the JSON gate (``{}`` when not given).
 
     Raises:
-        click.BadParameter: the text is not JSON (exit 2).
+        click.BadParameter: the text is not JSON, or breaks the gate's rules (exit 2).
     """
+    from toolfoundry.spec.json_gate import InvalidJson, decode
+
     if value is None:
         return {}
     try:
-        return json.loads(value)
-    except ValueError as exc:
-        raise click.BadParameter(f"not valid JSON: {exc}", param_hint="--args") from None
+        return decode(value)
+    except InvalidJson as exc:
+        detail = visible(str(exc).removeprefix("$: not valid JSON: "))
+        raise click.BadParameter(f"not valid JSON: {detail}", param_hint="--args") from None
 
 
 def host_port(value: str, option: str = "--http") -> tuple[str, int]:

@@ -3,15 +3,17 @@ and audit."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import click
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
-from toolfoundry.cli.options import emit, fail, json_option, open_foundry, store_options
+from toolfoundry.cli.options import cell, emit, fail, json_option, open_foundry, say, store_options
 from toolfoundry.registry import RegistryError, ToolVersion
+from toolfoundry.spec.display import visible
+from toolfoundry.spec.json_gate import encode
 
 
 def console() -> Console:
@@ -19,18 +21,18 @@ def console() -> Console:
 
 
 def version_table(rows: list[ToolVersion], title: str) -> Table:
-    """A rich table of versions for people."""
-    table = Table(title=title)
+    """A rich table of versions for people (every cell escaped, never read as markup)."""
+    table = Table(title=cell(title))
     for column in ("name", "version", "status", "current", "capabilities", "author", "created"):
         table.add_column(column)
     for v in rows:
         table.add_row(
-            v.name,
+            cell(v.name),
             str(v.version),
             v.status.value,
             "*" if v.current else "",
-            json.dumps(v.capabilities.to_dict()) if not v.capabilities.is_pure else "-",
-            v.author,
+            cell(encode(v.capabilities.to_dict())) if not v.capabilities.is_pure else "-",
+            cell(v.author),
             v.created_at.strftime("%Y-%m-%d %H:%M:%S"),
         )
     return table
@@ -56,8 +58,8 @@ def list_tools(db: str | None, config_path: str | None, as_json: bool, active: b
     for column in ("name", "version", "status", "capabilities", "description"):
         table.add_column(column)
     for v in rows:
-        caps = "-" if v.capabilities.is_pure else json.dumps(v.capabilities.to_dict())
-        table.add_row(v.name, str(v.version), v.status.value, caps, v.description)
+        caps = "-" if v.capabilities.is_pure else encode(v.capabilities.to_dict())
+        table.add_row(cell(v.name), str(v.version), v.status.value, cell(caps), cell(v.description))
     console().print(table)
 
 
@@ -80,15 +82,14 @@ def show(
         emit({**v.to_dict(), "usage": stats.to_dict()})
         return
     out = console()
-    out.print(
-        f"[bold]{v.name}[/bold] v{v.version}  {v.status.value}{'  (current)' if v.current else ''}"
-    )
-    out.print(v.description)
-    out.print(f"capabilities: {json.dumps(v.capabilities.to_dict())}   sha256: {v.sha256}")
-    out.print(f"parameters: {json.dumps(v.parameters, indent=2)}")
+    current = "  (current)" if v.current else ""
+    out.print(Text.assemble((visible(v.name), "bold"), f" v{v.version}  {v.status.value}{current}"))
+    out.print(cell(v.description))
+    out.print(cell(f"capabilities: {encode(v.capabilities.to_dict())}   sha256: {v.sha256}"))
+    out.print(cell(f"parameters: {encode(v.parameters, indent=2)}"))
     passed = sum(1 for r in v.test_results if r.get("passed"))
-    out.print(f"tests: {passed}/{len(v.test_results)} passed   calls: {stats.calls}")
-    out.print(v.code, markup=False, highlight=False)
+    out.print(cell(f"tests: {passed}/{len(v.test_results)} passed   calls: {stats.calls}"))
+    out.print(cell(v.code), highlight=False)
 
 
 @tools.command()
@@ -124,7 +125,7 @@ def diff(name: str, a: int, b: int, db: str | None, config_path: str | None, as_
     if as_json:
         emit({"name": name, "from": a, "to": b, "diff": text})
     else:
-        click.echo(text, nl=False)
+        click.echo(visible(text), nl=False)
 
 
 def _lifecycle(
@@ -138,7 +139,7 @@ def _lifecycle(
     if as_json:
         emit(v.summary())
     else:
-        click.echo(f"{v.name}: current version {v.version} is {v.status.value}")
+        say(f"{v.name}: current version {v.version} is {v.status.value}")
 
 
 @tools.command()
@@ -191,11 +192,11 @@ def search(
     if as_json:
         emit([h.to_dict() for h in hits])
         return
-    table = Table(title=f"{len(hits)} result(s) for {query!r}")
+    table = Table(title=cell(f"{len(hits)} result(s) for {query!r}"))
     for column in ("name", "version", "status", "score", "description"):
         table.add_column(column)
     for h in hits:
-        table.add_row(h.name, str(h.version), h.status, f"{h.score:.3f}", h.description)
+        table.add_row(cell(h.name), str(h.version), h.status, f"{h.score:.3f}", cell(h.description))
     console().print(table)
 
 
@@ -214,7 +215,7 @@ def usage(name: str, db: str | None, config_path: str | None, as_json: bool) -> 
     if as_json:
         emit(stats.to_dict())
         return
-    click.echo(
+    say(
         f"{name}: {stats.calls} call(s), failures {stats.failures or 'none'}, "
         f"p50 {stats.p50_ms} ms, p95 {stats.p95_ms} ms, last used {stats.last_used}"
     )
@@ -241,10 +242,10 @@ def audit(
         table.add_row(
             str(r.id),
             r.at.strftime("%Y-%m-%d %H:%M:%S"),
-            r.tool,
+            cell(r.tool),
             str(r.version or ""),
             r.event.value,
-            r.actor,
-            json.dumps(r.detail),
+            cell(r.actor),
+            cell(encode(r.detail)),
         )
     console().print(table)
