@@ -29,7 +29,7 @@ from toolfoundry.forge.draft_fields import DraftError
 from toolfoundry.forge.draft_json import DraftJson, Language
 from toolfoundry.forge.findings import Finding, Severity
 from toolfoundry.forge.jscheck import bundled_libraries, check_javascript
-from toolfoundry.forge.pipeline import ForgeReport, VersionStatus, forge_draft
+from toolfoundry.forge.pipeline import ForgeReport, forge_draft
 from toolfoundry.forge.policy import Policy, PolicyConfigError, PolicyDecision
 from toolfoundry.forge.pycheck import check_python
 from toolfoundry.forge.regression import (
@@ -47,6 +47,7 @@ from toolfoundry.forge.testrun import (
     json_equal,
     run_cases,
 )
+from toolfoundry.spec import VersionStatus
 
 __all__ = [
     "RESERVED_NAMES",

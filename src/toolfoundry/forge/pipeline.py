@@ -9,7 +9,6 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
-from enum import StrEnum
 from typing import Any
 
 from toolfoundry.forge.approval import ReviewPacket, review_packet
@@ -26,18 +25,10 @@ from toolfoundry.spec import (
     StepResult,
     StepStatus,
     ToolSpec,
+    VersionStatus,
     capabilities_hash,
     code_sha256,
 )
-
-
-class VersionStatus(StrEnum):
-    """The status of a tool version (DESIGN.md, Statuses)."""
-
-    PENDING_APPROVAL = "pending_approval"
-    ACTIVE = "active"
-    REJECTED = "rejected"
-    DISABLED = "disabled"
 
 
 @dataclass(frozen=True)

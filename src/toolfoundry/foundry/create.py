@@ -28,9 +28,9 @@ from toolfoundry.forge import (
     parse_draft,
 )
 from toolfoundry.registry.faults import crash_point
-from toolfoundry.registry.records import NewVersion, RegistryError, VersionStatus
+from toolfoundry.registry.records import NewVersion, RegistryError
 from toolfoundry.registry.repository import Registry
-from toolfoundry.spec import StepResult
+from toolfoundry.spec import StepResult, VersionStatus
 
 
 @dataclass(frozen=True)
@@ -112,7 +112,7 @@ class Intake:
             draft_limits=self._draft_limits,
         )
         crash_point("after_forge")
-        if report.status.value == VersionStatus.REJECTED.value:
+        if report.status is VersionStatus.REJECTED:
             return self._result(report)
         findings = list(report.findings)
         duplicate_of = self._duplicate(parsed, report.code_sha256 or "", findings)
@@ -123,7 +123,7 @@ class Intake:
                 code=parsed.code,
                 description=parsed.description,
                 parameters=parsed.parameters,
-                status=VersionStatus(report.status.value),
+                status=report.status,
                 language=parsed.language.value,
                 returns=parsed.returns,
                 tests=[t.to_dict() for t in parsed.tests],

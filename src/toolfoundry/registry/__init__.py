@@ -19,12 +19,11 @@ from toolfoundry.registry.records import (
     SearchHit,
     ToolVersion,
     UsageStats,
-    VersionStatus,
 )
 from toolfoundry.registry.repository import Registry
 from toolfoundry.registry.runs import RunRow
 from toolfoundry.registry.storage import SqlStorage
-from toolfoundry.spec import capabilities_hash, code_sha256
+from toolfoundry.spec import VersionStatus, capabilities_hash, code_sha256
 
 __all__ = [
     "Approval",

@@ -17,8 +17,9 @@ from typing import Any
 from sqlalchemy.engine import Engine
 
 from toolfoundry.registry.audit import now
-from toolfoundry.registry.records import AuditEvent, RegistryError, VersionStatus
+from toolfoundry.registry.records import AuditEvent, RegistryError
 from toolfoundry.registry.usage import bucket
+from toolfoundry.spec import VersionStatus
 
 _RESOLVE = (
     "SELECT v.id, v.version, v.status FROM tf_versions v JOIN tf_tools t ON t.id = v.tool_id "

@@ -7,16 +7,13 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
-from toolfoundry.spec import Capabilities, ToolSpec, capabilities_hash, code_sha256
-
-
-class VersionStatus(StrEnum):
-    """Lifecycle of one tool version (DESIGN.md "Statuses")."""
-
-    PENDING_APPROVAL = "pending_approval"
-    ACTIVE = "active"
-    REJECTED = "rejected"
-    DISABLED = "disabled"
+from toolfoundry.spec import (
+    Capabilities,
+    ToolSpec,
+    VersionStatus,
+    capabilities_hash,
+    code_sha256,
+)
 
 
 class AuditEvent(StrEnum):

@@ -36,12 +36,11 @@ from toolfoundry.registry.records import (
     SearchHit,
     ToolVersion,
     UsageStats,
-    VersionStatus,
 )
 from toolfoundry.registry.runs import RunRow
 from toolfoundry.registry.schema import approvals, tools, versions
 from toolfoundry.registry.storage import SqlStorage
-from toolfoundry.spec import lone_surrogate_at
+from toolfoundry.spec import VersionStatus, lone_surrogate_at
 
 
 class Registry:

@@ -9,9 +9,9 @@ from sqlalchemy import Select, select
 from sqlalchemy.engine import Connection, Row
 
 from toolfoundry.registry.audit import as_utc
-from toolfoundry.registry.records import RegistryError, ToolVersion, VersionStatus
+from toolfoundry.registry.records import RegistryError, ToolVersion
 from toolfoundry.registry.schema import tools, versions
-from toolfoundry.spec import Capabilities
+from toolfoundry.spec import Capabilities, VersionStatus
 
 
 def _versions() -> Select[Any]:

@@ -1,12 +1,12 @@
-"""The shared vocabulary: ToolSpec, Param, Level, StepStatus, CallResult, CallError, and the
-code and capability-set hashes an approval binds."""
+"""The shared vocabulary: ToolSpec, Param, Level, StepStatus, VersionStatus, CallResult,
+CallError, and the code and capability-set hashes an approval binds."""
 
 from toolfoundry.spec.binding import capabilities_hash, code_sha256, lone_surrogate_at
 from toolfoundry.spec.bound import DeclaredTool
 from toolfoundry.spec.capabilities import Capabilities, StorageScope, UnknownCapability
 from toolfoundry.spec.names import NAME_PATTERN, InvalidName, validate_name
 from toolfoundry.spec.result import CallError, CallResult, ErrorKind, Problem, ToolCallFailed
-from toolfoundry.spec.status import StepResult, StepStatus
+from toolfoundry.spec.status import StepResult, StepStatus, VersionStatus
 from toolfoundry.spec.tool import JSON_SCHEMA_DIALECT, Level, Param, ToolSpec
 
 __all__ = [
@@ -27,6 +27,7 @@ __all__ = [
     "ToolCallFailed",
     "ToolSpec",
     "UnknownCapability",
+    "VersionStatus",
     "capabilities_hash",
     "code_sha256",
     "lone_surrogate_at",

@@ -1,4 +1,5 @@
-"""The six statuses a workflow step (or any foundry operation) reports to a model."""
+"""Statuses: the six a workflow step (or any foundry operation) reports to a model, and the
+four of a tool version."""
 
 from __future__ import annotations
 
@@ -57,3 +58,18 @@ class StepResult:
         if self.details:
             out["details"] = dict(self.details)
         return out
+
+
+class VersionStatus(StrEnum):
+    """The lifecycle of one tool version; the forge's verdict and the registry's stored status.
+
+    - ``pending_approval``: tests passed; a human must approve its capabilities.
+    - ``active``: callable (at most one version per tool is current).
+    - ``rejected``: refused by the forge (never stored) or by a reviewer.
+    - ``disabled``: switched off by an operator; ``enable`` makes it active again.
+    """
+
+    PENDING_APPROVAL = "pending_approval"
+    ACTIVE = "active"
+    REJECTED = "rejected"
+    DISABLED = "disabled"
