@@ -93,19 +93,19 @@ def test_a_row_edited_after_it_was_stored_stays_refused_after_migration(db_url):
 
 
 @pytest.mark.parametrize(
-    ("field", "value", "where"),
+    ("field", "value", "code_point"),
     [
-        ("code", 'export function handler() {\n  return "\ud800";\n}', "line 2, column 11"),
-        ("description", "Slugs \udfff for titles", "line 1, column 7"),
+        ("code", 'export function handler() {\n  return "\ud800";\n}', "U+D800"),
+        ("description", "Slugs \udfff for titles", "U+DFFF"),
     ],
 )
-def test_a_lone_surrogate_is_refused_at_create_with_its_place(fd, kit, field, value, where):
+def test_a_lone_surrogate_is_refused_at_create_with_its_place(fd, kit, field, value, code_point):
     before = kit.snapshot(fd)
     result = fd.create_tool(kit.slugify(**{field: value}))
     assert result.status == "rejected"
     assert result.step.blockers == ("invalid_draft",)
     [finding] = [f for f in result.findings if f["path"] == f"$.{field}"]
-    assert where in finding["message"]
+    assert code_point in finding["message"]
     assert "lone surrogate" in finding["message"]
     assert kit.snapshot(fd) == before
 

@@ -27,9 +27,9 @@ from toolfoundry.spec import (
     InvalidName,
     Problem,
     ToolSpec,
-    lone_surrogate_at,
     validate_name,
 )
+from toolfoundry.spec.json_gate import lone_surrogate_at
 
 # The foundry's own meta-tools: a draft must never shadow them in a catalog.
 RESERVED_NAMES = frozenset(

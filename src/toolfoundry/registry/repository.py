@@ -40,7 +40,8 @@ from toolfoundry.registry.records import (
 from toolfoundry.registry.runs import RunRow
 from toolfoundry.registry.schema import approvals, tools, versions
 from toolfoundry.registry.storage import SqlStorage
-from toolfoundry.spec import VersionStatus, lone_surrogate_at
+from toolfoundry.spec import VersionStatus
+from toolfoundry.spec.json_gate import lone_surrogate_at
 
 
 class Registry:

@@ -1,7 +1,7 @@
 """The shared vocabulary: ToolSpec, Param, Level, StepStatus, VersionStatus, CallResult,
 CallError, and the code and capability-set hashes an approval binds."""
 
-from toolfoundry.spec.binding import capabilities_hash, code_sha256, lone_surrogate_at
+from toolfoundry.spec.binding import capabilities_hash, code_sha256
 from toolfoundry.spec.bound import DeclaredTool
 from toolfoundry.spec.capabilities import Capabilities, StorageScope, UnknownCapability
 from toolfoundry.spec.names import NAME_PATTERN, InvalidName, validate_name
@@ -30,6 +30,5 @@ __all__ = [
     "VersionStatus",
     "capabilities_hash",
     "code_sha256",
-    "lone_surrogate_at",
     "validate_name",
 ]

@@ -4,10 +4,11 @@ These are the only implementations; the forge's report, the registry's rows and 
 check all call them, so a hash computed at create time is the one checked at approve time.
 
 Lone surrogates (``"\\ud800"`` as a character, not as a JavaScript escape) cannot be stored as
-text by SQLite or PostgreSQL, so :func:`lone_surrogate_at` lets the draft parser refuse them
-with a located problem. :func:`code_sha256` still never raises: it encodes a lone surrogate as
-its three UTF-8-style bytes (``surrogatepass``), which for every other string is exactly UTF-8,
-so hashes stored before this rule existed keep matching.
+text by SQLite or PostgreSQL: drafts holding one are refused, located, at parse time (the rule
+and its test, ``lone_surrogate_at``, are :mod:`toolfoundry.spec.json_gate`'s). :func:`code_sha256`
+still never raises: it encodes a lone surrogate as its three UTF-8-style bytes
+(``surrogatepass``), which for every other string is exactly UTF-8, so hashes stored before
+this rule existed keep matching.
 """
 
 from __future__ import annotations
@@ -42,12 +43,3 @@ def capabilities_hash(capabilities: Capabilities, language: str = "javascript") 
     # ensure_ascii (the default) escapes every non-ASCII character: the text is plain ASCII
     text = json.dumps(canonical, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode("ascii")).hexdigest()
-
-
-def lone_surrogate_at(text: str) -> int | None:
-    """The index of the first lone surrogate in ``text`` (which UTF-8 cannot encode), or None."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError as exc:
-        return exc.start
-    return None
