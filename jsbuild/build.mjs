@@ -8,8 +8,8 @@
 //                            build is needed (what scripts/setup.sh and `make jslibs` call)
 //
 // Outputs, under src/toolfoundry/sandbox/js/_build/: libs/<name>.mjs, libs/manifest.json
-// ({"libs": {"<npm name>": {file, version, sha256, exports}}, "aliases": {"<form>": "<npm name>"}})
-// and polyfills.js.
+// ({"libs": {"<npm name>": {file, version, sha256, exports}}, "aliases": {"<form>": "<npm name>"},
+// "intl": {chunks, data, locales, packages}: see intl.mjs) and polyfills.js.
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import {
@@ -25,6 +25,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
+import { buildIntl } from "./intl.mjs";
 import { bundleFileName, forms, importables, RESOLVE } from "./libraries.mjs";
 import { forbiddenConstructs } from "./scan.mjs";
 
@@ -149,6 +150,7 @@ async function buildLibraries(esbuild, work, files) {
     };
   }
   manifest.aliases = checkedForms(manifest.libs);
+  manifest.intl = await buildIntl(esbuild, { here: HERE, files, checkClean });
   files.set("libs/manifest.json", Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`));
 }
 

@@ -5,7 +5,8 @@
 Polyfills are evaluated once into the engine's memory image, so their cost is paid when that
 image is built, not per call; it is timed here in fresh guest instances (QuickJS-NG under
 wasmtime, the guest's own tf_init/tf_eval_script exports). Libraries are loaded per call when a
-tool imports them, so their cost is timed through `run_js`, against an empty module.
+tool imports them, so their cost is timed through `run_js`, against an empty module; so is the
+first use of Intl in a call (its code and data load then, per call).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from typing import Any
 
 import wasmtime
 
-from toolfoundry.sandbox import run_js
+from toolfoundry.sandbox import SandboxPolicy, run_js
 
 BUILD = Path(__file__).resolve().parent.parent / "src" / "toolfoundry" / "sandbox" / "js" / "_build"
 
@@ -88,6 +89,33 @@ def library_costs(runs: int) -> dict[str, float]:
     return costs
 
 
+INTL_USES = {
+    "(1234.5).toLocaleString()": "number, en",
+    'new Intl.NumberFormat("de", {style: "currency", currency: "EUR"}).format(1)': "currency, de",
+    'new Date(0).toLocaleDateString("en-US", {timeZone: "UTC"})': "date, en, UTC",
+    'new Date(0).toLocaleString("de-DE", {timeZone: "Europe/Berlin"})': "date, de, a zone",
+    'new Intl.RelativeTimeFormat("en", {numeric: "auto"}).format(-1, "day")': "relative time",
+    '["b", "a"].sort((x, y) => x.localeCompare(y))': "localeCompare",
+}
+
+
+def intl_costs(runs: int) -> dict[str, float]:
+    """Median added time (ms) of a `run_js` call whose first use of Intl is each expression."""
+    policy = SandboxPolicy(timeout_s=60)
+
+    def median_ms(code: str) -> float:
+        run_js(code, None, policy)
+        samples = []
+        for _ in range(runs):
+            result = run_js(code, None, policy)
+            assert result.ok, result.error
+            samples.append(result.duration_ms)
+        return statistics.median(samples)
+
+    base = median_ms("export default 1;")
+    return {label: median_ms(f"export default {e};") - base for e, label in INTL_USES.items()}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description="Measure the JS bundles' cost in the sandbox.")
     parser.add_argument("--runs", type=int, default=7)
@@ -100,6 +128,14 @@ def main() -> None:
     for name, ms in library_costs(runs).items():
         size = (BUILD / "libs" / manifest[name]["file"]).stat().st_size if name in manifest else 0
         print(f"{name:>16}: {size:>6} bytes  +{ms:.1f} ms per call that imports it")
+    intl = json.loads((BUILD / "libs" / "manifest.json").read_text())["intl"]
+    for kind in ("chunks", "data"):
+        for name, entry in intl[kind].items():
+            data = (BUILD / "libs" / entry["file"]).read_bytes()
+            packed = len(gzip.compress(data, 9))
+            print(f"Intl {kind} {name:>18}: {len(data):>8} bytes, {packed:>7} gzipped")
+    for label, ms in intl_costs(runs).items():
+        print(f"Intl first use, {label:>16}: +{ms:.1f} ms per call")
 
 
 if __name__ == "__main__":

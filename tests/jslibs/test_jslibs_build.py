@@ -134,10 +134,34 @@ def test_polyfills_are_one_classic_script(built: Path) -> None:
     assert len(text.encode()) < 96 * 1024, "polyfills.js grew: it is evaluated into every snapshot"
 
 
+def intl_files() -> dict[str, dict[str, str]]:
+    """The manifest's Intl chunks and data files: {libs/<file>: entry}."""
+    entry = json.loads((BUILD / "libs" / "manifest.json").read_text())["intl"]
+    items = [*entry["chunks"].values(), *entry["data"].values()]
+    return {f"libs/{item['file']}": item for item in items}
+
+
+def test_intl_files_are_listed_self_contained_classic_scripts(built: Path) -> None:
+    files = intl_files()
+    assert {"libs/intl-runtime.js", "libs/intl-core.js", "libs/intl-tz.jsonl"} <= set(files)
+    for rel, item in files.items():
+        assert sha256(BUILD / rel) == item["sha256"], rel
+        text = (BUILD / rel).read_text()
+        if rel.endswith(".js"):  # evaluated by the prelude's loader: one function expression
+            assert text.startswith("(function (Intl) {"), rel
+            for what, pattern in {**FORBIDDEN, "export statement": EXPORT_STATEMENT}.items():
+                assert re.search(pattern, text) is None, f"{rel} has a {what}"
+        else:  # one ["<name>", value] line per part, the name under the file's feature
+            feature = rel.removeprefix("libs/intl-").removesuffix(".jsonl")
+            for line in text.splitlines():
+                name = json.loads(line)[0]
+                assert name == feature or name.startswith(f"{feature}/"), (rel, name)
+
+
 def test_built_files_match_committed_checksums(built: Path) -> None:
     recorded = json.loads(CHECKSUMS.read_text())["files"]
     produced = {str(p.relative_to(BUILD)) for p in [*bundles(), BUILD / "libs" / "manifest.json"]}
-    assert produced | {"polyfills.js"} == set(recorded)
+    assert produced | set(intl_files()) | {"polyfills.js"} == set(recorded)
     for rel, digest in recorded.items():
         assert sha256(BUILD / rel) == digest, f"{rel} differs from checksums.json: make jslibs"
 

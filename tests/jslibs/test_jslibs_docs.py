@@ -17,6 +17,19 @@ BLOCKS = re.findall(r"```js\n(.*?)```", DOC.read_text(), flags=re.S)
 EXPECTED: dict[int, tuple[Any, Any]] = {
     0: (None, [1, "0.3"]),
     1: ({"csv": "name,qty\napple,3\npear,1\nfig,2\n"}, ["apple", "fig"]),
+    2: (
+        None,
+        [
+            "1.234,50\xa0€",
+            "1/1/1970",
+            "26\xa0%",
+            "1.2M",
+            "7/5/2024, 10:07:00 AM",
+            "yesterday",
+            "two",
+            ["a", "á", "b", "B"],
+        ],
+    ),
 }
 
 
@@ -35,7 +48,7 @@ def test_every_block_is_checked() -> None:
     assert set(EXPECTED) == set(range(len(BLOCKS)))
 
 
-@pytest.mark.parametrize("index", [0, 1], ids=["import forms", "papaparse tool"])
+@pytest.mark.parametrize("index", [0, 1, 2], ids=["import forms", "papaparse tool", "intl"])
 def test_code_block_runs(built: Path, index: int) -> None:
     args, expected = EXPECTED[index]
     result = run_js(BLOCKS[index], args)

@@ -61,6 +61,8 @@ class CallHost:
         if op == "log":  # hot and simple: "level\ntext" -> b"1" while there is room
             level, _, text = payload.decode("utf-8", "surrogatepass").partition("\n")
             return b"1" if self._log([level, text]) else b"0"
+        if op == "intl":  # a part of Intl by name -> its text ("" when it is not bundled)
+            return (self.libraries.intl(payload.decode("utf-8", "replace")) or "").encode()
         if op == "random":  # "count" -> hex
             count = int(payload) if payload.isdigit() and len(payload) < 8 else -1
             return crypto.random_hex(count).encode()

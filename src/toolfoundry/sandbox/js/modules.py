@@ -15,6 +15,8 @@ import threading
 from collections.abc import Iterable
 from pathlib import Path
 
+from toolfoundry.sandbox.js.intl_parts import IntlParts
+
 BUILD_DIR = Path(__file__).resolve().parent / "_build"
 LIBS_DIR = BUILD_DIR / "libs"
 MANIFEST = LIBS_DIR / "manifest.json"
@@ -29,6 +31,7 @@ class LibraryCatalog:
         self._lock = threading.Lock()
         self._files: dict[str, Path] | None = None
         self._aliases: dict[str, str] = {}
+        self._intl: IntlParts | None = None
         self._sources: dict[str, str] = {}
         self._bytecode: dict[str, bytes] = {}
 
@@ -61,6 +64,7 @@ class LibraryCatalog:
                 for form, target in dict(data.get("aliases", {})).items():
                     if str(target) in files and str(form) not in files:
                         aliases[str(form)] = str(target)
+                self._intl = IntlParts(self.manifest.parent, dict(data.get("intl", {})))
             self._aliases = aliases
             self._files = files
         return self._files
@@ -86,6 +90,11 @@ class LibraryCatalog:
                 text = entries[specifier].read_text(encoding="utf-8")
                 self._sources[specifier] = text
         return text
+
+    def intl(self, name: str) -> str | None:
+        """A part of ``Intl`` (code or data) the prelude's loader asks for, or None."""
+        self._entries()
+        return self._intl.text(name) if self._intl is not None else None
 
     def bytecode(self, specifier: str) -> bytes | None:
         """Compiled bytecode cached for a bundled library, if a call has produced it."""
