@@ -15,10 +15,13 @@
 //   Each must be a file the real package has; the sandbox serves it as a re-export of its target,
 //   so both specifiers give the same module instance.
 
-// dayjs plugins that need nothing beyond the language (timezone needs Intl, which QuickJS lacks).
+// dayjs's plugins, all but devHelper (console warnings for development); timezone uses Intl.
 const DAYJS_PLUGINS = [
   "advancedFormat",
   "arraySupport",
+  "badMutable",
+  "bigIntSupport",
+  "buddhistEra",
   "calendar",
   "customParseFormat",
   "dayOfYear",
@@ -30,16 +33,22 @@ const DAYJS_PLUGINS = [
   "isToday",
   "isTomorrow",
   "isYesterday",
+  "isMoment",
   "isoWeek",
   "isoWeeksInYear",
   "localeData",
   "localizedFormat",
   "minMax",
+  "negativeYear",
   "objectSupport",
+  "pluralGetSet",
+  "preParsePostFormat",
   "quarterOfYear",
   "relativeTime",
+  "timezone",
   "toArray",
   "toObject",
+  "updateLocale",
   "utc",
   "weekOfYear",
   "weekYear",

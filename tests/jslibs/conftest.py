@@ -110,6 +110,22 @@ LIB_CASES: dict[str, tuple[str, Any]] = {
         ' core("2024-03-05").isoWeek(), dayjs.duration(2, "hours").asMinutes()];',
         ["2024-03-05T08:20:30Z", 10, 120],
     ),
+    "dayjs timezone plugin": (
+        'import dayjs from "dayjs";\nimport utc from "dayjs/plugin/utc.js";\n'
+        'import timezone from "dayjs/plugin/timezone";\n'
+        'import advancedFormat from "dayjs/esm/plugin/advancedFormat";\n'
+        "dayjs.extend(utc);\ndayjs.extend(timezone);\ndayjs.extend(advancedFormat);\n"
+        'const meeting = dayjs.tz("2024-03-10 09:30", "America/New_York");\n'
+        'export default [meeting.utc().format(), meeting.tz("Asia/Tokyo").format("YYYY-MM-DD HH:mm z"),'
+        ' dayjs.utc("2024-07-01T12:00:00Z").tz("Europe/Berlin").format("HH:mm Z"),'
+        ' dayjs("2024-11-03T05:30:00Z").tz("America/Los_Angeles").format("h:mm A zzz")];',
+        [
+            "2024-03-10T13:30:00+00:00",
+            "2024-03-10 22:30 GMT+9",
+            "14:00 +02:00",
+            "10:30 PM Pacific Daylight Time",
+        ],
+    ),
     "papaparse default": (
         'import Papa from "papaparse";\n'
         'const r = Papa.parse("name,qty\\napple,3\\n\\"pear, green\\",5\\n",'
