@@ -17,7 +17,7 @@ from typing import Any
 from toolfoundry.catalog.drift import Artifact
 from toolfoundry.catalog.formats import FORMATS
 from toolfoundry.catalog.skill import SKILL_NAME_PATTERN
-from toolfoundry.forge import Policy, PolicyConfigError
+from toolfoundry.forge import CapabilityPolicy, CapabilityPolicyError
 from toolfoundry.sandbox.host.credentials import Credential, CredentialError
 
 CONFIG_FILE = "toolfoundry.toml"
@@ -74,7 +74,7 @@ class CatalogSettings:
 class Config:
     """The whole configuration (defaults when there is no file)."""
 
-    policy: Policy = field(default_factory=Policy)
+    policy: CapabilityPolicy = field(default_factory=CapabilityPolicy)
     fetch: FetchSettings = field(default_factory=FetchSettings)
     limits: Limits = field(default_factory=Limits)
     provider: dict[str, Any] = field(default_factory=dict)
@@ -116,10 +116,10 @@ def parse_config(data: Mapping[str, Any], *, path: Path | None = None) -> Config
             problems.append(f"[{section}] must be a table")
             value = {}
         tables[section] = value
-    policy = Policy()
+    policy = CapabilityPolicy()
     try:
-        policy = Policy.from_config(tables["policy"])
-    except PolicyConfigError as exc:
+        policy = CapabilityPolicy.from_config(tables["policy"])
+    except CapabilityPolicyError as exc:
         problems.append(str(exc))
     fetch = _fetch(tables["fetch"], problems)
     limits = _limits(tables["limits"], problems)

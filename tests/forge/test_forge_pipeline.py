@@ -8,8 +8,9 @@ from typing import Any
 import pytest
 
 from toolfoundry.forge import (
+    ApprovalBinding,
+    CapabilityPolicy,
     ExistingTool,
-    Policy,
     VersionStatus,
     behavioural_duplicates,
     code_sha256,
@@ -102,11 +103,11 @@ def test_network_tool_waits_for_approval() -> None:
     assert report.blockers == ("awaiting_approval",)
     assert report.decision is not None
     assert report.decision.reasons == ("network: the tool may send requests to api.example.com",)
-    packet = report.review_packet()
-    assert packet is not None
-    assert packet.binding.code_sha256 == report.code_sha256
-    assert packet.binding.capabilities_hash == report.capabilities_hash
-    assert packet.to_dict()["test_results"][0]["passed"] is True
+    assert report.draft is not None
+    binding = ApprovalBinding.of(report.draft.code, report.draft.capabilities)
+    assert binding.code_sha256 == report.code_sha256
+    assert binding.capabilities_hash == report.capabilities_hash
+    assert report.test_results[0].to_dict()["passed"] is True
 
 
 def test_policy_can_auto_approve_a_host() -> None:
@@ -118,9 +119,9 @@ def test_policy_can_auto_approve_a_host() -> None:
         capabilities={"network": ["a.example"]},
     )
     assert forge_draft(draft).status is VersionStatus.PENDING_APPROVAL
-    loose = Policy(auto_approve_network=("a.example",))
+    loose = CapabilityPolicy(auto_approve_network=("a.example",))
     assert forge_draft(draft, policy=loose).status is VersionStatus.ACTIVE
-    strict = Policy(approve="all")
+    strict = CapabilityPolicy(approve="all")
     assert forge_draft(slug_draft(), policy=strict).status is VersionStatus.PENDING_APPROVAL
 
 

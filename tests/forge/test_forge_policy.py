@@ -6,13 +6,13 @@ import pytest
 
 from toolfoundry.forge import (
     ApprovalBinding,
-    Policy,
-    PolicyConfigError,
+    CapabilityPolicy,
+    CapabilityPolicyError,
     capabilities_hash,
     check_approval,
+    code_diff,
     code_sha256,
     explain_capabilities,
-    review_packet,
 )
 from toolfoundry.spec import Capabilities, StorageScope
 
@@ -33,7 +33,7 @@ NET = Capabilities(network=("api.example.com",))
     ],
 )
 def test_default_policy(caps: Capabilities, language: str, needs: bool) -> None:
-    decision = Policy().decide(caps, language)
+    decision = CapabilityPolicy().decide(caps, language)
     assert decision.needs_approval is needs
     assert bool(decision.reasons) is needs
 
@@ -44,21 +44,21 @@ def test_reasons_name_each_risky_capability() -> None:
         credentials=("a.example.com",),
         storage=StorageScope.SHARED,
     )
-    reasons = Policy().decide(caps).reasons
+    reasons = CapabilityPolicy().decide(caps).reasons
     assert len(reasons) == 4
     assert any("b.example.com" in r for r in reasons)
-    assert Policy().decide(caps).to_dict()["needs_approval"] is True
+    assert CapabilityPolicy().decide(caps).to_dict()["needs_approval"] is True
 
 
 def test_stricter_policy_sends_everything_to_a_human() -> None:
-    policy = Policy.from_config({"approve": "all"})
+    policy = CapabilityPolicy.from_config({"approve": "all"})
     decision = policy.decide(PURE)
     assert decision.needs_approval
     assert "approve" in decision.reasons[0]
 
 
 def test_looser_policy_per_capability() -> None:
-    policy = Policy.from_config(
+    policy = CapabilityPolicy.from_config(
         {
             "auto_approve_network": ["api.example.com", "*.trusted.example"],
             "auto_approve_credentials": ["api.example.com"],
@@ -82,13 +82,13 @@ def test_looser_policy_per_capability() -> None:
 
 
 def test_absent_policy_table_gives_defaults() -> None:
-    assert Policy.from_config(None) == Policy()
-    assert Policy.from_config({}) == Policy()
+    assert CapabilityPolicy.from_config(None) == CapabilityPolicy()
+    assert CapabilityPolicy.from_config({}) == CapabilityPolicy()
 
 
 def test_bad_policy_table_lists_every_problem() -> None:
-    with pytest.raises(PolicyConfigError) as info:
-        Policy.from_config(
+    with pytest.raises(CapabilityPolicyError) as info:
+        CapabilityPolicy.from_config(
             {
                 "approve": "never",
                 "auto_approve_network": "api.example.com",
@@ -154,25 +154,16 @@ def test_approval_record_may_be_an_object() -> None:
     assert not check_approval(object(), code=CODE, capabilities=NET).valid
 
 
-def test_review_packet_shows_code_diff_capabilities() -> None:
+def test_reviewer_sees_code_diff_capabilities() -> None:
+    # The parts the review page (toolfoundry.foundry.review) shows a reviewer.
     previous = CODE.replace("q }", "q, page }")
-    packet = review_packet(
-        name="search",
-        code=CODE,
-        capabilities=NET,
-        version=2,
-        reasons=("network: the tool may send requests to api.example.com",),
-        previous_code=previous,
-        previous_version=1,
-    )
-    data = packet.to_dict()
-    assert data["code"] == CODE
-    assert data["diff"].startswith("--- a/handler.js\n+++ b/handler.js")
-    assert "-export function handler({ q, page })" in data["diff"]
-    assert data["capabilities"][0]["capability"] == "network"
-    assert "api.example.com" in data["capabilities"][0]["meaning"]
-    assert data["code_sha256"] == code_sha256(CODE)
-    assert data["previous_version"] == 1
+    diff = code_diff(previous, CODE)
+    assert diff.startswith("--- a/handler.js\n+++ b/handler.js")
+    assert "-export function handler({ q, page })" in diff
+    capabilities = explain_capabilities(NET)
+    assert capabilities[0]["capability"] == "network"
+    assert "api.example.com" in capabilities[0]["meaning"]
+    assert ApprovalBinding.of(CODE, NET).to_dict()["code_sha256"] == code_sha256(CODE)
 
 
 def test_capabilities_explained_for_reviewers() -> None:

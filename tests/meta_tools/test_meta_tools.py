@@ -3,7 +3,8 @@
 import pytest
 
 from toolfoundry.foundry import Foundry
-from toolfoundry.foundry.meta_tools import META_TOOL_NAMES, builtin_tools
+from toolfoundry.foundry.meta_tools import builtin_tools
+from toolfoundry.spec.names import META_TOOL_NAMES
 
 SLUG_V1 = """
 export function handler({ text }) {

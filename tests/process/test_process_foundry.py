@@ -12,7 +12,7 @@ import pytest
 
 from toolfoundry import Foundry
 from toolfoundry.config import Config
-from toolfoundry.forge import Policy
+from toolfoundry.forge import CapabilityPolicy
 
 from .conftest import SECRET
 
@@ -134,7 +134,7 @@ def test_a_hostile_draft_is_contained_during_its_tests(foundry: Foundry, tmp_pat
 
 
 def test_policy_packages_and_auto_approval(tmp_path: Path) -> None:
-    config = Config(policy=Policy(python_packages=("yaml",), auto_approve_python=True))
+    config = Config(policy=CapabilityPolicy(python_packages=("yaml",), auto_approve_python=True))
     code = "import yaml\n\ndef handler(args):\n    return yaml.safe_load(args['doc'])\n"
     yaml_draft = draft(
         name="read_yaml",

@@ -13,8 +13,9 @@ from typing import Any
 
 import pytest
 
+from toolfoundry.registry import Registry
 from toolfoundry.sandbox import SandboxPolicy, run_js
-from toolfoundry.sandbox.host.storage import MemoryStorage, SQLiteStorage
+from toolfoundry.sandbox.host.storage import MemoryStorage
 from toolfoundry.sandbox.js.modules import POLYFILLS
 from toolfoundry.spec import ErrorKind
 
@@ -155,14 +156,16 @@ def test_local_storage_web_semantics() -> None:
 
 
 def test_local_storage_persists_in_sqlite_per_tool(tmp_path: Path) -> None:
-    db = tmp_path / "ls.sqlite"
-    backend = SQLiteStorage(db)
+    # The registry's backend is the one tools get; it must survive a reopened database.
+    url = f"sqlite:///{tmp_path / 'ls.sqlite'}"
+    registry = Registry.open(url)
+    backend = registry.storage
     ok("localStorage.setItem('n', '1'); export default 0", policy=storage_policy(backend, "one"))
-    backend.close()
-    reopened = SQLiteStorage(db)
+    registry.close()
+    reopened = Registry.open(url)
     read = "export default localStorage.getItem('n')"
-    assert ok(read, policy=storage_policy(reopened, "one")) == "1"
-    assert ok(read, policy=storage_policy(reopened, "two")) is None
+    assert ok(read, policy=storage_policy(reopened.storage, "one")) == "1"
+    assert ok(read, policy=storage_policy(reopened.storage, "two")) is None
     reopened.close()
 
 

@@ -9,13 +9,11 @@ report.step.blockers   # e.g. ("tests_failed",)
 from toolfoundry.forge.approval import (
     ApprovalBinding,
     ApprovalCheck,
-    ReviewPacket,
     capabilities_hash,
     check_approval,
     code_diff,
     code_sha256,
     explain_capabilities,
-    review_packet,
 )
 from toolfoundry.forge.cases import Fixture, TestCase, parse_test_cases
 from toolfoundry.forge.draft import (
@@ -30,7 +28,7 @@ from toolfoundry.forge.draft_json import DraftJson, Language
 from toolfoundry.forge.findings import Finding, Severity
 from toolfoundry.forge.jscheck import bundled_libraries, check_javascript
 from toolfoundry.forge.pipeline import ForgeReport, forge_draft
-from toolfoundry.forge.policy import Policy, PolicyConfigError, PolicyDecision
+from toolfoundry.forge.policy import CapabilityDecision, CapabilityPolicy, CapabilityPolicyError
 from toolfoundry.forge.pycheck import check_python
 from toolfoundry.forge.regression import (
     ExistingTool,
@@ -54,6 +52,9 @@ __all__ = [
     "RESERVED_PREFIXES",
     "ApprovalBinding",
     "ApprovalCheck",
+    "CapabilityDecision",
+    "CapabilityPolicy",
+    "CapabilityPolicyError",
     "Draft",
     "DraftError",
     "DraftJson",
@@ -63,11 +64,7 @@ __all__ = [
     "Fixture",
     "ForgeReport",
     "Language",
-    "Policy",
-    "PolicyConfigError",
-    "PolicyDecision",
     "RegressionOutcome",
-    "ReviewPacket",
     "RunLimits",
     "Severity",
     "TestCase",
@@ -90,6 +87,5 @@ __all__ = [
     "parse_draft",
     "parse_test_cases",
     "regression_gate",
-    "review_packet",
     "run_cases",
 ]

@@ -3,18 +3,18 @@
 The registry stores ``code_sha256`` and ``capabilities_hash`` (both from
 :mod:`toolfoundry.spec.binding`) with every version and approval record, and the foundry checks
 them here before activating a version, so changing a byte of code or widening a
-capability needs a new approval. The reviewer sees a :class:`ReviewPacket`.
+capability needs a new approval. What a reviewer sees is built by
+:mod:`toolfoundry.foundry.review` from the registry's records, with :func:`code_diff` and
+:func:`explain_capabilities` from here.
 """
 
 from __future__ import annotations
 
 import difflib
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from toolfoundry.forge.findings import Finding
-from toolfoundry.forge.testrun import TestResult
 from toolfoundry.spec import Capabilities, StorageScope, capabilities_hash, code_sha256
 
 # The hashes live in spec (one implementation for the forge, the registry and the check);
@@ -22,13 +22,11 @@ from toolfoundry.spec import Capabilities, StorageScope, capabilities_hash, code
 __all__ = [
     "ApprovalBinding",
     "ApprovalCheck",
-    "ReviewPacket",
     "capabilities_hash",
     "check_approval",
     "code_diff",
     "code_sha256",
     "explain_capabilities",
-    "review_packet",
 ]
 
 
@@ -139,37 +137,6 @@ def explain_capabilities(
     return out
 
 
-@dataclass(frozen=True)
-class ReviewPacket:
-    """Everything a reviewer is shown before approving one version."""
-
-    name: str
-    version: int | None
-    code: str
-    diff: str
-    capabilities: tuple[dict[str, Any], ...]
-    findings: tuple[Finding, ...]
-    test_results: tuple[TestResult, ...]
-    reasons: tuple[str, ...]
-    binding: ApprovalBinding
-    previous_version: int | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form (what the review page and ``approvals list --json`` show)."""
-        return {
-            "name": self.name,
-            "version": self.version,
-            "previous_version": self.previous_version,
-            "code": self.code,
-            "diff": self.diff,
-            "capabilities": [dict(c) for c in self.capabilities],
-            "reasons": list(self.reasons),
-            "findings": [f.to_dict() for f in self.findings],
-            "test_results": [t.to_dict() for t in self.test_results],
-            **self.binding.to_dict(),
-        }
-
-
 def code_diff(previous: str | None, current: str, name: str = "handler.js") -> str:
     """Unified diff of two versions' code (against nothing for a first version)."""
     return "\n".join(
@@ -180,32 +147,4 @@ def code_diff(previous: str | None, current: str, name: str = "handler.js") -> s
             f"b/{name}",
             lineterm="",
         )
-    )
-
-
-def review_packet(
-    *,
-    name: str,
-    code: str,
-    capabilities: Capabilities,
-    language: str = "javascript",
-    version: int | None = None,
-    findings: Sequence[Finding] = (),
-    test_results: Sequence[TestResult] = (),
-    reasons: Sequence[str] = (),
-    previous_code: str | None = None,
-    previous_version: int | None = None,
-) -> ReviewPacket:
-    """Assemble the packet a reviewer sees for one version."""
-    return ReviewPacket(
-        name=name,
-        version=version,
-        code=code,
-        diff=code_diff(previous_code, code),
-        capabilities=tuple(explain_capabilities(capabilities, language)),
-        findings=tuple(findings),
-        test_results=tuple(test_results),
-        reasons=tuple(reasons),
-        binding=ApprovalBinding.of(code, capabilities, language),
-        previous_version=previous_version,
     )

@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from enum import StrEnum
 from typing import Any
 
 from toolfoundry.forge.cases import Fixture, TestCase, parse_cases
@@ -21,6 +20,8 @@ from toolfoundry.forge.draft_fields import (
     check_schema,
     key_path,
 )
+from toolfoundry.forge.draft_json import DRAFT_FIELDS
+from toolfoundry.forge.draft_json import Language as Language  # re-exported: drafts speak it
 from toolfoundry.forge.hosts import url_allowed
 from toolfoundry.spec import (
     Capabilities,
@@ -30,35 +31,14 @@ from toolfoundry.spec import (
     validate_name,
 )
 from toolfoundry.spec.json_gate import lone_surrogate_at
+from toolfoundry.spec.names import META_TOOL_NAMES
 
 # The foundry's own meta-tools: a draft must never shadow them in a catalog.
-RESERVED_NAMES = frozenset(
-    {"create_tool", "search_tools", "tool_history", "rollback_tool", "run_js"}
-)
+RESERVED_NAMES = frozenset(META_TOOL_NAMES)
 # Prefixes kept for the foundry's future built-ins (compared case-insensitively).
 RESERVED_PREFIXES = ("tf_", "toolfoundry")
 
-DRAFT_FIELDS = (
-    "name",
-    "description",
-    "parameters",
-    "code",
-    "language",
-    "tests",
-    "capabilities",
-    "fixtures",
-    "returns",
-    "changes_tests",
-    "author",
-)
 EMPTY_PARAMETERS: dict[str, Any] = {"type": "object", "properties": {}}
-
-
-class Language(StrEnum):
-    """The tier a tool runs in: QuickJS in Wasm, or Python under OS isolation."""
-
-    JAVASCRIPT = "javascript"
-    PYTHON = "python"
 
 
 @dataclass(frozen=True)

@@ -11,12 +11,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from toolfoundry.forge.approval import ReviewPacket, review_packet
 from toolfoundry.forge.draft import Draft, DraftLimits, Language, parse_draft
 from toolfoundry.forge.draft_fields import DraftError
 from toolfoundry.forge.findings import Finding, Severity
 from toolfoundry.forge.jscheck import check_javascript
-from toolfoundry.forge.policy import Policy, PolicyDecision
+from toolfoundry.forge.policy import CapabilityDecision, CapabilityPolicy
 from toolfoundry.forge.pycheck import check_python
 from toolfoundry.forge.regression import ExistingTool, RegressionOutcome, regression_gate
 from toolfoundry.forge.testrun import RunLimits, TestResult, ToolRunner, run_cases
@@ -59,7 +58,7 @@ class ForgeReport:
     findings: tuple[Finding, ...] = ()
     test_results: tuple[TestResult, ...] = ()
     regression: RegressionOutcome | None = None
-    decision: PolicyDecision | None = None
+    decision: CapabilityDecision | None = None
     code_sha256: str | None = None
     capabilities_hash: str | None = None
     spec: ToolSpec | None = None
@@ -71,23 +70,6 @@ class ForgeReport:
     def blockers(self) -> tuple[str, ...]:
         """The step's blockers (empty unless blocked)."""
         return self.step.blockers
-
-    def review_packet(self, previous: ExistingTool | None = None) -> ReviewPacket | None:
-        """What a reviewer sees for this version (None for an unparseable draft)."""
-        if self.draft is None:
-            return None
-        return review_packet(
-            name=self.draft.name,
-            code=self.draft.code,
-            capabilities=self.draft.capabilities,
-            language=self.draft.language.value,
-            version=self.spec.version if self.spec else None,
-            findings=self.findings,
-            test_results=self.test_results + (self.regression.results if self.regression else ()),
-            reasons=self.decision.reasons if self.decision else (),
-            previous_code=previous.code if previous else None,
-            previous_version=previous.version if previous else None,
-        )
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form, as ``toolfoundry create --json`` prints it (plus details)."""
@@ -130,7 +112,7 @@ def forge_draft(
     draft_or_data: Draft | Mapping[str, Any] | str | bytes,
     *,
     previous: ExistingTool | None = None,
-    policy: Policy | None = None,
+    policy: CapabilityPolicy | None = None,
     limits: RunLimits | None = None,
     runner: ToolRunner | None = None,
     python_runner: ToolRunner | None = None,
@@ -142,7 +124,7 @@ def forge_draft(
     Args:
         draft_or_data: a parsed :class:`Draft`, or a draft mapping / JSON text / bytes.
         previous: the tool's current active version, for an update (regression gate).
-        policy: the capability policy (defaults to :class:`Policy`).
+        policy: the capability policy (defaults to :class:`CapabilityPolicy`).
         limits: the limits each test case runs under.
         runner: runs JavaScript; defaults to the real sandbox (``run_js``).
         python_runner: runs Python-tier tools; without one, Python drafts are rejected.
@@ -180,7 +162,7 @@ def forge_draft(
     if draft.language is Language.PYTHON:
         findings += check_python(
             draft.code,
-            allowed_packages=(policy or Policy()).python_packages,
+            allowed_packages=(policy or CapabilityPolicy()).python_packages,
             capabilities=draft.capabilities,
         )
         runner = python_runner
@@ -221,14 +203,21 @@ def forge_draft(
             **base,
         )
     return _test_and_decide(
-        draft, previous, policy or Policy(), limits or RunLimits(), runner, findings, base, started
+        draft,
+        previous,
+        policy or CapabilityPolicy(),
+        limits or RunLimits(),
+        runner,
+        findings,
+        base,
+        started,
     )
 
 
 def _test_and_decide(
     draft: Draft,
     previous: ExistingTool | None,
-    policy: Policy,
+    policy: CapabilityPolicy,
     limits: RunLimits,
     runner: ToolRunner,
     findings: list[Finding],

@@ -27,12 +27,12 @@ POLICY_KEYS = (
 )
 
 
-class PolicyConfigError(ValueError):
+class CapabilityPolicyError(ValueError):
     """A ``[policy]`` table that cannot be used; the message lists every problem."""
 
 
 @dataclass(frozen=True)
-class PolicyDecision:
+class CapabilityDecision:
     """Whether a human must approve, and why (one reason per risky capability)."""
 
     needs_approval: bool
@@ -44,8 +44,11 @@ class PolicyDecision:
 
 
 @dataclass(frozen=True)
-class Policy:
-    """The capability policy.
+class CapabilityPolicy:
+    """The capability policy: which capability sets wait for a human (``[policy]``).
+
+    It decides approval only; what one run may use is the sandbox's ``SandboxPolicy``, and
+    which hosts fetch reaches at call time is ``FetchPolicy`` (``[fetch]``).
 
     Attributes:
         approve: ``"risky"`` (default: only risky capabilities wait) or ``"all"`` (every new
@@ -67,14 +70,14 @@ class Policy:
 
     def __post_init__(self) -> None:
         if self.approve not in APPROVE_MODES:
-            raise PolicyConfigError(f"policy.approve must be one of {APPROVE_MODES}")
+            raise CapabilityPolicyError(f"policy.approve must be one of {APPROVE_MODES}")
 
     @classmethod
-    def from_config(cls, table: Mapping[str, Any] | None) -> Policy:
+    def from_config(cls, table: Mapping[str, Any] | None) -> CapabilityPolicy:
         """Build from the ``[policy]`` table of toolfoundry.toml; defaults when absent.
 
         Raises:
-            PolicyConfigError: listing every unknown key or bad value.
+            CapabilityPolicyError: listing every unknown key or bad value.
         """
         if not table:
             return cls()
@@ -106,7 +109,7 @@ class Policy:
             problems.append("policy.python_packages must be a list of top-level package names")
             packages = []
         if problems:
-            raise PolicyConfigError("; ".join(problems))
+            raise CapabilityPolicyError("; ".join(problems))
         return cls(
             python_packages=tuple(packages),
             approve=approve,
@@ -115,7 +118,9 @@ class Policy:
             **flags,
         )
 
-    def decide(self, capabilities: Capabilities, language: str = "javascript") -> PolicyDecision:
+    def decide(
+        self, capabilities: Capabilities, language: str = "javascript"
+    ) -> CapabilityDecision:
         """Decide whether a version with these capabilities needs a human's approval."""
         reasons: list[str] = []
         for host in capabilities.network:
@@ -136,4 +141,4 @@ class Policy:
             reasons.append("python: the tool runs in the Python tier under OS isolation")
         if self.approve == "all" and not reasons:
             reasons.append('policy: approve = "all" sends every new version to a human')
-        return PolicyDecision(bool(reasons), tuple(reasons))
+        return CapabilityDecision(bool(reasons), tuple(reasons))

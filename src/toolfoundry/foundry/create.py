@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from toolfoundry.forge import (
+    CapabilityPolicy,
     Draft,
     DraftError,
     DraftLimits,
@@ -19,7 +20,6 @@ from toolfoundry.forge import (
     Finding,
     ForgeReport,
     Language,
-    Policy,
     RunLimits,
     Severity,
     ToolRunner,
@@ -77,7 +77,7 @@ class Intake:
         self,
         registry: Registry,
         *,
-        policy: Policy,
+        policy: CapabilityPolicy,
         run_limits: RunLimits,
         draft_limits: DraftLimits,
         duplicate_candidates: int = 3,

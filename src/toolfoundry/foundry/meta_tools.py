@@ -8,49 +8,31 @@ agent loop offer them next to the registry's active tools.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Annotated, Any, Literal, NotRequired
+from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import Field
-from typing_extensions import TypedDict
 
 from toolfoundry.declare import from_function
+from toolfoundry.forge.draft_json import (
+    DraftCapabilities,
+    DraftChangesTests,
+    DraftCode,
+    DraftDescription,
+    DraftFixtures,
+    DraftLanguage,
+    DraftName,
+    DraftParameters,
+    DraftTests,
+    Language,
+)
 from toolfoundry.spec import DeclaredTool, ToolSpec
+from toolfoundry.spec.names import META_TOOL_NAMES
 
 if TYPE_CHECKING:
     from toolfoundry.foundry import Foundry
 
 # Version numbers are 32-bit integers in the registry; larger ones are argument errors.
 MAX_VERSION = 2**31 - 1
-META_TOOL_NAMES = ("create_tool", "search_tools", "tool_history", "rollback_tool", "run_js")
-
-
-class TestCase(TypedDict):
-    """One example the tool must satisfy before it can become active."""
-
-    input: dict[str, Any]
-    expected: NotRequired[Any]
-    error: NotRequired[str]
-    name: NotRequired[str]
-    fixtures: NotRequired[list[Fixture]]
-
-
-class Fixture(TypedDict):
-    """What the host's fetch answers to one request while tests run (the network is cut)."""
-
-    url: str
-    method: NotRequired[str]
-    status: NotRequired[int]
-    headers: NotRequired[dict[str, str]]
-    body: NotRequired[str]
-
-
-class CapabilityRequest(TypedDict, total=False):
-    """Capabilities beyond computation; any of them makes the tool wait for human approval."""
-
-    network: list[str]
-    credentials: list[str]
-    storage: bool
-    system: bool
 
 
 def builtin_tools(foundry: Foundry | Callable[[], Foundry] | None = None) -> list[DeclaredTool]:
@@ -74,16 +56,18 @@ def builtin_tools(foundry: Foundry | Callable[[], Foundry] | None = None) -> lis
                 holder.append(foundry)  # type: ignore[arg-type]
         return holder[0]
 
+    # Each parameter is a draft field; its type and description are the forge's
+    # (toolfoundry.forge.draft_json), shared with the HTTP API's OpenAPI document.
     def create_tool(
-        name: str,
-        description: str,
-        parameters: dict[str, Any],
-        code: str,
-        tests: list[TestCase],
-        language: Literal["javascript", "python"] = "javascript",
-        capabilities: CapabilityRequest | None = None,
-        fixtures: list[Fixture] | None = None,
-        changes_tests: list[str] | None = None,
+        name: DraftName,
+        description: DraftDescription,
+        parameters: DraftParameters,
+        code: DraftCode,
+        tests: DraftTests,
+        language: DraftLanguage = Language.JAVASCRIPT,
+        capabilities: DraftCapabilities = None,
+        fixtures: DraftFixtures = None,
+        changes_tests: DraftChangesTests = None,
     ) -> dict[str, Any]:
         """Create a new tool, or the next version of an existing one, from code and tests.
 
@@ -93,21 +77,6 @@ def builtin_tools(foundry: Foundry | Callable[[], Foundry] | None = None) -> lis
         A new version must also pass the current version's tests, except those listed in
         ``changes_tests``. On refusal, read ``findings`` and ``test_results``, fix the code
         and call again.
-
-        Args:
-            name: tool name: a letter or '_', then letters, digits, '_' or '-' (max 64).
-            description: what the tool does and when to use it, for other models.
-            parameters: JSON Schema (type object) of the tool's arguments.
-            code: an ES module exporting ``handler(args)`` (sync or async) that returns
-                JSON; only fetch, localStorage, crypto and the bundled npm libraries exist.
-            tests: examples the tool must pass: ``{"input": {...}, "expected": value}`` or
-                ``{"input": {...}, "error": "substring of the error"}``.
-            language: ``javascript`` (in-process WebAssembly sandbox) or ``python``.
-            capabilities: what the tool needs beyond computation, e.g.
-                ``{"network": ["api.example.com"]}``.
-            fixtures: canned HTTP answers that fetch returns while the tests run.
-            changes_tests: names of the current version's tests this version deliberately
-                changes (they are not used as a regression gate).
         """
         draft: dict[str, Any] = {
             "name": name,
@@ -178,9 +147,12 @@ def builtin_tools(foundry: Foundry | Callable[[], Foundry] | None = None) -> lis
 
     # create_tool and rollback_tool change the registry although they need no capability.
     changes_registry = (create_tool, rollback_tool)
+    declared = {
+        fn.__name__: fn for fn in (create_tool, search_tools, tool_history, rollback_tool, run_js)
+    }
     return [
-        from_function(fn, read_only=fn not in changes_registry)
-        for fn in (create_tool, search_tools, tool_history, rollback_tool, run_js)
+        from_function(declared[name], read_only=declared[name] not in changes_registry)
+        for name in META_TOOL_NAMES  # the one list of their names, in the order clients see
     ]
 
 

@@ -40,7 +40,7 @@ from mcp.shared.exceptions import MCPError
 
 from toolfoundry.catalog import mcp_tool, mcp_tools
 from toolfoundry.foundry import Foundry
-from toolfoundry.foundry.meta_tools import META_TOOL_NAMES, builtin_tools
+from toolfoundry.foundry.meta_tools import builtin_tools
 from toolfoundry.server.changes import (
     DEFAULT_INTERVAL_S,
     ActiveSetWatcher,
@@ -48,6 +48,7 @@ from toolfoundry.server.changes import (
 )
 from toolfoundry.server.mcp_results import call_tool_result
 from toolfoundry.spec import DeclaredTool, ToolSpec
+from toolfoundry.spec.names import META_TOOL_NAMES
 
 logger = logging.getLogger(__name__)
 
@@ -172,7 +173,7 @@ class FoundryMCPServer(Server[dict[str, Any]]):
 
 
 def meta_tool_entries(meta: dict[str, DeclaredTool]) -> list[dict[str, Any]]:
-    """``tools/list`` entries of the meta-tools, in DESIGN.md's order."""
+    """``tools/list`` entries of the meta-tools, in the order of ``META_TOOL_NAMES``."""
     entries = []
     for name in META_TOOL_NAMES:
         entry = mcp_tool(meta[name].spec)

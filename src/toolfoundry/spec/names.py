@@ -1,10 +1,13 @@
-"""Tool names that every vendor accepts."""
+"""Tool names: the pattern every vendor accepts, and the names the foundry keeps for itself."""
 
 from __future__ import annotations
 
 import re
 
 NAME_PATTERN = r"^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$"
+# The foundry's own meta-tools, in the order MCP clients see them. Declared in
+# toolfoundry.foundry.meta_tools; no draft or declared tool may take one of these names.
+META_TOOL_NAMES = ("create_tool", "search_tools", "tool_history", "rollback_tool", "run_js")
 _NAME_RE = re.compile(NAME_PATTERN)
 
 

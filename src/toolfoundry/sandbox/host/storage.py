@@ -1,16 +1,16 @@
-"""localStorage on the host: quotas, the request handler, and two backends (memory, SQLite).
+"""localStorage on the host: quotas, the request handler, and the in-memory backend.
 
 Scripts reach storage only through :class:`StorageHook`, which validates every request and
-enforces the quotas before a backend sees it. Backends only store.
+enforces the quotas before a backend sees it. Backends only store: :class:`MemoryStorage`
+here (test runs, ``toolfoundry js run``), and the registry's database for registered tools
+(``toolfoundry.registry.SqlStorage``).
 """
 
 from __future__ import annotations
 
-import sqlite3
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from toolfoundry.sandbox.host.protocols import StorageBackend
@@ -151,65 +151,3 @@ class MemoryStorage:
         with self._lock:
             items = self._data.get(namespace, {})
             return len(items), sum(_size(k) + _size(v) for k, v in items.items())
-
-
-class SQLiteStorage:
-    """The default StorageBackend: one SQLite file, one row per (namespace, key)."""
-
-    def __init__(self, path: str | Path) -> None:
-        self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._lock = threading.Lock()
-        self._db = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute(
-            "CREATE TABLE IF NOT EXISTS local_storage ("
-            " namespace TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL,"
-            " bytes INTEGER NOT NULL, PRIMARY KEY (namespace, key))"
-        )
-
-    def close(self) -> None:
-        """Close the database connection."""
-        with self._lock:
-            self._db.close()
-
-    def get_item(self, namespace: str, key: str) -> str | None:
-        with self._lock:
-            row = self._db.execute(
-                "SELECT value FROM local_storage WHERE namespace = ? AND key = ?", (namespace, key)
-            ).fetchone()
-        return None if row is None else str(row[0])
-
-    def set_item(self, namespace: str, key: str, value: str) -> None:
-        with self._lock:
-            self._db.execute(
-                "INSERT INTO local_storage (namespace, key, value, bytes) VALUES (?, ?, ?, ?)"
-                " ON CONFLICT (namespace, key) DO UPDATE SET value = excluded.value,"
-                " bytes = excluded.bytes",
-                (namespace, key, value, _size(key) + _size(value)),
-            )
-
-    def remove_item(self, namespace: str, key: str) -> None:
-        with self._lock:
-            self._db.execute(
-                "DELETE FROM local_storage WHERE namespace = ? AND key = ?", (namespace, key)
-            )
-
-    def clear(self, namespace: str) -> None:
-        with self._lock:
-            self._db.execute("DELETE FROM local_storage WHERE namespace = ?", (namespace,))
-
-    def keys(self, namespace: str) -> list[str]:
-        with self._lock:
-            rows = self._db.execute(
-                "SELECT key FROM local_storage WHERE namespace = ? ORDER BY key", (namespace,)
-            ).fetchall()
-        return [str(r[0]) for r in rows]
-
-    def usage(self, namespace: str) -> tuple[int, int]:
-        with self._lock:
-            row = self._db.execute(
-                "SELECT COUNT(*), COALESCE(SUM(bytes), 0) FROM local_storage WHERE namespace = ?",
-                (namespace,),
-            ).fetchone()
-        return int(row[0]), int(row[1])

@@ -30,6 +30,7 @@ from toolfoundry.server.web.schemas import (
     CALL_BODY,
     DECIDE_BODY,
     DRAFT_BODY,
+    DRAFT_ENFORCED,
     REJECT_BODY,
     ROLLBACK_BODY,
     ref,
@@ -165,6 +166,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
             ),
         },
         body=DRAFT_BODY,
+        enforced_body=DRAFT_ENFORCED,
     ),
     Endpoint(
         "GET",
@@ -319,9 +321,14 @@ ENDPOINTS: tuple[Endpoint, ...] = (
 )
 
 
+def api_document() -> dict[str, Any]:
+    """The OpenAPI document the API serves (committed as ``docs/openapi.json``)."""
+    return openapi_document(ENDPOINTS, OPENAPI_PATH)
+
+
 def api_routes(foundry_factory: Callable[[], Foundry]) -> list[BaseRoute]:
     """The routes of every endpoint, plus the OpenAPI document at ``/openapi.json``."""
-    document = openapi_document(ENDPOINTS, OPENAPI_PATH)
+    document = api_document()
 
     async def openapi(_request: Any) -> Response:
         return JSONResponse(document)
