@@ -4,7 +4,9 @@ The engine hands every ``fetch`` of the script to :meth:`FetchSession.handle`, w
 raises. The order of checks matters and is fixed: request shape, method, the single URL parse
 (:mod:`netguard`), scheme, allowlist with port, headers, body, resolution within the deadline,
 every resolved address, then a connection pinned to the checked address, credential headers
-added last, the response streamed under a size cap and scrubbed of credentials.
+added last, the response streamed under a size cap, and everything that goes back to the script
+(status text, header names and values, body, error messages) passed through the session's
+:class:`~.redaction.Redactor`, which knows every credential value this session has sent.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import logging
 import ssl
 import threading
 import time
+import traceback
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -30,6 +33,7 @@ from toolfoundry.sandbox.host.netguard import (
     parse_url,
     resolve,
 )
+from toolfoundry.sandbox.host.redaction import Redactor
 
 log = logging.getLogger("toolfoundry.sandbox.host.fetch")
 
@@ -114,19 +118,25 @@ class FetchSession:
         self._tool = tool
         self._count = 0
         self._lock = threading.Lock()
+        # One redactor for the whole call: a value sent by one request is also redacted from
+        # every later answer (a second request, another host, a Range of the same resource).
+        self._redactor = Redactor()
 
     def handle(self, request: Mapping[str, Any]) -> dict[str, Any]:
         """Answer one script request; never raises (see ``FetchHandler``)."""
         started = time.monotonic()
         trace = _Trace()
+        redact = self._redactor.redact_text
         try:
             answer = self._handle(request, trace)
         except FetchError as exc:
-            answer = {"error": {"kind": exc.kind, "message": trace.scrub(exc.message)}}
+            answer = {"error": {"kind": exc.kind, "message": redact(exc.message)}}
         except Exception as exc:  # a bug here must still not escape into the engine
-            log.exception("fetch handler failed")
-            answer = {"error": {"kind": "runtime_error", "message": f"fetch failed: {exc!r}"}}
-            answer["error"]["message"] = trace.scrub(answer["error"]["message"])
+            # The traceback is logged redacted: an exception's text may quote the secret.
+            log.error("fetch handler failed: %s", redact("".join(traceback.format_exception(exc))))
+            answer = {
+                "error": {"kind": "runtime_error", "message": redact(f"fetch failed: {exc!r}")}
+            }
         self._audit(trace, answer, started)
         return answer
 
@@ -164,7 +174,9 @@ class FetchSession:
         trace.address = str(pinned)
         if credential is not None:
             secret = credential.value(policy.secret_store)
-            trace.secrets.append(secret)
+            trace.credential = True
+            with self._lock:
+                self._redactor.add(secret)
             headers.append((credential.header, secret))
         request_deadline = min(self._deadline, time.monotonic() + policy.total_timeout)
         reply = send(
@@ -180,12 +192,18 @@ class FetchSession:
             ssl_context=self._ssl_context(url),
         )
         trace.status, trace.bytes = reply.status, len(reply.body)
-        response_headers = [[k, v] for k, v in reply.headers if not trace.contains_secret(v)]
+        redactor = self._redactor
+        # A header with a secret in its name or value is dropped whole rather than edited.
+        response_headers = [
+            [k, v]
+            for k, v in reply.headers
+            if not (redactor.holds_secret(k) or redactor.holds_secret(v))
+        ]
         return {
             "status": reply.status,
-            "statusText": reply.reason,
+            "statusText": redactor.redact_text(reply.reason),
             "headers": response_headers,
-            "body": base64.b64encode(trace.redact(reply.body)).decode("ascii"),
+            "body": base64.b64encode(redactor.redact(reply.body)).decode("ascii"),
             "url": str(url),
         }
 
@@ -207,7 +225,7 @@ class FetchSession:
             message=error["message"] if error else None,
             bytes=trace.bytes,
             duration_ms=round((time.monotonic() - started) * 1000, 3),
-            credential=bool(trace.secrets),
+            credential=trace.credential,
         )
         log.info("fetch %s", record)
         if self._policy.audit is not None:
@@ -218,7 +236,7 @@ class FetchSession:
 
 
 class _Trace:
-    """What one request did so far: for the audit record and for scrubbing secrets."""
+    """What one request did so far, for the audit record."""
 
     def __init__(self) -> None:
         self.method: str | None = None
@@ -227,17 +245,4 @@ class _Trace:
         self.address: str | None = None
         self.status: int | None = None
         self.bytes = 0
-        self.secrets: list[str] = []
-
-    def contains_secret(self, text: str) -> bool:
-        return any(secret in text for secret in self.secrets)
-
-    def scrub(self, text: str) -> str:
-        for secret in self.secrets:
-            text = text.replace(secret, "[redacted]")
-        return text
-
-    def redact(self, body: bytes) -> bytes:
-        for secret in self.secrets:
-            body = body.replace(secret.encode("utf-8"), b"[redacted]")
-        return body
+        self.credential = False
