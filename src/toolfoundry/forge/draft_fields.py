@@ -9,16 +9,19 @@ from functools import lru_cache
 from typing import Any
 
 from jsonschema import Draft202012Validator
-from jsonschema.exceptions import ValidationError
 
 from toolfoundry.forge.draft_json import FIXTURE_FIELDS
 from toolfoundry.forge.hosts import pattern_covered, pattern_problem
 from toolfoundry.sandbox.host.netguard import FetchError, parse_url
 from toolfoundry.spec import JSON_SCHEMA_DIALECT, Capabilities, Problem
 from toolfoundry.spec.capabilities import KNOWN_CAPABILITIES, StorageScope
+from toolfoundry.spec.json_schema import InvalidSchema, compile_schema, schema_problems
 
 JsonObject = dict[str, Any]
 FETCH_METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE")
+# The meta-schema is the host's own (its patterns are fixed and linear), so Python's validator
+# may check a draft's schema against it; the draft's schema itself only ever runs in
+# spec/json_schema.py.
 _META = Draft202012Validator(Draft202012Validator.META_SCHEMA)
 _IDENT = re.compile(r"^[A-Za-z_$][A-Za-z0-9_$]*$")
 
@@ -77,11 +80,6 @@ def _meta_errors(schema_text: str) -> tuple[tuple[tuple[str | int, ...], str], .
     )
 
 
-@lru_cache(maxsize=256)
-def _validator(schema_text: str) -> Draft202012Validator:
-    return Draft202012Validator(json.loads(schema_text))
-
-
 def check_schema(
     value: object, path: str, problems: list[Problem], require_object: bool
 ) -> JsonObject | None:
@@ -106,6 +104,8 @@ def check_schema(
         problems.append(Problem(_error_path(path, where), message))
     for ref in _remote_refs(value, path):
         problems.append(Problem(ref, "only local references ('#/...') are allowed"))
+    if len(problems) == before:  # well-formed: can it be compiled (patterns, $ref loops)?
+        problems += schema_problems(value, path)
     return dict(value) if len(problems) == before else None
 
 
@@ -114,13 +114,11 @@ def validate_instance(
 ) -> None:
     """Record every way ``instance`` fails ``schema`` (a schema already meta-validated)."""
     try:
-        validator = _validator(json.dumps(schema, sort_keys=True))
-        errors: list[ValidationError] = list(validator.iter_errors(instance))
-    except Exception as exc:  # an unresolvable $ref and the like: report, never crash
+        compiled = compile_schema(schema)
+    except InvalidSchema as exc:  # check_schema reports these; never crash here
         problems.append(Problem(path, f"cannot validate against the schema: {exc}"))
         return
-    for error in sorted(errors, key=lambda e: list(map(str, e.absolute_path))):
-        problems.append(Problem(_error_path(path, error.absolute_path), error.message))
+    problems += compiled.problems(instance, path)
 
 
 def check_capabilities(value: object, problems: list[Problem]) -> Capabilities | None:

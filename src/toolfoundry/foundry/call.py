@@ -7,15 +7,10 @@ reused; only the version's status is read from the database on every call.
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
-
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import SchemaError
 
 from toolfoundry.forge.hosts import pattern_covered
 from toolfoundry.registry import Registry, RegistryError, ToolVersion, VersionStatus
@@ -33,39 +28,35 @@ from toolfoundry.spec import (
     StepStatus,
     StorageScope,
 )
+from toolfoundry.spec.json_schema import CompiledSchema, InvalidSchema, compile_schema
 from toolfoundry.spec.result import elapsed_ms
 
 SHARED_NAMESPACE = "shared"
 
 
-@lru_cache(maxsize=1024)
-def _validator(schema_json: str) -> Draft202012Validator:
-    return Draft202012Validator(json.loads(schema_json))
+def arguments_validator(schema: Mapping[str, Any]) -> CompiledSchema | None:
+    """A validator for a version's parameters, to keep with the version (None if invalid).
 
-
-def arguments_validator(schema: Mapping[str, Any]) -> Draft202012Validator | None:
-    """A validator for a version's parameters, to keep with the version (None if invalid)."""
+    The one validator of agent-made schemas (spec/json_schema.py): patterns in linear time.
+    """
     try:
-        return _validator(json.dumps(schema, sort_keys=True))
-    except SchemaError:
+        return compile_schema(schema)
+    except InvalidSchema:
         return None
 
 
 def argument_problems(
-    schema: Mapping[str, Any], args: Any, *, validator: Draft202012Validator | None = None
+    schema: Mapping[str, Any], args: Any, *, validator: CompiledSchema | None = None
 ) -> list[Problem]:
     """Every way ``args`` breaks ``schema``, each located by a JSON path (``$.items[2]``)."""
     if not isinstance(args, Mapping):
         return [Problem("$", f"arguments must be a JSON object, got {type(args).__name__}")]
     if validator is None:
         try:
-            validator = _validator(json.dumps(schema, sort_keys=True))
-        except SchemaError as exc:
-            return [Problem("$", f"the tool's parameters schema is invalid: {exc.message}")]
-    problems = [
-        Problem(error.json_path, error.message) for error in validator.iter_errors(dict(args))
-    ]
-    return sorted(problems, key=lambda p: (p.path, p.message))
+            validator = compile_schema(schema)
+        except InvalidSchema as exc:  # a version stored before create time checked this
+            return [Problem("$", f"the tool's parameters schema is invalid: {exc}")]
+    return validator.problems(dict(args))
 
 
 @dataclass(frozen=True)
