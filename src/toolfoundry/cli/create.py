@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.text import Text
 
 from toolfoundry.cli.options import cell, emit, json_option, open_foundry, store_options
+from toolfoundry.forge.testrun import unavailable_error
 
 
 @click.command()
@@ -19,7 +20,8 @@ from toolfoundry.cli.options import cell, emit, json_option, open_foundry, store
 @store_options
 @json_option
 def create(draft_path: str, db: str | None, config_path: str | None, as_json: bool) -> None:
-    """Check, test and register a tool draft (exit 0 active or pending, 1 rejected)."""
+    """Check, test and register a tool draft (exit 0 active or pending, 1 rejected or no
+    sandbox to test it in)."""
     if draft_path == "-":
         raw = sys.stdin.buffer.read()
     else:
@@ -29,6 +31,13 @@ def create(draft_path: str, db: str | None, config_path: str | None, as_json: bo
             raise click.UsageError(f"cannot read {draft_path}: {exc.strerror}") from None
     with open_foundry(db, config_path) as fd:
         result = fd.create_tool(raw)
+    unavailable = unavailable_error(result.step)
+    if unavailable is not None:  # not a verdict on the draft: one line with the fix
+        if as_json:
+            emit({"error": unavailable.to_dict()})
+        else:
+            click.echo(f"error ({unavailable.kind.value}): {unavailable.message}", err=True)
+        sys.exit(1)
     if as_json:
         emit(result.to_dict())
     else:

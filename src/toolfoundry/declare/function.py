@@ -39,7 +39,7 @@ from toolfoundry.spec import (
     ToolSpec,
     validate_name,
 )
-from toolfoundry.spec.result import elapsed_ms
+from toolfoundry.spec.result import ToolCallFailed, elapsed_ms
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -124,6 +124,9 @@ class FunctionTool(Generic[P, R]):
     def call(self, arguments: Mapping[str, Any]) -> CallResult:
         """Validate ``arguments`` and run the function; never raises for bad input or failures.
 
+        An exception is a ``runtime_error``, except :class:`~toolfoundry.spec.ToolCallFailed`,
+        whose error (and kind) is the result's.
+
         An async function is run with ``asyncio.run``; inside a running event loop that is
         impossible, and the result says to use :meth:`acall`.
         """
@@ -183,6 +186,11 @@ def _invalid(problems: list[Any], start: float) -> CallResult:
 
 
 def _raised(exc: Exception, start: float) -> CallResult:
+    if isinstance(exc, ToolCallFailed):  # the function chose its error's kind itself
+        error = exc.error
+        return CallResult.failure(
+            error.kind, error.message, problems=error.problems, duration_ms=elapsed_ms(start)
+        )
     return CallResult.failure(
         ErrorKind.RUNTIME_ERROR, f"{type(exc).__name__}: {exc}", duration_ms=elapsed_ms(start)
     )

@@ -18,7 +18,14 @@ from toolfoundry.forge.jscheck import check_javascript
 from toolfoundry.forge.policy import CapabilityDecision, CapabilityPolicy
 from toolfoundry.forge.pycheck import check_python
 from toolfoundry.forge.regression import ExistingTool, RegressionOutcome, regression_gate
-from toolfoundry.forge.testrun import RunLimits, TestResult, ToolRunner, run_cases
+from toolfoundry.forge.testrun import (
+    RunLimits,
+    TestResult,
+    ToolRunner,
+    run_cases,
+    sandbox_unavailable,
+    unavailable_step,
+)
 from toolfoundry.spec import (
     Problem,
     StepResult,
@@ -198,7 +205,7 @@ def forge_draft(
         return _report(
             started,
             status=VersionStatus.REJECTED,
-            step=StepResult(StepStatus.UNAVAILABLE, message="no sandbox is available to run tests"),
+            step=unavailable_step("no sandbox is available to run tests"),
             findings=tuple(findings),
             **base,
         )
@@ -242,6 +249,10 @@ def _test_and_decide(
     outcome = None
     if previous is not None:
         outcome = regression_gate(draft, previous, runner=runner, limits=limits)
+    unavailable = sandbox_unavailable(results)
+    if unavailable is not None:  # the sandbox never ran the code: there is nothing to judge
+        status = VersionStatus.REJECTED
+        return _report(started, status=status, step=unavailable, findings=tuple(findings), **base)
         if not outcome.passed:
             blockers.append("regression")
             messages.append(

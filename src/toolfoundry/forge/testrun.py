@@ -15,7 +15,14 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol, TypeVar
 
 from toolfoundry.forge.cases import Fixture, TestCase
-from toolfoundry.spec import CallResult, Capabilities
+from toolfoundry.spec import (
+    CallError,
+    CallResult,
+    Capabilities,
+    ErrorKind,
+    StepResult,
+    StepStatus,
+)
 
 MAX_DIFF_CHARS = 4000
 T = TypeVar("T")
@@ -156,6 +163,31 @@ def judge(case: TestCase, result: CallResult) -> tuple[bool, str | None, str]:
     if json_equal(case.expected, result.value):
         return True, None, ""
     return False, json_diff(case.expected, result.value), "the returned value differs from expected"
+
+
+def unavailable_step(message: str) -> StepResult:
+    """The step of a draft no sandbox could test: ``unavailable``, kind ``sandbox_unavailable``."""
+    kind = ErrorKind.SANDBOX_UNAVAILABLE.value
+    return StepResult(StepStatus.UNAVAILABLE, message=message, details={"kind": kind})
+
+
+def unavailable_error(step: StepResult) -> CallError | None:
+    """The ``sandbox_unavailable`` error a draft's step stands for, else None."""
+    if step.status is StepStatus.UNAVAILABLE and step.details.get("kind") == "sandbox_unavailable":
+        return CallError(ErrorKind.SANDBOX_UNAVAILABLE, step.message)
+    return None
+
+
+def sandbox_unavailable(results: Iterable[TestResult]) -> StepResult | None:
+    """The step when the sandbox could not run the cases at all, else None.
+
+    Such a result says nothing about the code (even a case expecting an error may have
+    "passed" on it), so the draft is not judged by any of them.
+    """
+    for result in results:
+        if result.error and result.error.get("kind") == ErrorKind.SANDBOX_UNAVAILABLE.value:
+            return unavailable_step(str(result.error.get("message", "")))
+    return None
 
 
 def run_case(

@@ -25,7 +25,8 @@ from toolfoundry.forge.draft_json import (
     DraftTests,
     Language,
 )
-from toolfoundry.spec import DeclaredTool, ToolSpec
+from toolfoundry.forge.testrun import unavailable_error
+from toolfoundry.spec import DeclaredTool, ErrorKind, ToolCallFailed, ToolSpec
 from toolfoundry.spec.names import META_TOOL_NAMES
 
 if TYPE_CHECKING:
@@ -92,7 +93,11 @@ def builtin_tools(foundry: Foundry | Callable[[], Foundry] | None = None) -> lis
             draft["fixtures"] = fixtures
         if changes_tests:
             draft["changes_tests"] = changes_tests
-        return current().create_tool(draft).to_dict()
+        result = current().create_tool(draft)
+        unavailable = unavailable_error(result.step)
+        if unavailable is not None:  # no verdict on the code: an error of its own kind
+            raise ToolCallFailed(unavailable)
+        return result.to_dict()
 
     def search_tools(
         query: str, k: Annotated[int, Field(ge=1, le=100)] = 5
@@ -143,7 +148,10 @@ def builtin_tools(foundry: Foundry | Callable[[], Foundry] | None = None) -> lis
             memory_bytes=limits.memory_mib * 1024 * 1024,
             output_bytes=limits.output_bytes,
         )
-        return sandbox_run_js(code, args or {}, policy).to_dict()
+        ran = sandbox_run_js(code, args or {}, policy)
+        if ran.error is not None and ran.error.kind is ErrorKind.SANDBOX_UNAVAILABLE:
+            raise ToolCallFailed(ran.error)
+        return ran.to_dict()
 
     # create_tool and rollback_tool change the registry although they need no capability.
     changes_registry = (create_tool, rollback_tool)

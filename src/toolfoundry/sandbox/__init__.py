@@ -33,15 +33,20 @@ def run_js(code: str, args: Any = None, policy: SandboxPolicy | None = None) -> 
 
     Returns:
         A CallResult; failures carry a kind (``timeout``, ``memory_limit``,
-        ``capability_denied``, ``runtime_error``, ``output_too_large``, ``invalid_arguments``).
+        ``capability_denied``, ``runtime_error``, ``output_too_large``, ``invalid_arguments``,
+        or ``sandbox_unavailable`` when the sandbox itself is missing or damaged).
     """
     from toolfoundry.sandbox.host.storage import StorageHook
     from toolfoundry.sandbox.js.engine import Limits
     from toolfoundry.sandbox.js.host_calls import CallHost
+    from toolfoundry.sandbox.js.installation import SandboxUnavailable
     from toolfoundry.sandbox.js.modules import default_catalog
     from toolfoundry.sandbox.js.wasm_engine import default_engine
 
-    engine = default_engine()  # process setup (compiling the guest) is not the script's time
+    try:
+        engine = default_engine()  # process setup (compiling the guest) is not the script's time
+    except SandboxUnavailable as exc:
+        return CallResult.failure(ErrorKind.SANDBOX_UNAVAILABLE, str(exc))
     started = time.monotonic()
     policy = policy or SandboxPolicy()
     if not isinstance(code, str):

@@ -27,6 +27,8 @@ class ErrorKind(StrEnum):
     # a result, log or error the host will not take: too deep, a number that is not a finite
     # double, text that is not valid Unicode (the JSON gate's rules, spec/json_gate.py)
     INVALID_OUTPUT = "invalid_output"
+    # the sandbox itself is missing or damaged: the code was never judged (not the code's fault)
+    SANDBOX_UNAVAILABLE = "sandbox_unavailable"
 
 
 @dataclass(frozen=True)

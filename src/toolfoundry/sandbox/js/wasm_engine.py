@@ -31,6 +31,12 @@ from toolfoundry.sandbox.js import wasm_calls
 from toolfoundry.sandbox.js.engine import Limits
 from toolfoundry.sandbox.js.guest_imports import call_state, make_linker
 from toolfoundry.sandbox.js.host_calls import CallHost
+from toolfoundry.sandbox.js.installation import (
+    GUEST_WASM,
+    SandboxUnavailable,
+    preparing,
+    unavailable,
+)
 from toolfoundry.sandbox.js.instances import EpochTicker, Guest, GuestClock, InstancePool
 from toolfoundry.sandbox.js.module_cache import cache_key, cached_bytes, cached_module
 from toolfoundry.sandbox.js.modules import BUILD_DIR, LibraryCatalog, polyfills_source
@@ -38,7 +44,6 @@ from toolfoundry.sandbox.js.snapshot import bake
 from toolfoundry.spec import CallResult, ErrorKind
 from toolfoundry.spec.json_gate import InvalidJson, check, encode
 
-GUEST_WASM = BUILD_DIR / "quickjs.wasm"
 PRELUDE_DIR = Path(__file__).resolve().parent / "prelude"
 PAGE = 65536
 SHADOW_STACK_TOP = 1024 * 1024  # zig links the 1 MiB C stack first: [0, 1 MiB)
@@ -64,8 +69,8 @@ def prelude_source() -> str:
     return f'(() => {{\n  "use strict";\n{parts}}})();\n'
 
 
-class GuestMissing(RuntimeError):
-    """The guest has not been built (run ``make setup`` or ``python -m ...guest.build``)."""
+class GuestMissing(SandboxUnavailable):
+    """The guest has not been built; the message says how to get it (installation.fix)."""
 
 
 class WasmEngine:
@@ -73,10 +78,7 @@ class WasmEngine:
 
     def __init__(self, wasm_path: Path = GUEST_WASM, pool_size: int = 2) -> None:
         if not wasm_path.exists():
-            raise GuestMissing(
-                f"{wasm_path} is missing: build it with `make setup` or "
-                "`python -m toolfoundry.sandbox.js.guest.build`"
-            )
+            raise GuestMissing(str(unavailable(f"the QuickJS guest ({wasm_path}) is missing")))
         config = wasmtime.Config()
         config.epoch_interruption = True
         config.max_wasm_stack = WASM_STACK
@@ -269,7 +271,8 @@ class WasmEngine:
         if answer.kind is None:
             return CallResult.success(answer.value, logs=host.logs)
         kind, message = answer.kind, answer.message
-        if kind not in ErrorKind.__members__.values():
+        # only the host decides that the sandbox is unavailable, never the guest's answer
+        if kind not in ErrorKind.__members__.values() or kind == ErrorKind.SANDBOX_UNAVAILABLE:
             kind = ErrorKind.RUNTIME_ERROR
         if (
             kind == ErrorKind.RUNTIME_ERROR
@@ -314,5 +317,6 @@ def default_engine() -> WasmEngine:
     global _default
     with _default_lock:
         if _default is None:
-            _default = WasmEngine()
+            with preparing():  # SandboxUnavailable when a file is missing or damaged
+                _default = WasmEngine()
         return _default

@@ -14,6 +14,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Match, Route
 
+from toolfoundry.forge.testrun import unavailable_error
 from toolfoundry.foundry import Decision, Foundry
 from toolfoundry.server.web import review
 from toolfoundry.server.web.endpoints import (
@@ -50,7 +51,9 @@ _CALL_STATUS = {
     ErrorKind.NOT_ACTIVE: 409,
     ErrorKind.INVALID_ARGUMENTS: 422,
 }
+    ErrorKind.SANDBOX_UNAVAILABLE: 503,  # the server's own fault, fixed by its operator
 
+_UNAVAILABLE = {503: ("The sandbox is missing or damaged; the error says the fix.", ref("Error"))}
 
 def _array(name: str) -> dict[str, Any]:
     return {"type": "array", "items": ref(name)}
@@ -128,6 +131,9 @@ def call_tool(call: ApiRequest) -> tuple[int, Any]:
 def create(call: ApiRequest) -> tuple[int, Any]:
     result = call.foundry.create_tool(call.body)
     return (422 if result.status == "rejected" else 201), result.to_dict()
+    unavailable = unavailable_error(result.step)
+    if unavailable is not None:  # no verdict on the draft: the server cannot test it
+        return 503, {"error": unavailable.to_dict()}
 
 
 def audit(call: ApiRequest) -> tuple[int, Any]:
@@ -165,6 +171,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
                 {"anyOf": [ref("CreateResult"), ref("Error")]},
             ),
         },
+            **_UNAVAILABLE,
         body=DRAFT_BODY,
         enforced_body=DRAFT_ENFORCED,
     ),
@@ -281,6 +288,7 @@ ENDPOINTS: tuple[Endpoint, ...] = (
             409: ("The version is not active.", ref("CallResult")),
             422: ("Bad arguments or request body.", {"anyOf": [ref("CallResult"), ref("Error")]}),
         },
+            503: ("The sandbox is missing or damaged; the error says the fix.", ref("CallResult")),
         body=CALL_BODY,
     ),
     Endpoint(
