@@ -19,7 +19,8 @@ Agent-made schemas are hostile input. Two rules follow:
 
 Problems are located by JSON path (:func:`toolfoundry.spec.json_gate.json_path`). The
 messages of the common keywords read as they always have (``'text' is a required property``,
-``3 is not of type 'string'``); the others are jsonschema-rs's own.
+``3 is not of type 'string'``, ``'ab!' does not match '^a+$'``); the others are jsonschema-rs's
+own.
 """
 
 from __future__ import annotations
@@ -298,6 +299,8 @@ def _message(error: jsonschema_rs.ValidationError) -> str:
         text = f"{kind.property!r} is a required property"
     elif isinstance(kind, jsonschema_rs.ValidationErrorKind.Type):
         text = f"{_short(error.instance)} is not of type {', '.join(map(repr, kind.types))}"
+    elif isinstance(kind, jsonschema_rs.ValidationErrorKind.Pattern):
+        text = f"{_short(error.instance)} does not match {kind.pattern!r}"
     else:
         text = error.message
     return text if len(text) <= _MESSAGE_CHARS else text[: _MESSAGE_CHARS - 1] + "…"

@@ -1,0 +1,86 @@
+"""A hostile ``pattern`` cannot hold the server: the real HTTP API (uvicorn on loopback).
+
+Before spec/json_schema.py, Python's ``re`` validated ``^(a+)+$`` against the arguments, could
+not be interrupted and held the GIL: one 30-character argument froze every other request for
+minutes. Patterns are now matched in linear time, so the hostile call is refused in
+milliseconds and the server keeps answering everyone else.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from toolfoundry import Foundry
+
+from .test_server_web_support import compose, serve
+
+HOSTILE = "^(a+)+$"
+EVIL = "a" * 30 + "!"
+
+
+@pytest.fixture
+def base(tmp_path: Path) -> Iterator[str]:
+    with Foundry.open(f"sqlite:///{tmp_path / 'registry.db'}") as fd:
+        draft = {
+            "name": "letters",
+            "description": "Count the words made of a's.",
+            "parameters": {
+                "type": "object",
+                "properties": {"words": {"type": "array", "items": {"pattern": HOSTILE}}},
+                "required": ["words"],
+            },
+            "code": "export function handler({ words }) { return words.length }",
+            "tests": [{"input": {"words": ["aa", "a"]}, "expected": 2}],
+        }
+        assert fd.create_tool(draft).status == "active"
+        with serve(compose(fd)) as url:
+            yield url
+
+
+def test_other_requests_are_answered_while_a_hostile_pattern_is_validated(base: str) -> None:
+    hostile = {"args": {"words": [EVIL] * 2000 + ["a" * 200_000 + "!"]}}
+    answers: list[tuple[int, float, dict]] = []
+
+    def attack() -> None:
+        with httpx.Client(base_url=base, timeout=60) as client:
+            for _ in range(5):
+                started = time.perf_counter()
+                r = client.post("/api/tools/letters/call", json=hostile)
+                answers.append((r.status_code, time.perf_counter() - started, r.json()))
+
+    attacker = threading.Thread(target=attack)
+    attacker.start()
+    latencies = []
+    with httpx.Client(base_url=base, timeout=60) as client:
+        while attacker.is_alive() or not latencies:
+            started = time.perf_counter()
+            assert client.get("/api/tools").status_code == 200
+            latencies.append(time.perf_counter() - started)
+    attacker.join()
+    assert max(latencies) < 1.0, latencies
+    assert len(answers) == 5
+    for status, elapsed, body in answers:
+        assert status == 422
+        assert body["error"]["kind"] == "invalid_arguments"
+        assert body["error"]["problems"][0]["path"] == "$.words[0]"
+        assert elapsed < 1.0, elapsed
+
+
+def test_the_hostile_input_validates_in_milliseconds(base: str) -> None:
+    with httpx.Client(base_url=base, timeout=60) as client:
+        started = time.perf_counter()
+        r = client.post("/api/tools/letters/call", json={"args": {"words": [EVIL]}})
+        elapsed = time.perf_counter() - started
+        assert r.status_code == 422
+        assert r.json()["error"]["problems"] == [
+            {"path": "$.words[0]", "message": f"{EVIL!r} does not match {HOSTILE!r}"}
+        ]
+        ok = client.post("/api/tools/letters/call", json={"args": {"words": ["aaa"]}})
+        assert ok.json()["value"] == 1
+    assert elapsed < 0.5, elapsed
