@@ -50,10 +50,10 @@ _CALL_STATUS = {
     ErrorKind.NOT_FOUND: 404,
     ErrorKind.NOT_ACTIVE: 409,
     ErrorKind.INVALID_ARGUMENTS: 422,
-}
     ErrorKind.SANDBOX_UNAVAILABLE: 503,  # the server's own fault, fixed by its operator
-
+}
 _UNAVAILABLE = {503: ("The sandbox is missing or damaged; the error says the fix.", ref("Error"))}
+
 
 def _array(name: str) -> dict[str, Any]:
     return {"type": "array", "items": ref(name)}
@@ -130,10 +130,10 @@ def call_tool(call: ApiRequest) -> tuple[int, Any]:
 
 def create(call: ApiRequest) -> tuple[int, Any]:
     result = call.foundry.create_tool(call.body)
-    return (422 if result.status == "rejected" else 201), result.to_dict()
     unavailable = unavailable_error(result.step)
     if unavailable is not None:  # no verdict on the draft: the server cannot test it
         return 503, {"error": unavailable.to_dict()}
+    return (422 if result.status == "rejected" else 201), result.to_dict()
 
 
 def audit(call: ApiRequest) -> tuple[int, Any]:
@@ -170,8 +170,8 @@ ENDPOINTS: tuple[Endpoint, ...] = (
                 "Rejected by the forge (nothing was stored), or the body is not an object.",
                 {"anyOf": [ref("CreateResult"), ref("Error")]},
             ),
-        },
             **_UNAVAILABLE,
+        },
         body=DRAFT_BODY,
         enforced_body=DRAFT_ENFORCED,
     ),
@@ -287,8 +287,8 @@ ENDPOINTS: tuple[Endpoint, ...] = (
             404: ("No such tool.", ref("CallResult")),
             409: ("The version is not active.", ref("CallResult")),
             422: ("Bad arguments or request body.", {"anyOf": [ref("CallResult"), ref("Error")]}),
-        },
             503: ("The sandbox is missing or damaged; the error says the fix.", ref("CallResult")),
+        },
         body=CALL_BODY,
     ),
     Endpoint(
