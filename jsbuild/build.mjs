@@ -8,7 +8,8 @@
 //                            build is needed (what scripts/setup.sh and `make jslibs` call)
 //
 // Outputs, under src/toolfoundry/sandbox/js/_build/: libs/<name>.mjs, libs/manifest.json
-// ({"libs": {"<npm name>": {file, version, sha256, exports}}, "aliases": {"<form>": "<npm name>"},
+// ({"libs": {"<npm name>": {file, version, sha256, exports}}, "aliases": {"<form>": "<npm name>" or
+// {module, export}},
 // "intl": {chunks, data, locales, packages}: see intl.mjs) and polyfills.js.
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -120,12 +121,26 @@ function checkClean(rel, text) {
   if (found.length) throw new Error(`${rel} is not self-contained: ${found.join("; ")}`);
 }
 
+/** An esbuild plugin that swaps the modules a library's `replace` entries name. */
+function replacing(lib) {
+  return {
+    name: "replace",
+    setup(build) {
+      for (const { filter, contents } of lib.replace ?? []) {
+        build.onLoad({ filter }, ({ path }) => ({ contents, loader: "js", resolveDir: dirname(path) }));
+      }
+    },
+  };
+}
+
 async function buildLibraries(esbuild, work, files) {
   const manifest = { libs: {} };
+  const exportForms = {};
   for (const lib of importables()) {
     const shape = await probe(esbuild, work, lib);
     const result = await esbuild.build({
       ...RESOLVE,
+      plugins: [replacing(lib)],
       stdin: { contents: wrapper(lib, shape), resolveDir: HERE, sourcefile: `${lib.name}-entry.mjs` },
       bundle: true,
       format: "esm",
@@ -142,23 +157,26 @@ async function buildLibraries(esbuild, work, files) {
     if (module.default === undefined) throw new Error(`${lib.name}: bundle has no default export`);
     const pkg = JSON.parse(readFileSync(join(HERE, "node_modules", lib.package, "package.json")));
     files.set(`libs/${file}`, Buffer.from(text));
-    manifest.libs[lib.name] = {
-      file,
-      version: pkg.version,
-      sha256: sha256(text),
-      exports: Object.keys(module).filter((n) => n !== "default").sort(),
-    };
+    const exports = Object.keys(module).filter((n) => n !== "default").sort();
+    manifest.libs[lib.name] = { file, version: pkg.version, sha256: sha256(text), exports };
+    const packageDir = join(HERE, "node_modules", lib.package);
+    for (const [form, name] of lib.exportForms?.(exports, packageDir) ?? []) {
+      exportForms[form] = { module: lib.name, export: name };
+    }
   }
-  manifest.aliases = checkedForms(manifest.libs);
+  manifest.aliases = checkedForms(manifest.libs, exportForms);
   manifest.intl = await buildIntl(esbuild, { here: HERE, files, checkClean });
   files.set("libs/manifest.json", Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`));
 }
 
 /** The libraries' other specifier forms, each checked to name a real file of its package. */
-function checkedForms(libs) {
-  const all = forms();
+function checkedForms(libs, exportForms) {
+  const all = { ...forms(), ...exportForms };
   for (const [form, target] of Object.entries(all)) {
-    if (!(target in libs)) throw new Error(`form ${form}: ${target} is not a bundled library`);
+    const module = typeof target === "string" ? target : target.module;
+    if (!(module in libs)) throw new Error(`form ${form}: ${module} is not a bundled library`);
+    if (typeof target !== "string" && !libs[module].exports.includes(target.export))
+      throw new Error(`form ${form}: ${module} has no export ${target.export}`);
     if (form in libs) throw new Error(`form ${form} is already a bundled library`);
     const path = join(HERE, "node_modules", form);
     const real = [path, `${path}.js`, join(path, "index.js")].some(
@@ -166,7 +184,7 @@ function checkedForms(libs) {
     );
     if (!real) throw new Error(`form ${form}: the package has no such file`);
   }
-  return all;
+  return Object.fromEntries(Object.entries(all).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
 // core-js reaches for Node built-ins when it believes it runs under Node; in the sandbox it

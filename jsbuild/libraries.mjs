@@ -1,3 +1,6 @@
+import { readdirSync } from "node:fs";
+import { join } from "node:path";
+
 // The npm libraries the sandbox offers by name. Versions are pinned in package.json and
 // package-lock.json; this table only says how each one's default export is shaped.
 //
@@ -9,11 +12,16 @@
 // aliases: extra names (named and on the default object) that point at an existing export,
 //   for APIs that models still write from older major versions.
 // subpaths: importable files inside the package (`<name>/<subpath>`), each bundled on its own
-//   with the file's default export.
+//   with the file's default export, or `{ path, default }` to shape that default as above.
 // forms: other specifiers that name the library or one of its subpaths, as models write them
 //   (the package's ES module build, a file name with its extension): `<form>` -> `<importable>`.
 //   Each must be a file the real package has; the sandbox serves it as a re-export of its target,
 //   so both specifiers give the same module instance.
+// exportForms: (exports, packageDir) -> [[form, export]]: specifiers that name one export of the
+//   library, as per-function files do (`lodash/get`, `date-fns/format`); served as a module whose
+//   default and same-named export are that export. Each must also be a real file.
+// replace: {filter (a path regex), contents}: a module of the package replaced while bundling,
+//   to leave out what tools do not use (zod's error messages in 40 languages).
 
 // dayjs's plugins, all but devHelper (console warnings for development); timezone uses Intl.
 const DAYJS_PLUGINS = [
@@ -55,6 +63,27 @@ const DAYJS_PLUGINS = [
   "weekday",
 ];
 
+const DATE_FNS_LOCALES = [
+  "en-US", "en-GB", "en-AU", "en-CA", "en-IN", "en-NZ", "en-IE", "en-ZA", "de", "de-AT", "fr",
+  "fr-CA", "fr-CH", "es", "it", "pt", "pt-BR", "nl", "pl", "sv", "da", "nb", "fi", "cs", "ru",
+  "uk", "tr", "ja", "zh-CN", "zh-TW", "zh-HK", "ko", "hi", "ar", "he",
+];
+
+/** Forms for the exports that the package also ships as `<package>/<name>.js` files. */
+const fileForms = (pkg, { subdir = "", exportOf = (file) => file } = {}) =>
+  function exportForms(exports, packageDir) {
+    const dir = join(packageDir, subdir);
+    const names = new Set(exports);
+    return readdirSync(dir)
+      .filter((f) => f.endsWith(".js") && f !== "index.js" && !f.startsWith("_"))
+      .map((f) => f.slice(0, -3))
+      .filter((file) => names.has(exportOf(file)))
+      .flatMap((file) => {
+        const base = `${pkg}/${subdir ? `${subdir}/` : ""}${file}`;
+        return [[base, exportOf(file)], [`${base}.js`, exportOf(file)]];
+      });
+  };
+
 export const LIBRARIES = [
   { name: "decimal.js", default: "package" },
   {
@@ -84,6 +113,40 @@ export const LIBRARIES = [
   { name: "fast-xml-parser", default: "namespace" },
   { name: "diff", default: "namespace" },
   { name: "jsonpath-plus", default: "namespace" },
+  // The libraries models reach for first that were missing (docs/js-libraries.md says how this
+  // was measured).
+  {
+    name: "date-fns",
+    default: "namespace",
+    subpaths: [{ path: "locale", default: "namespace" }],
+    exportForms: fileForms("date-fns"),
+  },
+  {
+    name: "date-fns/locale",
+    part: true, // its forms: date-fns/locale/de (file de.js) -> the `de` export
+    exportForms: fileForms("date-fns", { subdir: "locale", exportOf: (f) => f.replace(/-/g, "") }),
+    // All 96 locales are 780 KB; these cover the languages tools are usually asked for.
+    replace: [
+      {
+        filter: /date-fns[\\/]locale\.js$/,
+        contents: DATE_FNS_LOCALES.map((l) => `export * from "./locale/${l}.js";`).join("\n"),
+      },
+    ],
+  },
+  { name: "lodash", default: "package", exportForms: fileForms("lodash") },
+  { name: "lodash-es", default: "package", exportForms: fileForms("lodash-es") },
+  {
+    name: "zod",
+    default: "package",
+    forms: { "zod/v4": "zod", "zod/v4/index.js": "zod", "zod/index.js": "zod" },
+    replace: [{ filter: /zod[\\/]v4[\\/]locales[\\/]index\.js$/, contents: 'export { default as en } from "./en.js";' }],
+  },
+  { name: "uuid", default: "namespace" },
+  {
+    name: "nanoid",
+    default: { export: "nanoid" },
+    subpaths: [{ path: "non-secure", default: { export: "nanoid" } }],
+  },
 ];
 
 // How esbuild resolves packages for a bare QuickJS: no Node built-ins, browser-flavoured
@@ -107,13 +170,14 @@ export const RESOLVE = {
 
 /** Every importable name: each library, then its subpaths (which share its package version). */
 export function importables() {
-  return LIBRARIES.flatMap((lib) => [
+  const parts = Object.fromEntries(LIBRARIES.filter((l) => l.part).map((l) => [l.name, l]));
+  return LIBRARIES.filter((lib) => !lib.part).flatMap((lib) => [
     { ...lib, package: lib.name },
-    ...(lib.subpaths ?? []).map((sub) => ({
-      name: `${lib.name}/${sub}`,
-      package: lib.name,
-      default: "package",
-    })),
+    ...(lib.subpaths ?? []).map((sub) => {
+      const { path, default: shape = "package" } = typeof sub === "string" ? { path: sub } : sub;
+      const name = `${lib.name}/${path}`;
+      return { ...parts[name], name, package: lib.name, default: shape };
+    }),
   ]);
 }
 

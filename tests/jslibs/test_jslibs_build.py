@@ -26,6 +26,12 @@ LIBRARIES = {
     "fast-xml-parser",
     "diff",
     "jsonpath-plus",
+    "date-fns",
+    "lodash",
+    "lodash-es",
+    "zod",
+    "uuid",
+    "nanoid",
 }
 
 # What a bare QuickJS cannot satisfy: module loading of any kind and Node's globals.
@@ -81,13 +87,20 @@ def test_manifest_lists_every_library_with_pinned_version_and_exports(built: Pat
 
 
 def test_forms_name_real_package_files_and_bundled_targets(built: Path) -> None:
-    aliases: dict[str, str] = json.loads((BUILD / "libs" / "manifest.json").read_text())["aliases"]
+    aliases: dict[str, str | dict[str, str]] = json.loads(
+        (BUILD / "libs" / "manifest.json").read_text()
+    )["aliases"]
     libs = manifest()
     assert {"dayjs/esm", "dayjs/esm/index.js", "dayjs/plugin/utc.js"} <= set(aliases)
-    for form, target in aliases.items():
+    assert aliases["lodash/get"] == {"module": "lodash", "export": "get"}
+    assert aliases["date-fns/locale/en-US"] == {"module": "date-fns/locale", "export": "enUS"}
+    for form, alias in aliases.items():
+        target = alias if isinstance(alias, str) else alias["module"]
         assert target in libs
         assert form not in libs
         assert form.split("/")[0] == target.split("/")[0]
+        if isinstance(alias, dict):
+            assert alias["export"] in libs[target]["exports"]
         path = JSBUILD / "node_modules" / form
         if (JSBUILD / "node_modules").is_dir():
             assert any(p.is_file() for p in (path, Path(f"{path}.js"), path / "index.js")), form

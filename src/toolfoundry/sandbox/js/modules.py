@@ -11,6 +11,7 @@ process.
 from __future__ import annotations
 
 import json
+import re
 import threading
 from collections.abc import Iterable
 from pathlib import Path
@@ -30,7 +31,7 @@ class LibraryCatalog:
         self.manifest = manifest
         self._lock = threading.Lock()
         self._files: dict[str, Path] | None = None
-        self._aliases: dict[str, str] = {}
+        self._aliases: dict[str, tuple[str, str | None]] = {}  # form -> (library, export)
         self._intl: IntlParts | None = None
         self._sources: dict[str, str] = {}
         self._bytecode: dict[str, bytes] = {}
@@ -48,12 +49,13 @@ class LibraryCatalog:
         entries = self._entries()
         if specifier in entries:
             return specifier
-        return self._aliases.get(specifier)
+        alias = self._aliases.get(specifier)
+        return alias[0] if alias is not None else None
 
     def _entries(self) -> dict[str, Path]:
         if self._files is None:
             files: dict[str, Path] = {}
-            aliases: dict[str, str] = {}
+            aliases: dict[str, tuple[str, str | None]] = {}
             if self.manifest.exists():
                 data = json.loads(self.manifest.read_text(encoding="utf-8"))
                 for name, entry in dict(data.get("libs", {})).items():
@@ -62,8 +64,9 @@ class LibraryCatalog:
                     if file.resolve().parent == self.manifest.parent.resolve():
                         files[str(name)] = file
                 for form, target in dict(data.get("aliases", {})).items():
-                    if str(target) in files and str(form) not in files:
-                        aliases[str(form)] = str(target)
+                    module, name = _target(target)
+                    if module in files and str(form) not in files:
+                        aliases[str(form)] = (module, name)
                 self._intl = IntlParts(self.manifest.parent, dict(data.get("intl", {})))
             self._aliases = aliases
             self._files = files
@@ -73,6 +76,7 @@ class LibraryCatalog:
         """The ES module source for ``specifier``; raise ImportRefused if not bundled."""
         entries = self._entries()
         target = self.resolve(specifier)
+        alias = self._aliases.get(specifier)
         if target is None:
             allowed = packages(entries) or "none are installed"
             shown = specifier if len(specifier) <= 200 else specifier[:200] + "..."
@@ -80,9 +84,12 @@ class LibraryCatalog:
                 f'cannot import "{shown}": only bundled libraries can be imported '
                 f"(by their npm name): {allowed}"
             )
-        if target != specifier:
+        if alias is not None:
             # a re-export, so that `dayjs` and `dayjs/esm` are one module with one state
             quoted = json.dumps(target)
+            name = alias[1]
+            if name is not None:  # `lodash/get`: the one function, as default and by name
+                return f"export {{ {name} as default, {name} }} from {quoted};\n"
             return f"export * from {quoted};\nexport {{ default }} from {quoted};\n"
         with self._lock:
             text = self._sources.get(specifier)
@@ -116,6 +123,20 @@ class LibraryCatalog:
 
 
 MAX_BYTECODE = 16 * 1024 * 1024
+
+
+_IDENTIFIER = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
+
+
+def _target(target: object) -> tuple[str, str | None]:
+    """A manifest alias's target: ``"lib"``, or ``{"module": "lib", "export": "name"}``.
+
+    An export name that is not an identifier names no library (it is never spliced in).
+    """
+    if isinstance(target, dict):
+        name = str(target.get("export", ""))
+        return (str(target.get("module", "")), name) if _IDENTIFIER.fullmatch(name) else ("", None)
+    return str(target), None
 
 
 def packages(specifiers: Iterable[str]) -> str:
