@@ -151,3 +151,22 @@ def test_args_that_are_not_json_are_a_usage_error(workdir: Path, command: list[s
     extra = ["--db", db] if command[0] == "call" else []
     result = CliRunner().invoke(main, [*command, "--args", "{", *extra])
     assert_one_line_error(result, 2, "Invalid value for --args: not valid JSON")
+
+
+@pytest.mark.parametrize("words", sorted(STORE_COMMANDS))
+def test_a_sqlite_file_in_a_missing_directory_is_refused(workdir: Path, words: str) -> None:
+    missing = workdir / "no" / "such" / "dir"
+    result = invoke(words, "--db", f"sqlite:///{missing / 'x.db'}")
+    assert_one_line_error(result, 1, "Error: cannot open the registry: ")
+    assert f"the directory of the SQLite database does not exist: {missing}" in result.output
+    assert not (workdir / "no").exists()  # a typo is not turned into a new, empty registry
+
+
+def test_the_default_store_is_made_once_and_said_so(workdir: Path) -> None:
+    first = CliRunner().invoke(main, ["tools", "list"])
+    assert first.exit_code == 0, first.output
+    assert f"toolfoundry: created {workdir / '.toolfoundry'}/ for the registry" in first.stderr
+    assert (workdir / ".toolfoundry" / "registry.db").is_file()
+    again = CliRunner().invoke(main, ["tools", "list"])
+    assert again.exit_code == 0, again.output
+    assert "created" not in again.stderr

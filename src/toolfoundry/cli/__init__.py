@@ -35,6 +35,15 @@ class LazyGroup(click.Group):
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(COMMANDS)
 
+    def invoke(self, ctx: click.Context) -> object:
+        """Run the command; an optional part it needs but lacks is one line, not a traceback."""
+        from toolfoundry.spec.extras import MissingExtra
+
+        try:
+            return super().invoke(ctx)
+        except MissingExtra as exc:
+            raise click.ClickException(str(exc)) from None
+
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         target = COMMANDS.get(cmd_name)
         if target is None:

@@ -8,9 +8,11 @@ be opened is a one-line failure (exit 1), never a traceback.
 from __future__ import annotations
 
 import math
+import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import click
@@ -176,16 +178,20 @@ def open_foundry(db: str | None, config_path: Config | str | None) -> Iterator[F
     # imported here so commands without a store (executor, js) never load the registry
     from toolfoundry.config import ConfigError
     from toolfoundry.foundry import Foundry
-    from toolfoundry.registry.engine import SchemaMismatch, StoreError
+    from toolfoundry.registry.engine import DEFAULT_DIR, SchemaMismatch, StoreError
 
+    default_dir = Path.cwd() / DEFAULT_DIR
+    made_here = not default_dir.exists()
     try:
         foundry = Foundry.open(db, config=config_path)
     except ConfigError as exc:
         raise click.UsageError(str(exc)) from None
-    # ImportError: a known dialect whose driver is not installed; OSError: a SQLite
-    # directory that cannot be made.
+    # ImportError: a known dialect whose driver (or extra) is not installed; OSError: a
+    # SQLite directory that does not exist.
     except (StoreError, SchemaMismatch, ImportError, OSError) as exc:
         raise click.ClickException(f"cannot open the registry: {registry_problem(exc)}") from None
+    if made_here and default_dir.exists():
+        click.echo(f"toolfoundry: created {default_dir}{os.sep} for the registry", err=True)
     try:
         yield foundry
     finally:

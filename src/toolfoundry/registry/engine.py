@@ -12,6 +12,8 @@ from sqlalchemy import create_engine, event, text
 from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.exc import OperationalError, ProgrammingError, SQLAlchemyError
 
+from toolfoundry.spec.extras import requires_extra
+
 DEFAULT_DIR = Path(".toolfoundry")
 DEFAULT_FILE = "registry.db"
 # The newest migration's revision id; opening a database already at this revision skips
@@ -48,17 +50,34 @@ def create_registry_engine(url: str) -> Engine:
     SQLite: WAL journal, a busy timeout, foreign keys, and transactions begun by us so a
     writer can ask for ``BEGIN IMMEDIATE`` (execution option ``sqlite_begin``) and take the
     write lock before it reads the row it will update.
+
+    Raises:
+        FileNotFoundError: a SQLite file whose directory does not exist (a mistyped path is
+            not silently made into a new, empty registry; only :func:`default_url` creates its
+            directory).
+        toolfoundry.spec.extras.MissingExtra: a PostgreSQL URL without psycopg installed
+            (``postgresql://`` means psycopg 3 here, like ``postgresql+psycopg://``).
     """
     parsed = make_url(url)
     if parsed.get_backend_name() == "sqlite":
         database = parsed.database
-        if database and database != ":memory:":
-            Path(database).parent.mkdir(parents=True, exist_ok=True)
+        if database and database != ":memory:" and not parsed.query.get("uri"):
+            directory = Path(database).parent
+            if not directory.is_dir():
+                raise FileNotFoundError(
+                    f"the directory of the SQLite database does not exist: {directory} "
+                    "(create it first, or give another path)"
+                )
         engine = create_engine(url, connect_args={"timeout": BUSY_TIMEOUT_MS / 1000})
         event.listen(engine, "connect", _sqlite_on_connect)
         event.listen(engine, "begin", _sqlite_on_begin)
         return engine
-    return create_engine(url, pool_pre_ping=False)
+    if parsed.drivername == "postgresql":  # SQLAlchemy would pick psycopg2, which we do not use
+        parsed = parsed.set(drivername="postgresql+psycopg")
+    if parsed.drivername == "postgresql+psycopg":
+        with requires_extra("postgres", "a PostgreSQL registry"):
+            return create_engine(parsed, pool_pre_ping=False)
+    return create_engine(parsed, pool_pre_ping=False)
 
 
 def _sqlite_on_connect(dbapi_connection: Any, _record: Any) -> None:

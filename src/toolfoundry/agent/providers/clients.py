@@ -10,6 +10,7 @@ import os
 from typing import TYPE_CHECKING
 
 from toolfoundry.agent.providers.base import ProviderError
+from toolfoundry.spec.extras import MissingExtra
 
 if TYPE_CHECKING:
     import anthropic
@@ -58,8 +59,9 @@ def compat_client(
 def _openai(key: str, base_url: str | None, timeout: float, retries: int) -> openai.OpenAI:
     try:
         import openai
-    except ImportError as exc:  # pragma: no cover - the [agents] extra is missing
-        raise ProviderError("configuration", "install toolfoundry[agents] for openai") from exc
+    except ImportError as exc:  # the [agents] extra is missing
+        missing = MissingExtra("agents", "an openai model", exc.name)
+        raise ProviderError("configuration", str(missing)) from exc
     return openai.OpenAI(api_key=key, base_url=base_url, timeout=timeout, max_retries=retries)
 
 
@@ -80,8 +82,9 @@ def anthropic_client(
         )
     try:
         import anthropic
-    except ImportError as exc:  # pragma: no cover - the [agents] extra is missing
-        raise ProviderError("configuration", "install toolfoundry[agents] for anthropic") from exc
+    except ImportError as exc:  # the [agents] extra is missing
+        missing = MissingExtra("agents", "an anthropic model", exc.name)
+        raise ProviderError("configuration", str(missing)) from exc
     return anthropic.Anthropic(
         api_key=key,
         base_url=base_url or os.environ.get("ANTHROPIC_BASE_URL"),
