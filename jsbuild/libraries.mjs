@@ -85,11 +85,16 @@ const fileForms = (pkg, { subdir = "", exportOf = (file) => file } = {}) =>
   };
 
 export const LIBRARIES = [
-  { name: "decimal.js", default: "package" },
+  {
+    name: "decimal.js",
+    default: "package",
+    forms: { "decimal.js/decimal.mjs": "decimal.js", "decimal.js/decimal.js": "decimal.js" },
+  },
   {
     name: "js-yaml",
     default: "namespace",
     aliases: { safeLoad: "load", safeLoadAll: "loadAll", safeDump: "dump" },
+    forms: { "js-yaml/dist/js-yaml.mjs": "js-yaml" },
   },
   {
     name: "dayjs",
@@ -108,8 +113,16 @@ export const LIBRARIES = [
       ),
     },
   },
-  { name: "papaparse", default: "package" },
-  { name: "marked", default: { export: "marked" } },
+  {
+    name: "papaparse",
+    default: "package",
+    forms: { "papaparse/papaparse.js": "papaparse", "papaparse/papaparse.min.js": "papaparse" },
+  },
+  {
+    name: "marked",
+    default: { export: "marked" },
+    forms: { "marked/lib/marked.esm.js": "marked" },
+  },
   { name: "fast-xml-parser", default: "namespace" },
   { name: "diff", default: "namespace" },
   { name: "jsonpath-plus", default: "namespace" },

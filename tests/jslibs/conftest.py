@@ -203,6 +203,15 @@ LIB_CASES: dict[str, tuple[str, Any]] = {
         'export default jp.JSONPath({ path: "$.store.book.length", json, wrap: false });',
         3,
     ),
+    "file-name forms of the other libraries": (
+        'import Decimal from "decimal.js/decimal.mjs";\n'
+        'import yaml from "js-yaml/dist/js-yaml.mjs";\n'
+        'import Papa from "papaparse/papaparse.min.js";\n'
+        'import { marked } from "marked/lib/marked.esm.js";\n'
+        'export default [new Decimal("0.1").plus("0.2").toString(), yaml.load("a: 1"),'
+        ' Papa.parse("x,y").data, marked.parseInline("*e*")];',
+        ["0.3", {"a": 1}, [["x", "y"]], "<em>e</em>"],
+    ),
     "date-fns named": (
         "import { format, addDays, differenceInCalendarDays, parseISO, addBusinessDays,"
         ' formatDistance, isWeekend } from "date-fns";\n'
