@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import copy
 import json
+import tomllib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,7 @@ from sqlalchemy import func, select
 from tests.shared_drafts import network_draft
 
 from toolfoundry import Foundry
+from toolfoundry.config import Config, parse_config
 from toolfoundry.registry.schema import metadata
 
 DRAFTS = Path(__file__).parent / "drafts"
@@ -60,6 +62,12 @@ class Kit:
     def loopback_config(host: str) -> str:
         """toolfoundry.toml text letting calls reach the loopback server over plain http."""
         return f'[fetch]\nallow_http = ["{host}"]\nallow_private = ["127.0.0.1"]\n'
+
+    @staticmethod
+    def loopback(host: str) -> Config:
+        """:meth:`loopback_config` as a Config: without it, a draft whose fixture is a plain
+        http loopback URL is refused at create (no call could fetch it)."""
+        return parse_config(tomllib.loads(Kit.loopback_config(host)))
 
 
 @pytest.fixture

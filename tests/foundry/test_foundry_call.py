@@ -83,6 +83,7 @@ def test_call_details_name_the_version_that_answered(fd, kit):
 
 
 def test_disabled_and_pending_tools_are_not_active(fd, kit, weather_server):
+    fd = Foundry(fd.registry, kit.loopback(weather_server))
     fd.create_tool(kit.slugify())
     fd.disable("slugify")
     out = fd.call("slugify", {"text": "x"})
@@ -143,6 +144,9 @@ def test_network_tool_waits_for_approval_then_reaches_the_server(db_url, kit, we
 
 
 def test_configured_allowlist_narrows_an_approved_tool(db_url, kit, weather_server):
+    with Foundry.open(db_url, config=kit.loopback(weather_server)) as before:
+        assert before.create_tool(kit.weather(weather_server)).status == "pending_approval"
+    # then the operator narrows [fetch] allow: the approved tool may no longer reach its host
     config = parse_config(
         {
             "fetch": {
@@ -153,7 +157,6 @@ def test_configured_allowlist_narrows_an_approved_tool(db_url, kit, weather_serv
         }
     )
     fd = Foundry.open(db_url, config=config)
-    fd.create_tool(kit.weather(weather_server))
     fd.approve("weather", by="alice", reason="ok")
     out = fd.call("weather", {"city": "Oslo"})
     assert not out.ok

@@ -115,7 +115,9 @@ def test_tools_commands(cli, kit, tmp_path):
     assert _json(cli("tools", "usage", "slugify", "--json"))["failures"] == {"not_active": 1}
 
 
-def test_approvals_commands(cli, kit, tmp_path, weather_server):
+def test_approvals_commands(cli, kit, tmp_path, weather_server, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # the loopback server's http fixture needs [fetch] allow_http
+    (tmp_path / "toolfoundry.toml").write_text(kit.loopback_config(weather_server))
     draft = tmp_path / "weather.json"
     draft.write_text(json.dumps(kit.weather(weather_server)))
     created = cli("create", str(draft), "--json")

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from toolfoundry import Foundry
 from toolfoundry.spec import StepStatus
 
 DRAFTS = Path(__file__).parent / "drafts"
@@ -182,6 +183,7 @@ def test_behavioural_duplicate_is_named(fd, kit):
 def test_approval_refuses_a_version_whose_stored_code_was_altered(fd, kit, weather_server):
     from sqlalchemy import text
 
+    fd = Foundry(fd.registry, kit.loopback(weather_server))
     fd.create_tool(kit.weather(weather_server))
     with fd.registry.engine.begin() as conn:
         conn.execute(text("UPDATE tf_versions SET code = code || '\n// sneaky'"))

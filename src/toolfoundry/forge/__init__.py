@@ -27,7 +27,7 @@ from toolfoundry.forge.draft_fields import DraftError
 from toolfoundry.forge.draft_json import DraftJson, Language
 from toolfoundry.forge.findings import Finding, Severity
 from toolfoundry.forge.jscheck import bundled_libraries, check_javascript
-from toolfoundry.forge.pipeline import ForgeReport, forge_draft
+from toolfoundry.forge.pipeline import ForgeReport, forge_draft, invalid_draft
 from toolfoundry.forge.policy import CapabilityDecision, CapabilityPolicy, CapabilityPolicyError
 from toolfoundry.forge.pycheck import check_python
 from toolfoundry.forge.regression import (
@@ -82,6 +82,7 @@ __all__ = [
     "code_sha256",
     "explain_capabilities",
     "forge_draft",
+    "invalid_draft",
     "json_diff",
     "json_equal",
     "parse_draft",

@@ -22,7 +22,8 @@ from toolfoundry.forge.draft_fields import (
 )
 from toolfoundry.forge.draft_json import DRAFT_FIELDS
 from toolfoundry.forge.draft_json import Language as Language  # re-exported: drafts speak it
-from toolfoundry.forge.hosts import url_allowed
+from toolfoundry.sandbox.host.hosts import HostPattern
+from toolfoundry.sandbox.host.netguard import FetchError, parse_url
 from toolfoundry.spec import (
     Capabilities,
     InvalidName,
@@ -323,17 +324,30 @@ def _changes(value: object, problems: list[Problem]) -> tuple[str | int, ...]:
     return tuple(out)
 
 
+def located_fixtures(
+    fixtures: tuple[Fixture, ...], tests: tuple[TestCase, ...]
+) -> list[tuple[str, Fixture]]:
+    """Every fixture of a draft with the JSON path of its URL (``$.fixtures[0].url``,
+    ``$.tests[2].fixtures[0].url``), the draft's own first."""
+    located = [(f"$.fixtures[{i}].url", f) for i, f in enumerate(fixtures)]
+    for t, case in enumerate(tests):
+        located += [(f"$.tests[{t}].fixtures[{i}].url", f) for i, f in enumerate(case.fixtures)]
+    return located
+
+
 def _check_fixture_hosts(
     fixtures: tuple[Fixture, ...],
     tests: tuple[TestCase, ...],
     capabilities: Capabilities,
     problems: list[Problem],
 ) -> None:
-    located = [(f"$.fixtures[{i}].url", f) for i, f in enumerate(fixtures)]
-    for t, case in enumerate(tests):
-        located += [(f"$.tests[{t}].fixtures[{i}].url", f) for i, f in enumerate(case.fixtures)]
-    for path, fixture in located:
-        if not url_allowed(fixture.url, capabilities.network):
+    patterns = [HostPattern.parse(p) for p in capabilities.network]  # already checked
+    for path, fixture in located_fixtures(fixtures, tests):
+        try:
+            url = parse_url(fixture.url)
+        except FetchError:
+            continue  # check_fixtures has located why
+        if not any(p.matches(url.host, url.port) for p in patterns):
             problems.append(
                 Problem(
                     path,

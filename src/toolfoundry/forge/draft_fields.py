@@ -11,7 +11,7 @@ from typing import Any
 from jsonschema import Draft202012Validator
 
 from toolfoundry.forge.draft_json import FIXTURE_FIELDS
-from toolfoundry.forge.hosts import pattern_covered, pattern_problem
+from toolfoundry.sandbox.host.hosts import pattern_covered, pattern_problem
 from toolfoundry.sandbox.host.netguard import FetchError, parse_url
 from toolfoundry.spec import JSON_SCHEMA_DIALECT, Capabilities, Problem
 from toolfoundry.spec.capabilities import KNOWN_CAPABILITIES, StorageScope

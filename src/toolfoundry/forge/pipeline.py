@@ -7,7 +7,7 @@ input: a malformed draft is a rejected report whose findings say what to fix.
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -106,6 +106,22 @@ def _problem_summary(problems: tuple[Problem, ...]) -> str:
     return f"the draft has {len(problems)} problem(s): {shown}{more}"
 
 
+def invalid_draft(
+    name: str | None, problems: Sequence[Problem], started: float | None = None
+) -> ForgeReport:
+    """The report of a draft refused before any of its code ran: ``rejected``, blocked
+    ``invalid_draft``, each problem also a located finding."""
+    problems = tuple(problems)
+    return _report(
+        time.perf_counter() if started is None else started,
+        name=name,
+        status=VersionStatus.REJECTED,
+        step=_blocked(["invalid_draft"], _problem_summary(problems)),
+        findings=_problem_findings(problems),
+        problems=problems,
+    )
+
+
 def _default_runner() -> ToolRunner | None:
     try:
         from toolfoundry.forge.sandbox_runner import SandboxRunner
@@ -149,14 +165,7 @@ def forge_draft(
             draft = parse_draft(draft_or_data, limits=draft_limits or DraftLimits())
         except DraftError as exc:
             name = draft_or_data.get("name") if isinstance(draft_or_data, Mapping) else None
-            return _report(
-                started,
-                name=name if isinstance(name, str) else None,
-                status=VersionStatus.REJECTED,
-                step=_blocked(["invalid_draft"], _problem_summary(exc.problems)),
-                findings=_problem_findings(exc.problems),
-                problems=exc.problems,
-            )
+            return invalid_draft(name if isinstance(name, str) else None, exc.problems, started)
     number = version if version is not None else (previous.version + 1 if previous else 1)
     base: dict[str, Any] = {
         "name": draft.name,

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from toolfoundry.forge.hosts import pattern_covered, pattern_problem
+from toolfoundry.sandbox.host.hosts import pattern_covered, pattern_problem
 from toolfoundry.spec import Capabilities, StorageScope
 
 APPROVE_MODES = ("risky", "all")

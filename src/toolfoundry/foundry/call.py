@@ -12,10 +12,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from toolfoundry.forge.hosts import pattern_covered
 from toolfoundry.registry import Registry, RegistryError, ToolVersion, VersionStatus
 from toolfoundry.sandbox.host.credentials import Credential
 from toolfoundry.sandbox.host.fetch import FetchPolicy
+from toolfoundry.sandbox.host.hosts import pattern_covered
 from toolfoundry.sandbox.host.protocols import FetchProvider, StorageBackend
 from toolfoundry.sandbox.policy import MIB, SandboxPolicy
 from toolfoundry.sandbox.process.executor import Executor, ProcessLimits
@@ -80,6 +80,27 @@ def allowed_hosts(requested: Sequence[str], configured: Sequence[str] | None) ->
     return tuple(h for h in requested if pattern_covered(h, tuple(configured)))
 
 
+def fetch_policy(capabilities: Capabilities, settings: CallSettings) -> FetchPolicy | None:
+    """The fetch policy a call of a tool with these capabilities gets (None: no network).
+
+    Network hosts are the approved ones intersected with ``[fetch] allow``; credentials are
+    the configured bindings for hosts the tool was approved to use them on. Create time checks
+    a draft's fixture URLs against this same policy, so a tool is only tested on requests its
+    calls could make.
+    """
+    hosts = allowed_hosts(capabilities.network, settings.fetch_allow)
+    if not hosts:
+        return None
+    granted = set(capabilities.credentials)
+    return FetchPolicy(
+        allow=hosts,
+        allow_http=settings.allow_http,
+        allow_private=settings.allow_private,
+        credentials=tuple(c for c in settings.credentials if c.host in granted),
+        max_requests=settings.max_requests,
+    )
+
+
 def sandbox_policy(
     name: str,
     capabilities: Capabilities,
@@ -88,21 +109,9 @@ def sandbox_policy(
 ) -> SandboxPolicy:
     """The SandboxPolicy a call of this tool runs under: its capabilities, no more.
 
-    Network hosts are the approved ones intersected with ``[fetch] allow``; credentials are
-    the configured bindings for hosts the tool was approved to use them on; storage is the
-    tool's own namespace, or the shared one.
+    Fetch is :func:`fetch_policy`'s; storage is the tool's own namespace, or the shared one.
     """
-    fetch = None
-    hosts = allowed_hosts(capabilities.network, settings.fetch_allow)
-    if hosts:
-        granted = set(capabilities.credentials)
-        fetch = FetchPolicy(
-            allow=hosts,
-            allow_http=settings.allow_http,
-            allow_private=settings.allow_private,
-            credentials=tuple(c for c in settings.credentials if c.host in granted),
-            max_requests=settings.max_requests,
-        )
+    fetch = fetch_policy(capabilities, settings)
     namespace = None
     if capabilities.storage is StorageScope.SHARED:
         namespace = SHARED_NAMESPACE

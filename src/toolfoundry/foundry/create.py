@@ -25,8 +25,11 @@ from toolfoundry.forge import (
     ToolRunner,
     behaves_like,
     forge_draft,
+    invalid_draft,
     parse_draft,
 )
+from toolfoundry.foundry.call import CallSettings, fetch_policy
+from toolfoundry.foundry.fixture_reach import fixture_refusals
 from toolfoundry.registry.faults import crash_point
 from toolfoundry.registry.records import NewVersion, RegistryError
 from toolfoundry.registry.repository import Registry
@@ -80,6 +83,7 @@ class Intake:
         policy: CapabilityPolicy,
         run_limits: RunLimits,
         draft_limits: DraftLimits,
+        call_settings: CallSettings | None = None,
         duplicate_candidates: int = 3,
         python_runner: Callable[[], ToolRunner | None] = lambda: None,
     ) -> None:
@@ -87,6 +91,7 @@ class Intake:
         self._policy = policy
         self._run_limits = run_limits
         self._draft_limits = draft_limits
+        self._call_settings = call_settings or CallSettings()
         self._duplicate_candidates = duplicate_candidates
         self._python_runner = python_runner
 
@@ -102,6 +107,11 @@ class Intake:
             )
         except DraftError:
             return self._result(forge_draft(draft, draft_limits=self._draft_limits))
+        # tested on requests its calls could never make, a tool would pass and then fail
+        policy = fetch_policy(parsed.capabilities, self._call_settings)
+        refused = fixture_refusals(parsed, policy)
+        if refused:
+            return self._result(invalid_draft(parsed.name, refused))
         previous = self._previous(parsed.name)
         report = forge_draft(
             parsed,

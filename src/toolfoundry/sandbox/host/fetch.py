@@ -15,21 +15,21 @@ from typing import Any
 
 from toolfoundry.sandbox.host.credentials import Credential, CredentialError, SecretStore
 from toolfoundry.sandbox.host.fetch_session import FetchRecord, FetchSession, default_ssl_context
+from toolfoundry.sandbox.host.hosts import HostPattern, HostPatternError
 from toolfoundry.sandbox.host.netguard import (
     FetchError,
     IPAddress,
     ParsedURL,
     Resolver,
     address_problem,
-    canonical_host_and_ip,
     denied,
     effective_address,
     local_addresses,
-    parse_port,
     system_resolver,
 )
 
-# FetchRecord and default_ssl_context live with the session; importable from here as before
+# FetchRecord and default_ssl_context live with the session, HostPattern in hosts.py (the
+# forge's patterns too); all importable from here as before
 __all__ = [
     "Audit",
     "FetchPolicy",
@@ -43,69 +43,6 @@ __all__ = [
 
 class FetchPolicyError(ValueError):
     """A fetch policy (constructor, CLI flags or ``[fetch]`` table) is malformed."""
-
-
-@dataclass(frozen=True)
-class HostPattern:
-    """An allowlist entry: ``host``, ``*.suffix`` (dot boundary), optionally ``:port``.
-
-    Without a port the entry means port 443 only; plain-http services name their port
-    (``localhost:8000``, ``intranet.example:80``).
-    """
-
-    host: str
-    wildcard: bool = False
-    port: int | None = None
-
-    @classmethod
-    def parse(cls, text: str) -> HostPattern:
-        """Parse and canonicalise one entry.
-
-        Raises:
-            FetchPolicyError: when the entry is not a host pattern.
-        """
-        if not isinstance(text, str) or not text:
-            raise FetchPolicyError(f"host pattern must be a non-empty string, got {text!r}")
-        if "://" in text:
-            raise FetchPolicyError(
-                f"host pattern {text!r} has a scheme: list the host in allow (and in allow_http "
-                "for plain http); FetchPolicy.from_cli and from_config accept http:// prefixes"
-            )
-        wildcard = text.startswith("*.")
-        body = text[2:] if wildcard else text
-        port: int | None = None
-        try:
-            if body.startswith("[") and "]:" in body:
-                body, port_text = body.rsplit(":", 1)
-                port = parse_port(port_text)
-            elif not body.startswith("[") and body.count(":") == 1:
-                body, port_text = body.split(":")
-                port = parse_port(port_text)
-            ip, host = canonical_host_and_ip(body)
-        except FetchError as exc:
-            raise FetchPolicyError(f"host pattern {text!r}: {exc.message}") from None
-        if "*" in host or (wildcard and ip is not None):
-            raise FetchPolicyError(
-                f"host pattern {text!r}: only a leading '*.' before a domain name is allowed"
-            )
-        return cls(host=host, wildcard=wildcard, port=port)
-
-    def matches(self, host: str, port: int | None = None) -> bool:
-        """True when ``host`` (canonical) and ``port`` fit this entry; port None skips the port."""
-        if self.wildcard:
-            if not host.endswith("." + self.host):
-                return False
-        elif host != self.host:
-            return False
-        if port is None:
-            return True
-        return port == (self.port if self.port is not None else 443)
-
-    def __str__(self) -> str:
-        text = ("*." if self.wildcard else "") + self.host
-        if ":" in self.host:
-            text = f"[{text}]"
-        return text if self.port is None else f"{text}:{self.port}"
 
 
 Audit = Callable[[FetchRecord], None]
@@ -173,15 +110,16 @@ class FetchPolicy:
                 raise FetchPolicyError(f"FetchPolicy.{name} must be a non-negative integer")
         if not all(isinstance(c, Credential) for c in self.credentials):
             raise FetchPolicyError("FetchPolicy.credentials must hold Credential objects")
-        object.__setattr__(self, "_allow", tuple(HostPattern.parse(p) for p in self.allow))
-        object.__setattr__(self, "_http", tuple(HostPattern.parse(p) for p in self.allow_http))
-        hosts, nets = [], []
+        object.__setattr__(self, "_allow", _patterns(self.allow, "allow"))
+        object.__setattr__(self, "_http", _patterns(self.allow_http, "allow_http"))
+        hosts: list[HostPattern] = []
+        nets: list[ipaddress.IPv4Network | ipaddress.IPv6Network] = []
         for entry in self.allow_private:
             net = _network(entry)
             if net is not None:
                 nets.append(net)
             else:
-                hosts.append(HostPattern.parse(entry))
+                hosts += _patterns((entry,), "allow_private")
         object.__setattr__(self, "_private_hosts", tuple(hosts))
         object.__setattr__(self, "_private_nets", tuple(nets))
 
@@ -287,21 +225,39 @@ class FetchPolicy:
         Raises:
             FetchError: ``capability_denied`` saying what is allowed instead.
         """
-        if url.scheme == "http" and not any(p.matches(url.host) for p in self._http):
+        if url.scheme == "http" and not self.http_allowed(url.host):
             raise denied(f"plain http to {url.host} is not allowed; use https")
-        if not any(p.matches(url.host, url.port) for p in self._allow):
+        if not self.host_allowed(url):
             allowed = ", ".join(str(p) for p in self._allow[:10]) or "none"
             raise denied(
                 f"{url.authority} (port {url.port}) is not in this tool's fetch allowlist; "
                 f"allowed: {allowed}"
             )
 
+    def http_allowed(self, host: str) -> bool:
+        """True when ``allow_http`` lets plain http reach this canonical host."""
+        return any(p.matches_host(host) for p in self._http)
+
+    def host_allowed(self, url: ParsedURL) -> bool:
+        """True when ``allow`` covers the URL's host and port (the scheme is not checked)."""
+        return any(p.matches(url.host, url.port) for p in self._allow)
+
     def private_allowed(self, host: str, ip: IPAddress) -> bool:
         """True when ``allow_private`` covers this host name or address."""
-        if any(p.matches(host) for p in self._private_hosts):
+        if any(p.matches_host(host) for p in self._private_hosts):
             return True
         reached = effective_address(ip)
         return any(ip in net or reached in net for net in self._private_nets)
+
+    def address_refusal(self, host: str, ip: IPAddress) -> str | None:
+        """What kind of non-public address ``ip`` is (``"loopback"``...) when ``allow_private``
+        does not cover it, else None."""
+        problem = address_problem(ip)
+        if problem is None and effective_address(ip) in local_addresses():
+            problem = "one of this machine's own addresses"
+        if problem is None or self.private_allowed(host, ip):
+            return None
+        return problem
 
     def check_address(self, host: str, ip: IPAddress) -> None:
         """Refuse a non-public address unless ``allow_private`` covers it.
@@ -309,16 +265,21 @@ class FetchPolicy:
         Raises:
             FetchError: ``capability_denied`` naming the address class.
         """
-        problem = address_problem(ip)
-        if problem is None and effective_address(ip) in local_addresses():
-            problem = "one of this machine's own addresses"
-        if problem is None or self.private_allowed(host, ip):
+        problem = self.address_refusal(host, ip)
+        if problem is None:
             return
         where = f"address {ip}" if host == str(ip) else f"{host} resolves to {ip}, which"
         raise denied(
             f"{where} is {problem}; non-public addresses are refused unless allow_private "
             "covers them"
         )
+
+
+def _patterns(entries: Iterable[str], key: str) -> tuple[HostPattern, ...]:
+    try:
+        return tuple(HostPattern.parse(entry) for entry in entries)
+    except HostPatternError as exc:
+        raise FetchPolicyError(f"{key}: {exc}") from None
 
 
 def _network(entry: str) -> ipaddress.IPv4Network | ipaddress.IPv6Network | None:

@@ -1,0 +1,58 @@
+"""A draft's fixture URLs against the fetch policy its calls will have.
+
+A fixture answers a request in the tests; if the call-time policy (``foundry/call.py:
+fetch_policy``, from the tool's capabilities and ``[fetch]``) would refuse that request, the
+tool passes its tests, is approved, and then fails every real call with ``capability_denied``.
+So create refuses such a draft, each fixture located, naming the ``[fetch]`` key that would
+allow it. Host names are not resolved here (tests run with the network cut): an address is
+judged when the URL names it literally, the rest at call time as always.
+"""
+
+from __future__ import annotations
+
+from toolfoundry.forge.draft import Draft, located_fixtures
+from toolfoundry.sandbox.host.fetch import FetchPolicy
+from toolfoundry.sandbox.host.netguard import FetchError, ParsedURL, parse_url
+from toolfoundry.spec import Problem
+
+CONFIG = "toolfoundry.toml"
+
+
+def fixture_refusals(draft: Draft, policy: FetchPolicy | None) -> list[Problem]:
+    """One problem per fixture whose request a call under ``policy`` would refuse."""
+    problems: list[Problem] = []
+    for path, fixture in located_fixtures(draft.fixtures, draft.tests):
+        try:
+            url = parse_url(fixture.url)
+        except FetchError:
+            continue  # the parser has located why already
+        reasons = _refusals(url, policy)
+        if reasons:
+            problems.append(
+                Problem(
+                    path,
+                    f"a call could never fetch this URL, so the tool would pass its tests and "
+                    f"then fail: {'; '.join(reasons)}",
+                )
+            )
+    return problems
+
+
+def _refusals(url: ParsedURL, policy: FetchPolicy | None) -> list[str]:
+    if policy is None:  # none of the tool's hosts is in [fetch] allow: fetch is denied outright
+        return [f"{url.authority} is not in [fetch] allow of {CONFIG} (add it there)"]
+    reasons: list[str] = []
+    if url.scheme == "http" and not policy.http_allowed(url.host):
+        reasons.append(
+            f"plain http to {url.host} is refused unless [fetch] allow_http of {CONFIG} "
+            f"lists it (add {url.authority!r} there), or use https"
+        )
+    if not policy.host_allowed(url):
+        reasons.append(f"{url.authority} is not in [fetch] allow of {CONFIG} (add it there)")
+    problem = policy.address_refusal(url.host, url.ip) if url.ip is not None else None
+    if problem is not None:
+        reasons.append(
+            f"{url.host} is {problem}: calls reach such an address only when [fetch] "
+            f"allow_private of {CONFIG} covers it (add {url.host!r} there)"
+        )
+    return reasons
