@@ -13,8 +13,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 from tests.jslibs.intl_cases import CASES, DIFFERENCES, NODE_ICU, node_values
+from tests.server.test_server_mcp_support import stdio_session
 
 from toolfoundry.sandbox import run_js
 from toolfoundry.sandbox.host.storage import StorageHook, StorageQuota
@@ -109,6 +111,25 @@ def test_js_run_cli_equals_node(built: Path, node: str, tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     _, values = node_values(node, [CURRENCY, EPOCH_DATE])
     assert json.loads(proc.stdout) == [values[CURRENCY], values[EPOCH_DATE]]
+
+
+def test_mcp_run_js_equals_node(built: Path, node: str, tmp_path: Path) -> None:
+    """The issue's check, as a model makes it: `run_js` over MCP with the official client."""
+    _, values = node_values(node, [CURRENCY, EPOCH_DATE])
+
+    async def scenario() -> list[Any]:
+        async with stdio_session(f"sqlite:///{tmp_path / 'r.db'}", tmp_path) as (session, _):
+            out = []
+            for expression in (CURRENCY, EPOCH_DATE):
+                called = await session.call_tool(
+                    "run_js", {"code": f"export default {expression};"}
+                )
+                assert called.structured_content is not None
+                assert called.structured_content["ok"], called.structured_content
+                out.append(called.structured_content["value"])
+            return out
+
+    assert anyio.run(scenario) == [values[CURRENCY], values[EPOCH_DATE]]
 
 
 class RecordingCatalog(LibraryCatalog):
