@@ -33,7 +33,7 @@ from toolfoundry.sandbox.host.netguard import (
     parse_url,
     resolve,
 )
-from toolfoundry.sandbox.host.redaction import Redactor
+from toolfoundry.sandbox.host.redaction import Redactor, redacting_library_logs
 
 log = logging.getLogger("toolfoundry.sandbox.host.fetch")
 
@@ -179,18 +179,19 @@ class FetchSession:
                 self._redactor.add(secret)
             headers.append((credential.header, secret))
         request_deadline = min(self._deadline, time.monotonic() + policy.total_timeout)
-        reply = send(
-            url,
-            pinned,
-            method,
-            headers,
-            body,
-            deadline=request_deadline,
-            connect_timeout=policy.connect_timeout,
-            read_timeout=policy.read_timeout,
-            max_bytes=policy.max_response_bytes,
-            ssl_context=self._ssl_context(url),
-        )
+        with redacting_library_logs(self._redactor):
+            reply = send(
+                url,
+                pinned,
+                method,
+                headers,
+                body,
+                deadline=request_deadline,
+                connect_timeout=policy.connect_timeout,
+                read_timeout=policy.read_timeout,
+                max_bytes=policy.max_response_bytes,
+                ssl_context=self._ssl_context(url),
+            )
         trace.status, trace.bytes = reply.status, len(reply.body)
         redactor = self._redactor
         # A header with a secret in its name or value is dropped whole rather than edited.

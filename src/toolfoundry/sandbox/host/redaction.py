@@ -19,6 +19,9 @@ Every match is replaced by ``[redacted]``.
 The search is ``bytes.find`` over the data for a few anchor blocks of each form (any run of at
 least T characters of a form contains one of its blocks of T/2), then each hit is extended both
 ways by slice comparison: O(n) per anchor, with no per-byte Python loop.
+
+httpcore's DEBUG trace quotes response headers (a reflected secret included); while a fetch runs
+under :func:`redacting_library_logs`, those records pass through the same redactor.
 """
 
 from __future__ import annotations
@@ -27,8 +30,10 @@ import base64
 import binascii
 import bisect
 import contextlib
+import logging
 import re
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 MARK = b"[redacted]"
@@ -76,8 +81,16 @@ class _Form:
         text = self.text
         for offset, block in self.anchors:
             size = len(block)
+            # Copies the earlier anchors found are skipped whole: one hit per copy, not one
+            # verification per anchor per copy.
+            known = _merge(found)
+            starts = [start for start, _ in known]
             at = data.find(block)
             while at != -1:
+                inside = bisect.bisect_right(starts, at) - 1
+                if inside >= 0 and at + size <= known[inside][1]:
+                    at = data.find(block, known[inside][1] - size + 1)
+                    continue
                 left = _common_suffix(data, at, text, offset)
                 right = _common_prefix(data, at + size, text, offset + size)
                 start, end = at - left, at + size + right
@@ -241,10 +254,13 @@ class Redactor:
             for form in self._hexed:
                 found += form.spans(lowered)
         for pattern, decode in ((self._percent, _percent_decode), (_JSON_ESCAPE, _json_decode)):
-            tokens = list(pattern.finditer(data))
-            if not tokens:
+            if pattern.search(data) is None:
                 continue
-            view = _DecodedView(data, tokens, decode)
+            # Decoded first without positions; the position map is built only on a hit.
+            decoded = pattern.sub(lambda m, d=decode: d(m.group()), data)  # type: ignore[misc]
+            if not any(form.spans(decoded) for form in self._plain):
+                continue
+            view = _DecodedView(data, list(pattern.finditer(data)), decode)
             for form in self._plain:
                 found += (view.to_data(s, e) for s, e in form.spans(view.data))
         return _merge(found)
@@ -270,7 +286,10 @@ class Redactor:
         cleaned = self.redact(raw)
         if cleaned is raw:
             return text
-        return cleaned.decode("utf-8", "replace")
+        try:
+            return cleaned.decode("utf-8", "surrogatepass")
+        except UnicodeDecodeError:  # a match ended inside a multi-byte character
+            return cleaned.decode("utf-8", "replace")
 
     def holds_secret(self, text: str) -> bool:
         """True when ``text`` holds any covered form of a secret."""
@@ -286,3 +305,34 @@ def _merge(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
         else:
             merged.append((start, end))
     return merged
+
+
+# Loggers of the HTTP library whose DEBUG records quote what the server sent.
+_LIBRARY_LOGGERS = ("httpcore.connection", "httpcore.http11", "httpcore.http2", "httpcore.proxy")
+_active = threading.local()
+
+
+class _LibraryLogRedaction(logging.Filter):
+    """Rewrites a library record with the redactor of the fetch running on this thread."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        redactor: Redactor | None = getattr(_active, "redactor", None)
+        if redactor is not None:
+            record.msg, record.args = redactor.redact_text(record.getMessage()), None
+        return True
+
+
+_FILTER = _LibraryLogRedaction()
+for _name in _LIBRARY_LOGGERS:
+    logging.getLogger(_name).addFilter(_FILTER)
+
+
+@contextlib.contextmanager
+def redacting_library_logs(redactor: Redactor) -> Iterator[None]:
+    """Redact the HTTP library's log records made on this thread while the block runs."""
+    previous = getattr(_active, "redactor", None)
+    _active.redactor = redactor
+    try:
+        yield
+    finally:
+        _active.redactor = previous
