@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import logging
+import socket
+from typing import Any
 
 import click
 
 from toolfoundry.cli.catalog import load_project, source_option
 from toolfoundry.cli.options import host_port, open_foundry, store_options
+from toolfoundry.cli.preflight import listen, require_sandbox
+from toolfoundry.spec.extras import requires_extra
 
 
 @click.command()
@@ -49,11 +53,13 @@ def serve(
     Clients are notified (notifications/tools/list_changed) whenever the active set changes,
     including changes made by other processes sharing the database.
     """
-    import anyio
-
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    require_sandbox()  # a server whose every create_tool would fail does not start
     if http is None:
-        from toolfoundry.server.mcp_server import serve_stdio
+        with requires_extra("server", "toolfoundry serve"):
+            import anyio
+
+            from toolfoundry.server.mcp_server import serve_stdio
 
         with open_foundry(db, config_path) as foundry:
             tools = load_project(foundry.config, sources).tools
@@ -61,17 +67,44 @@ def serve(
         return
 
     host, port = host_port(http)
-    from toolfoundry.server.app import InsecureBind, check_bind, create_app
+    with requires_extra("server", "toolfoundry serve --http"):
+        import uvicorn
+
+        from toolfoundry.server.app import MCP_PATH, InsecureBind, check_bind, create_app
 
     try:
         check_bind(host, token)
     except InsecureBind as exc:
         raise click.UsageError(str(exc)) from None
-    import uvicorn
-
+    sock = listen(host, port)  # bound first: a busy port is one line, before any announcement
     with open_foundry(db, config_path) as foundry:
         tools = load_project(foundry.config, sources).tools
         app = create_app(foundry, bind_host=host, token=token, poll_interval_s=poll_s, tools=tools)
-        shown = f"[{host}]" if ":" in host else host
-        click.echo(f"toolfoundry: MCP at http://{shown}:{port}/mcp", err=True)
-        uvicorn.run(app, host=host, port=port, log_level="warning", lifespan="on")
+        config = uvicorn.Config(app, log_level="warning", lifespan="on")
+        base = f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
+        announce = [
+            f"toolfoundry: MCP at {base}{MCP_PATH}",
+            f"toolfoundry: review page at {base}/ui/",
+            "toolfoundry: "
+            + (
+                "clients send 'Authorization: Bearer <token>' (--token / TOOLFOUNDRY_TOKEN); "
+                f"people open {base}/ui/?token=<token> once"
+                if token
+                else "no token, loopback only (--token or TOOLFOUNDRY_TOKEN require one)"
+            ),
+        ]
+        _serve_then_announce(config, sock, announce)
+
+
+def _serve_then_announce(config: Any, sock: socket.socket, lines: list[str]) -> None:
+    """Run uvicorn on ``sock``; print ``lines`` once it accepts requests (lifespan done)."""
+    import uvicorn
+
+    class AnnouncingServer(uvicorn.Server):
+        async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+            await super().startup(sockets=sockets)
+            if not self.should_exit:
+                for line in lines:
+                    click.echo(line, err=True)
+
+    AnnouncingServer(config).run(sockets=[sock])
