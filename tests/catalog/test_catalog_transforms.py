@@ -204,3 +204,20 @@ def test_strict_closes_an_object_that_only_states_properties() -> None:
     inner = strict_schema(schema).schema["properties"]["inner"]
     assert inner["anyOf"][0]["additionalProperties"] is False
     assert inner["anyOf"][0]["required"] == ["x"]
+
+
+def test_restore_matches_a_hostile_pattern_in_linear_time() -> None:
+    # anyOf branches are checked with the one validator of agent-made schemas
+    # (spec/json_schema.py); Python's re took minutes on ^(a+)+$ against 30 characters.
+    import time
+
+    branch = {"type": "string", "pattern": "^(a+)+$"}
+    schema = obj({"x": {"anyOf": [branch, {"type": "integer"}]}, "y": {"type": "string"}})
+    sent = {"x": "a" * 30 + "!", "y": None}
+    started = time.perf_counter()
+    assert restore_arguments("openai", schema, sent) == {"x": "a" * 30 + "!"}
+    assert time.perf_counter() - started < 1.0
+    defs = obj(
+        {"x": {"anyOf": [{"$ref": "#/$defs/S"}, {"type": "null"}]}}, **{"$defs": {"S": branch}}
+    )
+    assert restore_arguments("gemini", defs, {"x": "aaa"}) == {"x": "aaa"}
