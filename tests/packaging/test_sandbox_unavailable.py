@@ -182,3 +182,12 @@ def test_the_guest_cannot_claim_the_kind() -> None:
     result = run_js(code)
     assert result.error is not None
     assert result.error.kind is ErrorKind.RUNTIME_ERROR
+
+
+def test_doctor_names_the_damage_and_the_fix(damaged: str) -> None:
+    result = CliRunner().invoke(main, ["doctor", "--json"])
+    assert result.exit_code == 1
+    checks = {c["name"]: c for c in json.loads(result.stdout)["checks"]}
+    assert checks["sandbox files"]["status"] == "failed"
+    assert damaged in checks["sandbox files"]["detail"]
+    assert "make setup" in checks["sandbox files"]["fix"]

@@ -22,6 +22,7 @@ COMMANDS: dict[str, str] = {
     "tools": "toolfoundry.cli.tools:tools",
     "approvals": "toolfoundry.cli.approvals:approvals",
     "demo": "toolfoundry.cli.demo:demo",
+    "doctor": "toolfoundry.cli.doctor:doctor",
     "eval": "toolfoundry.cli.eval:eval_group",
     "agent": "toolfoundry.cli.agent:agent",
     "executor": "toolfoundry.cli.executor:executor",

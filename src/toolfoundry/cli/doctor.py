@@ -1,0 +1,283 @@
+"""``toolfoundry doctor``: is every part of this installation there and working?
+
+One row per component: the sandbox's guest, polyfills and libraries (checked, then run once),
+the module cache, the registry database, bubblewrap (the Python tier), chromium (the page
+tests) and each pip extra. Exit 0 when everything a tool needs to be made and called works
+(optional parts may be absent), 1 otherwise. Nothing is created: a registry that does not exist
+yet is reported as such.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import shutil
+import time
+from dataclasses import asdict, dataclass
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import click
+
+from toolfoundry.cli.options import (
+    config_option,
+    db_option,
+    emit,
+    json_option,
+    registry_problem,
+)
+
+# One module: the bundled library, two polyfilled web APIs; the expected answer is fixed.
+PROBE = """import Decimal from "decimal.js";
+export default [new Decimal("0.1").plus("0.2").toString(),
+  new URL("https://example.test/a?b=1").searchParams.get("b"),
+  new TextEncoder().encode("\\u00e9").length];
+"""
+PROBE_ANSWER = ["0.3", "1", 2]
+
+
+@dataclass(frozen=True)
+class Check:
+    """One component's state.
+
+    Attributes:
+        name: the component.
+        status: ``ok``, ``absent`` (an optional part that is not installed) or ``failed``.
+        detail: what was found.
+        required: whether tools cannot be made or called without it.
+        fix: what to do when it is not ok.
+    """
+
+    name: str
+    status: str
+    detail: str
+    required: bool = True
+    fix: str = ""
+
+    @property
+    def healthy(self) -> bool:
+        return self.status == "ok" or not self.required
+
+
+def sandbox_checks() -> list[Check]:
+    """The built files, then one real call through them."""
+    from toolfoundry.sandbox.js.installation import fix, installed
+    from toolfoundry.sandbox.js.modules import MANIFEST
+
+    problems = installed().problems()
+    if problems:
+        return [Check("sandbox files", "failed", "; ".join(problems), fix=fix())]
+    files = installed()
+    libs = _manifest_versions(MANIFEST)
+    checks = [
+        Check("guest", "ok", f"{files.guest} ({files.guest.stat().st_size // 1024} KiB)"),
+        Check("polyfills", "ok", str(files.root / "polyfills.js")),
+        Check("libraries", "ok", f"{len(libs)} packages: " + ", ".join(libs)),
+    ]
+    from toolfoundry.sandbox import run_js
+    from toolfoundry.sandbox.js.module_cache import cache_dir
+    from toolfoundry.sandbox.policy import SandboxPolicy
+
+    started = time.monotonic()
+    # first run on a machine compiles the guest and bakes its snapshot: allow for that
+    result = run_js(PROBE, {}, SandboxPolicy(timeout_s=30.0))
+    took = f"{(time.monotonic() - started) * 1000:.0f} ms"
+    if result.ok and result.value == PROBE_ANSWER:
+        checks.append(Check("sandbox run", "ok", f"decimal.js, URL and TextEncoder ({took})"))
+    else:
+        said = result.error.to_dict() if result.error else result.value
+        checks.append(Check("sandbox run", "failed", f"the probe answered {said!r}", fix=fix()))
+    cache = cache_dir()  # the run above has filled it, unless it cannot be written
+    writable = cache.is_dir() and os.access(cache, os.W_OK)
+    checks.append(
+        Check(
+            "module cache",
+            "ok" if writable else "failed",
+            str(cache) if writable else f"{cache} is not writable: every process compiles anew",
+            required=False,
+            fix="" if writable else "set XDG_CACHE_HOME to a writable directory",
+        )
+    )
+    return checks
+
+
+def _manifest_versions(manifest: Path) -> list[str]:
+    """``name version`` per npm package (a package's extra entry points, e.g. dayjs plugins,
+    counted with it)."""
+    import json
+
+    libs = json.loads(manifest.read_text(encoding="utf-8"))["libs"]
+    packages: dict[str, tuple[str, int]] = {}
+    for name, entry in libs.items():
+        parts = name.split("/")
+        package = "/".join(parts[:2]) if name.startswith("@") else parts[0]
+        version, count = packages.get(package, (str(entry.get("version", "?")), 0))
+        packages[package] = (version, count + 1)
+    return [
+        f"{package} {version}" + (f" ({count} modules)" if count > 1 else "")
+        for package, (version, count) in sorted(packages.items())
+    ]
+
+
+def database_check(db: str | None, config_path: str | None) -> list[Check]:
+    """Whether the registry the commands would open is reachable (nothing is created)."""
+    from toolfoundry.config import ConfigError, load_config
+    from toolfoundry.registry.engine import (
+        DEFAULT_DIR,
+        DEFAULT_FILE,
+        SCHEMA_HEAD,
+        create_registry_engine,
+        schema_revision,
+    )
+
+    try:
+        config = load_config(config_path)
+    except ConfigError as exc:
+        return [Check("configuration", "failed", str(exc), fix="correct toolfoundry.toml")]
+    shown = str(config.path) if config.path else "none (defaults)"
+    checks = [Check("configuration", "ok", shown)]
+    url = db or os.environ.get("TOOLFOUNDRY_DB") or config.registry_url
+    if url is None:
+        default = Path.cwd() / DEFAULT_DIR / DEFAULT_FILE
+        if not default.exists():
+            detail = f"{default} does not exist yet (the first command that needs it makes it)"
+            return [*checks, Check("database", "ok", detail)]
+        url = f"sqlite:///{default}"
+    from sqlalchemy.engine import make_url
+
+    try:
+        safe = make_url(url).render_as_string(hide_password=True)
+    except Exception:  # the engine below reports what is wrong with it
+        safe = url
+    try:
+        engine = create_registry_engine(url)
+        try:
+            with engine.connect() as conn:
+                revision = schema_revision(conn)
+        finally:
+            engine.dispose()
+    except Exception as exc:  # unreachable, unusable URL, missing driver: all one line
+        return [*checks, Check("database", "failed", f"{safe}: {registry_problem(exc)}")]
+    state = (
+        "empty (made on first use)"
+        if revision is None
+        else f"schema {revision}"
+        + ("" if revision == SCHEMA_HEAD else f" (this toolfoundry migrates to {SCHEMA_HEAD})")
+    )
+    return [*checks, Check("database", "ok", f"{safe}: reachable, {state}")]
+
+
+def tool_checks() -> list[Check]:
+    """Optional system tools: bubblewrap for the Python tier, chromium for the page tests."""
+    from toolfoundry.sandbox.process import probe
+    from toolfoundry.sandbox.process.jail import find_bwrap
+
+    checks = []
+    bwrap = find_bwrap()
+    if bwrap is None:
+        checks.append(
+            Check(
+                "bubblewrap",
+                "absent",
+                "not on PATH: Python-tier drafts are refused (JavaScript tools are unaffected)",
+                required=False,
+                fix="apt-get install bubblewrap",
+            )
+        )
+    else:
+        why = probe(timeout=10.0)
+        checks.append(
+            Check(
+                "bubblewrap",
+                "ok" if why is None else "failed",
+                f"{bwrap}: jails start" if why is None else f"{bwrap}: {why}",
+                required=False,
+                fix=""
+                if why is None
+                else "allow unprivileged user namespaces, or use "
+                "TOOLFOUNDRY_EXECUTOR (docs/configuration.md)",
+            )
+        )
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    checks.append(
+        Check(
+            "chromium",
+            "ok" if chromium else "absent",
+            chromium or "not on PATH (only the review page's browser tests use it)",
+            required=False,
+            fix="" if chromium else "apt-get install chromium",
+        )
+    )
+    return checks
+
+
+def extra_checks() -> list[Check]:
+    """Each pip extra of toolfoundry: installed, or which distributions are missing."""
+    from toolfoundry.spec.extras import extras, missing_distributions
+
+    checks = []
+    for extra, wanted in sorted(extras().items()):
+        missing = missing_distributions(extra)
+        detail = (
+            "installed: " + ", ".join(f"{d} {metadata.version(d)}" for d in wanted)
+            if not missing
+            else f"missing {', '.join(missing)}"
+        )
+        checks.append(
+            Check(
+                f"extra [{extra}]",
+                "absent" if missing else "ok",
+                detail,
+                required=False,
+                fix=f"install toolfoundry[{extra}]" if missing else "",
+            )
+        )
+    return checks
+
+
+def diagnose(db: str | None, config_path: str | None) -> list[Check]:
+    """Every check, in the order the report shows them."""
+    try:
+        version = metadata.version("toolfoundry")
+    except metadata.PackageNotFoundError:
+        version = "not installed (running from a source tree)"
+    where = Path(__file__).resolve().parents[1]
+    checks = [
+        Check("toolfoundry", "ok", f"{version} at {where}"),
+        Check("python", "ok", f"{platform.python_version()} ({platform.machine()})"),
+    ]
+    checks += sandbox_checks()
+    checks += database_check(db, config_path)
+    checks += tool_checks()
+    checks += extra_checks()
+    return checks
+
+
+@click.command()
+@db_option("SQLAlchemy URL of the registry to check (default: as every command chooses it).")
+@config_option
+@json_option
+def doctor(db: str | None, config_path: str | None, as_json: bool) -> None:
+    """Check every part of this installation: the sandbox (guest, polyfills, libraries, one
+    real call), the registry database, bubblewrap, chromium and the pip extras.
+
+    Exit 0 when tools can be made and called here, 1 otherwise.
+    """
+    checks = diagnose(db, config_path)
+    healthy = all(c.healthy for c in checks)
+    if as_json:
+        emit({"ok": healthy, "checks": [_row(c) for c in checks]})
+    else:
+        marks = {"ok": "ok", "absent": "--", "failed": "FAIL"}
+        for c in checks:
+            mark = marks[c.status] if c.required or c.status != "failed" else "warn"
+            click.echo(f"{mark:>4}  {c.name}: {c.detail}")
+            if c.fix and c.status != "ok":
+                click.echo(f"      fix: {c.fix}")
+        click.echo("toolfoundry is ready" if healthy else "toolfoundry is NOT ready (see FAIL)")
+    raise SystemExit(0 if healthy else 1)
+
+
+def _row(check: Check) -> dict[str, Any]:
+    return {**asdict(check), "ok": check.healthy}

@@ -1,0 +1,84 @@
+"""``toolfoundry doctor``: every component of the installation, checked for real."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from toolfoundry import Foundry
+from toolfoundry.cli import main
+
+COMPONENTS = {
+    "toolfoundry",
+    "python",
+    "guest",
+    "polyfills",
+    "libraries",
+    "sandbox run",
+    "module cache",
+    "configuration",
+    "database",
+    "bubblewrap",
+    "chromium",
+    "extra [server]",
+    "extra [agents]",
+    "extra [postgres]",
+}
+
+
+@pytest.fixture
+def workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("TOOLFOUNDRY_DB", raising=False)
+    return tmp_path
+
+
+def doctor(*args: str) -> tuple[Result, dict[str, dict[str, object]]]:
+    result = CliRunner().invoke(main, ["doctor", "--json", *args])
+    report = json.loads(result.stdout)
+    assert report["ok"] is (result.exit_code == 0)
+    return result, {check["name"]: check for check in report["checks"]}
+
+
+def test_a_healthy_installation_reports_every_component(workdir: Path) -> None:
+    result, checks = doctor()
+    assert result.exit_code == 0, result.output
+    assert set(checks) >= COMPONENTS
+    assert checks["sandbox run"]["status"] == "ok"
+    assert "decimal.js" in str(checks["libraries"]["detail"])
+    assert "does not exist yet" in str(checks["database"]["detail"])
+    assert not (workdir / ".toolfoundry").exists()  # doctor creates nothing
+
+
+def test_an_existing_registry_is_reachable_at_its_schema(workdir: Path) -> None:
+    url = f"sqlite:///{workdir / 'r.db'}"
+    Foundry.open(url).close()
+    result, checks = doctor("--db", url)
+    assert result.exit_code == 0
+    assert "reachable, schema " in str(checks["database"]["detail"])
+
+
+def test_a_registry_in_a_missing_directory_fails_the_report(workdir: Path) -> None:
+    result, checks = doctor("--db", f"sqlite:///{workdir}/no/such/x.db")
+    assert result.exit_code == 1
+    assert checks["database"]["status"] == "failed"
+    assert "does not exist" in str(checks["database"]["detail"])
+    assert not (workdir / "no").exists()
+
+
+def test_a_bad_configuration_fails_the_report(workdir: Path) -> None:
+    (workdir / "toolfoundry.toml").write_text("limits = [")
+    result, checks = doctor()
+    assert result.exit_code == 1
+    assert checks["configuration"]["status"] == "failed"
+
+
+def test_the_text_report_ends_with_the_verdict(workdir: Path) -> None:
+    result = CliRunner().invoke(main, ["doctor"])
+    assert result.exit_code == 0
+    lines = result.stdout.splitlines()
+    assert lines[-1] == "toolfoundry is ready"
+    assert any(line.strip().startswith("ok  guest: ") for line in lines)
