@@ -102,7 +102,10 @@ function processedDates(chunk, entry) {
     .sort((a, b) => plain(a) - plain(b));
   const connectors = AT_TIME[locale.split("-")[0]];
   if (connectors) rest.dateTimeFormat = { ...rest.dateTimeFormat, ...connectors };
-  const data = JSON.parse(JSON.stringify({ ...rest, formats: { gregory } }));
+  // as columns and rows: a third smaller, and faster to parse, than 760 objects' keys
+  const columns = [...new Set(gregory.flatMap((format) => Object.keys(format)))];
+  const rows = gregory.map((format) => columns.map((c) => format[c] ?? null));
+  const data = JSON.parse(JSON.stringify({ ...rest, formats: { columns, rows } }));
   return { locale, own, fallbacks: tags.filter((t) => !own.includes(t)), data };
 }
 

@@ -174,8 +174,14 @@ export function start({ text, evaluate, Intl: publicIntl }) {
   // FormatJS's registerLocaleData would: explicitly loaded locales win over fallbacks.
   const noRanges = Object.freeze(Object.create(null)); // formatRange uses the locale's fallback
   const addProcessedDates = (impl, { locale, own, fallbacks, data }, explicit) => {
-    for (const format of data.formats.gregory) format.rangePatterns = format.rangePatterns12 = noRanges;
-    Object.defineProperty(data.formats, "iso8601", { enumerable: true, get: () => data.formats.gregory });
+    const { columns, rows } = data.formats;
+    const gregory = rows.map((row) => {
+      const format = { rangePatterns: noRanges, rangePatterns12: noRanges };
+      for (let i = 0; i < columns.length; i++) if (row[i] !== null) format[columns[i]] = row[i];
+      return format;
+    });
+    data.formats = { gregory };
+    Object.defineProperty(data.formats, "iso8601", { enumerable: true, get: () => gregory });
     for (const tag of own) {
       if (tag === locale || !explicit.has(tag) || impl.localeData[tag] === undefined) impl.localeData[tag] = data;
       impl.availableLocales.add(tag);
