@@ -191,3 +191,15 @@ def test_forms_come_from_the_manifest_and_need_a_bundled_target(tmp_path: object
     assert catalog.bytecode("ok/esm") is None
     with pytest.raises(ImportRefused, match="ok/esmx"):
         catalog.source("ok/esmx")
+
+
+@needs_libs
+def test_a_form_costs_no_trusted_compile_of_its_own() -> None:
+    from toolfoundry.sandbox.js.modules import default_catalog
+
+    catalog = default_catalog()
+    assert run_js("import get from 'lodash/get'; export default get({ a: 1 }, 'a')").value == 1
+    # the library's bundle was compiled by the host and cached; the one-line form never is
+    assert catalog.bytecode("lodash") is not None
+    assert not catalog.wants_bytecode("lodash/get")
+    assert catalog.bytecode("lodash/get") is None

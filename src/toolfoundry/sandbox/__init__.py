@@ -97,7 +97,7 @@ def _compile_library(specifier: str) -> None:
     from toolfoundry.sandbox.js.wasm_engine import default_engine
 
     libraries = default_catalog()
-    if libraries.bytecode(specifier) is not None:
+    if not libraries.wants_bytecode(specifier):  # cached already, or a form of a library
         return
     deadline = time.monotonic() + _LIBRARY_COMPILE_BUDGET_S
     host = CallHost(
