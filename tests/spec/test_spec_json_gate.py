@@ -30,12 +30,12 @@ def nested(depth: int, inner: str = "1") -> bytes:
     [
         (b'"\\ud800"', "unicode", "$"),  # a lone surrogate as a JSON escape
         ('{"a": "x\ud800"}', "unicode", "$.a"),  # ... as a character of the text
-        (b'{"a": "\xed\xa0\x80"}', "unicode", "$"),  # ... as CESU-8 bytes: not UTF-8
+        (b'{"a": "\xed\xa0\x80"}', "encoding", "$"),  # ... as CESU-8 bytes: not UTF-8
         (b'{"t": ["ok", "\\udc00"]}', "unicode", "$.t[1]"),  # a low half alone
         (b'{"\\ud800": 1}', "unicode", "$"),  # in a key: located at the object
         (b'"\\ud83d\\ude00\\ud83d"', "unicode", "$"),  # a pair, then a high half alone
         (b'"\\\\ud800\\udc00"', "unicode", "$"),  # "\\" + text, then a lone low half
-        (b"\xff{}", "unicode", "$"),
+        (b"\xff{}", "encoding", "$"),
         (nested(1100), "too_deep", "$"),
         (nested(129), "too_deep", "$"),
         (b'{"a":' * 5000 + b"1" + b"}" * 5000, "too_deep", "$"),

@@ -31,7 +31,14 @@ from toolfoundry.spec import (
     ToolSpec,
     validate_name,
 )
-from toolfoundry.spec.json_gate import lone_surrogate_at
+from toolfoundry.spec.json_gate import (
+    InvalidJson,
+    JsonLimits,
+    JsonProblem,
+    check,
+    decode,
+    lone_surrogate_at,
+)
 from toolfoundry.spec.names import META_TOOL_NAMES
 
 # The foundry's own meta-tools: a draft must never shadow them in a catalog.
@@ -195,6 +202,8 @@ def _parse(data: Mapping[str, Any] | str | bytes, limits: DraftLimits) -> Draft:
 def _load(
     data: Mapping[str, Any] | str | bytes, limits: DraftLimits, problems: list[Problem]
 ) -> Mapping[str, Any] | None:
+    """The draft as a mapping, through the JSON gate (text decoded, a mapping checked): depth,
+    finite numbers, valid Unicode in every name, description, code, test and schema."""
     if isinstance(data, bytes | bytearray):
         if len(data) > limits.max_draft_bytes:
             problems.append(
@@ -208,26 +217,33 @@ def _load(
                 Problem("$", f"draft is not valid UTF-8 (byte {exc.start}): {exc.reason}")
             )
             return None
-    if isinstance(data, str):
-        if len(data.encode("utf-8", "surrogatepass")) > limits.max_draft_bytes:
-            problems.append(
-                Problem("$", f"draft is larger than the cap of {limits.max_draft_bytes} bytes")
-            )
-            return None
-        try:
-            data = json.loads(data)
-        except json.JSONDecodeError as exc:
-            problems.append(
-                Problem(
-                    "$",
-                    f"draft is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}",
+    gate = JsonLimits(max_bytes=limits.max_draft_bytes)
+    try:
+        if isinstance(data, str):
+            if len(data.encode("utf-8", "surrogatepass")) > limits.max_draft_bytes:
+                problems.append(
+                    Problem("$", f"draft is larger than the cap of {limits.max_draft_bytes} bytes")
                 )
-            )
-            return None
+                return None
+            data = decode(data, gate)
+        else:
+            check(data, gate)
+    except InvalidJson as exc:
+        problems.extend(_gate_problem(p) for p in exc.problems)
+        return None
     if not isinstance(data, Mapping):
         problems.append(Problem("$", f"a draft must be a JSON object, not {type(data).__name__}"))
         return None
     return data
+
+
+def _gate_problem(problem: JsonProblem) -> Problem:
+    if problem.reason == "too_deep":  # one problem for the draft: its path says little
+        return Problem("$", f"the draft nests too deeply ({problem.path} {problem.message})")
+    if problem.reason == "syntax":
+        message = problem.message.replace("not valid JSON", "draft is not valid JSON")
+        return Problem(problem.path, message)
+    return problem.problem()
 
 
 def _name(value: object, problems: list[Problem]) -> str | None:

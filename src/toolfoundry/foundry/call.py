@@ -28,6 +28,7 @@ from toolfoundry.spec import (
     StepStatus,
     StorageScope,
 )
+from toolfoundry.spec.json_gate import InvalidJson, check
 from toolfoundry.spec.json_schema import CompiledSchema, InvalidSchema, compile_schema
 from toolfoundry.spec.result import elapsed_ms
 
@@ -48,9 +49,17 @@ def arguments_validator(schema: Mapping[str, Any]) -> CompiledSchema | None:
 def argument_problems(
     schema: Mapping[str, Any], args: Any, *, validator: CompiledSchema | None = None
 ) -> list[Problem]:
-    """Every way ``args`` breaks ``schema``, each located by a JSON path (``$.items[2]``)."""
+    """Every way ``args`` breaks ``schema``, each located by a JSON path (``$.items[2]``).
+
+    The JSON gate comes first (depth, finite numbers, valid Unicode, JSON types), so neither
+    the validator nor a sandbox ever sees a 5000-digit integer or a lone surrogate.
+    """
     if not isinstance(args, Mapping):
         return [Problem("$", f"arguments must be a JSON object, got {type(args).__name__}")]
+    try:
+        check(args)
+    except InvalidJson as exc:
+        return [p.problem() for p in exc.problems]
     if validator is None:
         try:
             validator = compile_schema(schema)

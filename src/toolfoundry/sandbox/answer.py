@@ -52,7 +52,7 @@ def read_answer(raw: bytes) -> GuestAnswer:
     try:
         frame = decode(raw, limits.enclosing())
     except InvalidJson as exc:
-        if any(p.reason != "unicode" for p in exc.problems):
+        if any(p.reason not in ("unicode", "encoding") for p in exc.problems):
             return _invalid("the result", _in_value(exc))
         # only text that is not valid Unicode: the depth and numbers passed, so the stdlib
         # may read it, and the message is shown with the surrogate escaped

@@ -40,7 +40,10 @@ from typing import Any, Literal
 from toolfoundry.spec.display import UNSAFE_CHARACTERS
 from toolfoundry.spec.result import Problem
 
-JsonReason = Literal["syntax", "too_large", "too_deep", "number", "unicode", "type"]
+# syntax, too_large, too_deep and encoding (bytes that are not UTF-8) are about the text;
+# number, unicode (a lone surrogate) and type are about a value, and located in it
+JsonReason = Literal["syntax", "too_large", "too_deep", "encoding", "number", "unicode", "type"]
+TEXT_REASONS = frozenset({"syntax", "too_large", "too_deep", "encoding"})
 
 # An integer with more digits than the largest finite double (1.8e308) is out of range.
 MAX_INT_DIGITS = 309
@@ -92,8 +95,8 @@ class InvalidJson(ValueError):
 
     @property
     def reason(self) -> JsonReason:
-        """The first problem's reason: ``syntax``, ``too_large``, ``too_deep``, ``number``,
-        ``unicode`` or ``type``."""
+        """The first problem's reason: ``syntax``, ``too_large``, ``too_deep``, ``encoding``,
+        ``number``, ``unicode`` or ``type``."""
         return self.problems[0].reason
 
     def located(self, prefix: str) -> InvalidJson:
@@ -127,7 +130,7 @@ def decode(data: str | bytes | bytearray | memoryview, limits: JsonLimits = JSON
             text = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
             why = f"not valid UTF-8 at byte {exc.start}: {exc.reason}"
-            raise InvalidJson([JsonProblem("unicode", "$", why)]) from None
+            raise InvalidJson([JsonProblem("encoding", "$", why)]) from None
     if _too_deep(raw, limits.max_depth):
         raise InvalidJson([_deep(limits.max_depth, "$")])
     _hooks.refused = False
@@ -168,7 +171,7 @@ def problems(
     while stack and len(found) < max_problems:
         item, depth, where = stack.pop()
         kind = type(item)
-        if kind is str:
+        if kind is str or isinstance(item, str):  # a str subclass (StrEnum) encodes as its text
             if _SURROGATE.search(item) is not None:
                 found.append(_unicode(item, _render(where), "the string"))
         elif kind is bool or item is None:
@@ -183,8 +186,9 @@ def problems(
                 continue
             if isinstance(item, dict):
                 for key, child in reversed(item.items()):
-                    if type(key) is not str:
-                        message = f"object keys must be strings, not {type(key).__name__}"
+                    if not isinstance(key, str):
+                        named = type(key).__name__
+                        message = f"JSON has string keys only, not {named} keys"
                         found.append(JsonProblem("type", _render(where), message))
                         continue
                     if _SURROGATE.search(key) is not None:
@@ -205,11 +209,14 @@ def encode(
     indent: int | None = None,
     sort_keys: bool = False,
     default: Callable[[Any], Any] | None = None,
+    compact: bool = True,
 ) -> str:
     """Strict JSON text of ``value``, for every transport and every ``--json`` output.
 
-    Compact (``,``/``:``) without ``indent``; non-ASCII text kept as is, except the characters
-    a terminal or a JavaScript parser would act on (see the module docstring).
+    Compact (``,``/``:``) without ``indent`` unless ``compact`` is false (``, ``/``: ``, the
+    stdlib's default, for text a person or a model reads on one line); non-ASCII text kept
+    as is, except the characters a terminal or a JavaScript parser would act on (see the
+    module docstring).
 
     Raises:
         InvalidJson: ``value`` is not JSON (NaN, a non-JSON type, nesting past the
@@ -222,7 +229,7 @@ def encode(
             allow_nan=False,
             indent=indent,
             sort_keys=sort_keys,
-            separators=(",", ":") if indent is None else (",", ": "),
+            separators=_separators(indent, compact),
             default=default,
         )
     except (TypeError, ValueError, RecursionError) as exc:
@@ -268,6 +275,12 @@ _SURROGATE_PAIR = re.compile(rb"\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9
 _UNSAFE_OUT = re.compile(f"[{UNSAFE_CHARACTERS}]")
 _BRACKETS = bytes.maketrans(b"[]{}", b"()()")
 _NOT_STRUCTURE = bytes(set(range(256)) - set(b'"[]{}'))
+
+
+def _separators(indent: int | None, compact: bool) -> tuple[str, str]:
+    if indent is not None:
+        return (",", ": ")
+    return (",", ":") if compact else (", ", ": ")
 
 
 def _step(base: str, key: str | int) -> str:
