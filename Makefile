@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup demo serve test test-slow lint format typecheck catalog docs docs-check guest jslibs clean
+.PHONY: setup demo serve test test-slow lint format typecheck catalog docs docs-check guest jslibs dist clean
 
 $(STAMP): pyproject.toml scripts/setup.sh jsbuild/package-lock.json jsbuild/checksums.json
 	bash scripts/setup.sh
@@ -52,8 +52,14 @@ test: $(STAMP)
 test-slow: $(STAMP)
 	$(BIN)/pytest -q -m slow || [ $$? -eq 5 ]
 
+# dist/toolfoundry-<version>-py3-none-any.whl and its sdist. uv builds the sdist, then the wheel
+# from it (so the sdist is proven to build); hatch_build.py checks the sandbox in both.
+dist: $(STAMP)
+	rm -rf dist
+	$(BIN)/uv build --out-dir dist
+
 jslibs:
 	node jsbuild/build.mjs --install
 
 clean:
-	rm -rf $(VENV) .toolfoundry .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .toolfoundry .pytest_cache .mypy_cache .ruff_cache dist
