@@ -84,3 +84,24 @@ def test_the_hostile_input_validates_in_milliseconds(base: str) -> None:
         ok = client.post("/api/tools/letters/call", json={"args": {"words": ["aaa"]}})
         assert ok.json()["value"] == 1
     assert elapsed < 0.5, elapsed
+
+
+def test_a_hostile_output_schema_is_decided_in_milliseconds() -> None:
+    from toolfoundry.server.mcp_results import call_tool_result
+    from toolfoundry.spec import CallResult
+
+    returns = {"type": "object", "properties": {"word": {"type": "string", "pattern": HOSTILE}}}
+    started = time.perf_counter()
+    result = call_tool_result(CallResult.success({"word": EVIL}), returns)
+    assert time.perf_counter() - started < 0.5
+    assert result.is_error is True
+    assert result.structured_content is not None
+    error = result.structured_content["error"]
+    assert error["kind"] == "runtime_error"
+    assert f"$.word: {EVIL!r} does not match {HOSTILE!r}" in error["message"]
+    assert call_tool_result(CallResult.success({"word": "aaa"}), returns).is_error is False
+    # a schema stored before create time compiled it: a clear error, not a crash
+    stored = {"type": "string", "pattern": "(?=a)"}
+    old = call_tool_result(CallResult.success("a"), stored)
+    assert old.is_error is True
+    assert "cannot be used" in old.structured_content["error"]["message"]  # type: ignore[index]

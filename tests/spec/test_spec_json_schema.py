@@ -13,6 +13,8 @@ import time
 import pytest
 
 from toolfoundry.sandbox import run_js
+from toolfoundry.spec import Problem
+from toolfoundry.spec.json_gate import JSON_LIMITS
 from toolfoundry.spec.json_schema import (
     CompiledSchema,
     InvalidSchema,
@@ -176,3 +178,29 @@ def test_compiled_once_and_the_cache_is_bounded() -> None:
         small.put(text, first)
     assert small.size <= 50_000
     assert len(small) < 10
+
+
+def test_a_deep_value_against_a_recursive_schema_is_refused_not_a_crash() -> None:
+    # jsonschema-rs follows "$ref": "#" down the value in native code: 100 000 levels
+    # overflowed its stack and ended the process (SIGSEGV) before this check.
+    compiled = compile_schema({"type": "array", "items": {"$ref": "#"}})
+    deep: list = []
+    for _ in range(100_000):
+        deep = [deep]
+    assert compiled.problems(deep, at="$.x") == [
+        Problem("$.x", f"nests deeper than {JSON_LIMITS.max_depth} levels")
+    ]
+    assert compiled.is_valid(deep) is False
+    shallow: list = []
+    for _ in range(JSON_LIMITS.max_depth - 1):
+        shallow = [shallow]
+    assert compiled.is_valid(shallow)
+
+
+def test_values_that_are_not_json_are_problems_not_exceptions() -> None:
+    compiled = compile_schema({"type": "object"})
+    for value in ({1, 2}, b"x", {1: "a"}, "\ud800"):
+        (problem,) = compiled.problems(value)
+        assert problem.path == "$"
+        assert "not a JSON value" in problem.message
+        assert compiled.is_valid(value) is False

@@ -35,7 +35,7 @@ from typing import Any
 
 import jsonschema_rs
 
-from toolfoundry.spec.json_gate import json_path
+from toolfoundry.spec.json_gate import JSON_LIMITS, json_path
 from toolfoundry.spec.result import Problem
 
 # A compiled pattern's program and its lazy DFA are each capped (the crate's own defaults are
@@ -69,19 +69,42 @@ class CompiledSchema:
     validator: jsonschema_rs.Validator
     text: str
 
+    @property
+    def recursive(self) -> bool:
+        """Whether a ``$ref`` may follow the value down as deep as it goes."""
+        return '"$ref"' in self.text or '"$dynamicRef"' in self.text
+
     def is_valid(self, instance: Any) -> bool:
-        """Whether ``instance`` (a JSON value, already through the JSON gate) conforms."""
-        return self.validator.is_valid(instance)
+        """Whether ``instance`` (a JSON value) conforms; False for anything else."""
+        return not self._refusal(instance) and self._is_valid(instance)
 
     def problems(self, instance: Any, at: str = "$") -> list[Problem]:
         """Every way ``instance`` fails the schema, located under the JSON path ``at``, sorted."""
-        if self.validator.is_valid(instance):  # the common case, and the fast one
+        refusal = self._refusal(instance)
+        if refusal:
+            return [Problem(at, refusal)]
+        if self._is_valid(instance):  # the common case, and the fast one
             return []
-        found = [
-            Problem(at + json_path(e.instance_path)[1:], _message(e))
-            for e in self.validator.iter_errors(instance)
-        ]
+        try:
+            errors = list(self.validator.iter_errors(instance))
+        except ValueError as exc:  # not JSON (a set, bytes, a lone surrogate, an int key)
+            return [Problem(at, f"is not a JSON value: {exc}")]
+        found = [Problem(at + json_path(e.instance_path)[1:], _message(e)) for e in errors]
         return sorted(found, key=lambda p: (p.path, p.message))
+
+    def _is_valid(self, instance: Any) -> bool:
+        try:
+            return self.validator.is_valid(instance)
+        except ValueError:
+            return False
+
+    def _refusal(self, instance: Any) -> str | None:
+        # A recursive schema follows the value down in native code, one stack frame per level:
+        # 100 000 levels overflow the stack and end the process. The JSON gate's depth holds.
+        limit = JSON_LIMITS.max_depth
+        if self.recursive and _deeper_than(instance, limit):
+            return f"nests deeper than {limit} levels"
+        return None
 
 
 def compile_schema(schema: Mapping[str, Any] | bool) -> CompiledSchema:
@@ -288,6 +311,24 @@ def _subschemas(schema: Any) -> Iterator[tuple[list[str | int], Mapping[str, Any
             stack.extend(([*path, k], v) for k, v in node.items() if k not in ("enum", "const"))
         elif isinstance(node, list):
             stack.extend(([*path, i], v) for i, v in enumerate(node))
+
+
+def _deeper_than(value: Any, limit: int) -> bool:
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, dict):
+            children: Any = node.values()
+        elif isinstance(node, (list, tuple)):
+            children = node
+        else:
+            continue
+        if depth >= limit:
+            return True
+        stack.extend(
+            (child, depth + 1) for child in children if isinstance(child, (dict, list, tuple))
+        )
+    return False
 
 
 # ---- messages ----
