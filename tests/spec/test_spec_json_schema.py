@@ -204,3 +204,16 @@ def test_values_that_are_not_json_are_problems_not_exceptions() -> None:
         assert problem.path == "$"
         assert "not a JSON value" in problem.message
         assert compiled.is_valid(value) is False
+
+
+def test_a_schema_of_very_many_references_is_refused_quickly() -> None:
+    n = 20_000  # compiled, 3 s of native code holding the GIL
+    defs = {f"d{i}": {"$ref": f"#/$defs/d{i + 1}"} for i in range(n)}
+    defs[f"d{n}"] = {"type": "string"}
+    started = time.perf_counter()
+    problems = schema_problems({"$defs": defs, "$ref": "#/$defs/d0"})
+    assert time.perf_counter() - started < 2.0
+    assert problems == [Problem("$", f"has {n + 1} references; at most 1000 are allowed")]
+    chain = {f"d{i}": {"$ref": f"#/$defs/d{i + 1}"} for i in range(900)}
+    chain["d900"] = {"type": "string"}
+    assert schema_problems({"$defs": chain, "$ref": "#/$defs/d0"}) == []
