@@ -15,12 +15,12 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import mcp_types as types
 
 from toolfoundry.spec import CallResult, ErrorKind
+from toolfoundry.spec.json_gate import InvalidJson, encode
 from toolfoundry.spec.json_schema import InvalidSchema, compile_schema
 
 
@@ -44,8 +44,17 @@ def call_tool_result(
                 duration_ms=result.duration_ms,
             )
             return _error_result(failed, meta)
+    try:
+        text = encode(value, compact=False)  # the gate's strict JSON: what every client parses
+    except InvalidJson as exc:  # only an in-process tool can get here (sandboxes are gated)
+        failed = CallResult.failure(
+            ErrorKind.INVALID_OUTPUT,
+            f"the tool returned a value that is not JSON: {exc}",
+            logs=result.logs,
+            duration_ms=result.duration_ms,
+        )
+        return _error_result(failed, meta)
     structured = value if isinstance(value, dict) else {"result": value}
-    text = json.dumps(value, ensure_ascii=False)
     return types.CallToolResult(
         content=[types.TextContent(text=text)],
         structured_content=structured,

@@ -284,13 +284,16 @@ async def serve_stdio(
 ) -> None:
     """Serve MCP over this process's stdin/stdout until the client closes them.
 
+    Every line is read through the JSON gate (:mod:`toolfoundry.server.mcp_stdio`): a
+    malformed one gets a JSON-RPC error response and the server reads on.
+
     Args:
         foundry: the foundry whose registry is served.
         poll_interval_s: seconds between active-set polls.
         tools: the project's declared tools, served next to the meta-tools.
     """
-    from mcp.server.stdio import stdio_server
+    from toolfoundry.server.mcp_stdio import gated_stdio
 
     server = build_mcp_server(foundry, poll_interval_s=poll_interval_s, tools=tools)
-    async with stdio_server() as (read_stream, write_stream):
+    async with gated_stdio() as (read_stream, write_stream):
         await server.run(read_stream, write_stream, server.create_initialization_options())

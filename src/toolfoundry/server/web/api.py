@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 from starlette.routing import BaseRoute, Match, Route
 
 from toolfoundry.forge.testrun import unavailable_error
@@ -22,6 +22,7 @@ from toolfoundry.server.web.endpoints import (
     ApiRequest,
     Endpoint,
     QueryParam,
+    StrictJSONResponse,
     build_route,
     error_response,
 )
@@ -339,7 +340,7 @@ def api_routes(foundry_factory: Callable[[], Foundry]) -> list[BaseRoute]:
     document = api_document()
 
     async def openapi(_request: Any) -> Response:
-        return JSONResponse(document)
+        return StrictJSONResponse(document)
 
     routes: list[BaseRoute] = [build_route(e, foundry_factory) for e in ENDPOINTS]
     routes.append(Route(OPENAPI_PATH, openapi, methods=["GET"], name="openapi"))
@@ -351,7 +352,7 @@ def api_routes(foundry_factory: Callable[[], Foundry]) -> list[BaseRoute]:
             {m for r in known if r.matches(request.scope)[0] is Match.PARTIAL for m in _methods(r)}
         )
         if allowed:
-            return JSONResponse(
+            return StrictJSONResponse(
                 ApiError(405, "method_not_allowed", f"use {', '.join(allowed)}").to_dict(),
                 status_code=405,
                 headers={"allow": ", ".join(allowed)},

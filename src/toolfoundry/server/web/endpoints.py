@@ -9,7 +9,6 @@ talks to the database and the sandbox synchronously.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -24,8 +23,10 @@ from starlette.routing import Route
 from toolfoundry.foundry import Foundry
 from toolfoundry.registry import RegistryError
 from toolfoundry.server.web.schemas import COMPONENTS
+from toolfoundry.spec.json_gate import TEXT_REASONS, InvalidJson, JsonLimits, decode, encode
 
 MAX_BODY_BYTES = 1024 * 1024
+BODY_LIMITS = JsonLimits(max_bytes=MAX_BODY_BYTES).enclosing(2)  # {"args": ...}, {"tests": [..]}
 # The largest integer the stores hold (SQL BIGINT); a larger one names nothing stored.
 MAX_INTEGER = 2**63 - 1
 _PATH_PARAM = re.compile(r"\{(\w+)(?::(\w+))?\}")
@@ -99,9 +100,17 @@ class Endpoint:
         return [(m.group(1), m.group(2) or "str") for m in _PATH_PARAM.finditer(self.path)]
 
 
+class StrictJSONResponse(JSONResponse):
+    """A JSON response written by the JSON gate's encoder: strict JSON, and text that no value
+    can make unencodable (a lone surrogate is written as its visible escape, never a 500)."""
+
+    def render(self, content: Any) -> bytes:
+        return encode(content).encode("utf-8")
+
+
 def error_response(error: ApiError) -> JSONResponse:
     """The JSON error response for ``error``."""
-    return JSONResponse(error.to_dict(), status_code=error.status)
+    return StrictJSONResponse(error.to_dict(), status_code=error.status)
 
 
 def registry_error(exc: RegistryError) -> ApiError:
@@ -128,7 +137,7 @@ def build_route(endpoint: Endpoint, foundry_factory: Callable[[], Foundry]) -> R
             status, data = await run_in_threadpool(_run, endpoint.handler, call)
         except ApiError as exc:
             return error_response(exc)
-        return JSONResponse(data, status_code=status)
+        return StrictJSONResponse(data, status_code=status)
 
     return Route(endpoint.path, serve, methods=[endpoint.method], name=endpoint.operation_id)
 
@@ -187,16 +196,22 @@ async def _body(request: Request, validator: Draft202012Validator) -> Any:
     if not raw.strip():
         raw = b"{}"
     try:
-        body = json.loads(raw)
+        body = decode(raw, BODY_LIMITS)  # the JSON gate: depth, numbers, valid Unicode
+    except InvalidJson as exc:
+        if exc.reason in TEXT_REASONS:
+            message = f"the request body is not valid JSON: {exc}"
+            raise ApiError(400, "invalid_json", message) from None
+        found = [{"path": p.path, "message": p.message} for p in exc.problems]
+        message = f"{len(found)} problem(s) with the request body"
+        raise ApiError(422, "invalid_request", message, found) from None
+    try:
         problems = [
             {"path": _json_path(e.absolute_path), "message": e.message}
             for e in sorted(
                 validator.iter_errors(body), key=lambda e: list(map(str, e.absolute_path))
             )
         ]
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise ApiError(400, "invalid_json", f"the request body is not valid JSON: {exc}") from None
-    except RecursionError:
+    except RecursionError:  # a body within the gate's depth cannot get here; a second fence
         raise ApiError(400, "invalid_json", "the request body nests too deeply") from None
     if problems:
         raise ApiError(
