@@ -12,7 +12,7 @@ from rich.text import Text
 
 from toolfoundry.cli.options import cell, emit, fail, json_option, open_foundry, say, store_options
 from toolfoundry.foundry.review import pending_reviews, version_review
-from toolfoundry.registry import RegistryError
+from toolfoundry.registry import RegistryError, ToolVersion
 from toolfoundry.spec.display import visible
 from toolfoundry.spec.json_gate import encode
 
@@ -70,6 +70,7 @@ def list_pending(db: str | None, config_path: str | None, as_json: bool) -> None
 def show(target: str, db: str | None, config_path: str | None, as_json: bool) -> None:
     """What a reviewer decides on: why it waits, capabilities, findings, tests, code diff."""
     name, version = _target(target)
+    waiting: list[ToolVersion] = []
     with open_foundry(db, config_path) as fd:
         try:
             if version is None:
@@ -85,6 +86,12 @@ def show(target: str, db: str | None, config_path: str | None, as_json: bool) ->
         return
     out = Console(soft_wrap=True)
     out.print(Text.assemble((visible(v.name), "bold"), f" v{v.version}: {v.status.value}"))
+    if len(waiting) > 1:  # approve NAME alone is refused then: say which to name
+        listed = ", ".join(f"v{w.version}" for w in waiting)
+        out.print(
+            cell(f"  {len(waiting)} versions await approval ({listed}); approve NAME@VERSION"),
+            highlight=False,
+        )
     for reason in packet["reasons"]:
         out.print(cell(f"  asks for {reason}"), highlight=False)
     for cap in packet["capability_details"]:
@@ -131,7 +138,10 @@ def _decide(
 def approve(
     target: str, by: str | None, reason: str, db: str | None, config_path: str | None, as_json: bool
 ) -> None:
-    """Approve a pending version (the newest pending one without @VERSION)."""
+    """Approve a pending version (NAME alone only while exactly one is pending).
+
+    The message names the version approved; with several pending, name the one you
+    reviewed as NAME@VERSION."""
     _decide(True, target, by, reason, db, config_path, as_json)
 
 

@@ -60,6 +60,17 @@ class Decision:
         }
 
 
+def ambiguous_step(name: str, waiting: list[int]) -> StepResult:
+    """The blocked step of a decision that names no version while several are pending."""
+    listed = ", ".join(f"v{n}" for n in sorted(waiting))
+    message = (
+        f"{name!r} has {len(waiting)} versions awaiting approval ({listed}): "
+        f"name the one you reviewed, as {name}@VERSION"
+    )
+    details = {"pending_versions": sorted(waiting)}
+    return StepResult(StepStatus.BLOCKED, None, ("ambiguous_version",), message, details)
+
+
 class Foundry:
     """The foundry over one registry and one configuration."""
 
@@ -204,9 +215,13 @@ class Foundry:
     def approve(
         self, name: str, version: int | None = None, *, by: str, reason: str = ""
     ) -> Decision:
-        """Approve a pending version (the newest when ``version`` is None): it becomes active
-        and current. The approval binds ``by``, the time, ``reason``, the code hash and the
-        capability-set hash."""
+        """Approve a pending version: it becomes active and current. The approval binds
+        ``by``, the time, ``reason``, the code hash and the capability-set hash.
+
+        ``version`` None is accepted only while exactly one version of the tool is pending
+        (the step's message names it); with more than one the step is blocked
+        ``ambiguous_version`` and its message lists them, since a version that arrived after
+        the reviewer looked must not be approved in their name."""
         return self._decide(name, version, approve=True, by=by, reason=reason)
 
     def reject(self, name: str, version: int | None = None, *, by: str, reason: str) -> Decision:
@@ -233,7 +248,9 @@ class Foundry:
         try:
             if version is None:
                 waiting = [v.version for v in self.registry.pending() if v.name == name]
-                version = max(waiting) if waiting else None
+                if len(waiting) > 1:
+                    return Decision(name, None, None, ambiguous_step(name, waiting))
+                version = waiting[0] if waiting else None
             if approve and version is not None:
                 # the stored code and capabilities must still be what was forged and hashed
                 target = self.registry.get(name, version)

@@ -253,20 +253,34 @@ class Registry:
     ) -> ToolVersion:
         """Approve (activate and make current) or reject a pending version.
 
-        ``version`` None means the newest pending version of the tool. The approval row
-        binds the approver, time, reason, code hash and capability-set hash.
+        ``version`` None means the tool's one pending version. The approval row binds the
+        approver, time, reason, code hash and capability-set hash.
+
+        Raises:
+            RegistryError: ``not_pending``; ``ambiguous_version`` when ``version`` is None
+                and more than one version is pending (checked under the tool's write lock,
+                so a version that arrives meanwhile is never the one decided).
         """
         with self._write() as conn:
             tool = self._lock_tool(conn, name)
             if version is None:
-                version = conn.execute(
-                    select(func.max(versions.c.version)).where(
+                waiting = conn.execute(
+                    select(versions.c.version).where(
                         versions.c.tool_id == tool.id,
                         versions.c.status == VersionStatus.PENDING_APPROVAL.value,
                     )
-                ).scalar()
-                if version is None:
+                ).scalars()
+                numbers = sorted(int(n) for n in waiting)
+                if not numbers:
                     raise RegistryError("not_pending", f"{name!r} has no version awaiting approval")
+                if len(numbers) > 1:
+                    listed = ", ".join(f"v{n}" for n in numbers)
+                    raise RegistryError(
+                        "ambiguous_version",
+                        f"{name!r} has {len(numbers)} versions awaiting approval ({listed}): "
+                        "name one",
+                    )
+                version = numbers[0]
             target = self._version_in(conn, name, version)
             if target.status is not VersionStatus.PENDING_APPROVAL:
                 raise RegistryError(
