@@ -3,6 +3,9 @@ and audit."""
 
 from __future__ import annotations
 
+import shutil
+import sys
+from collections.abc import Iterator
 from typing import Any
 
 import click
@@ -12,7 +15,7 @@ from rich.text import Text
 
 from toolfoundry.cli.options import cell, emit, fail, json_option, open_foundry, say, store_options
 from toolfoundry.registry import RegistryError, ToolVersion
-from toolfoundry.spec.display import visible
+from toolfoundry.spec.display import visible, visible_line
 from toolfoundry.spec.json_gate import encode
 
 
@@ -43,24 +46,83 @@ def tools() -> None:
     """Inspect and manage registered tools and their versions."""
 
 
+LIST_COLUMNS = ("name", "version", "status", "capabilities", "description")
+
+
 @tools.command("list")
 @store_options
 @json_option
 @click.option("--active", is_flag=True, help="Only tools whose current version is active.")
-def list_tools(db: str | None, config_path: str | None, as_json: bool, active: bool) -> None:
-    """List every tool with its current version."""
+@click.option(
+    "--limit",
+    type=click.IntRange(min=0),
+    default=None,
+    metavar="N",
+    help="At most N tools (default: all).",
+)
+@click.option(
+    "--offset",
+    type=click.IntRange(min=0),
+    default=0,
+    metavar="N",
+    help="Skip the first N tools (by name).",
+)
+def list_tools(
+    db: str | None,
+    config_path: str | None,
+    as_json: bool,
+    active: bool,
+    limit: int | None,
+    offset: int,
+) -> None:
+    """List every tool with its current version, by name.
+
+    In a terminal a listing longer than the screen goes through the pager; piped, it is one
+    plain line per tool (columns aligned), cheap at any size.
+    """
     with open_foundry(db, config_path) as fd:
-        rows = fd.tools(include_inactive=not active)
+        rows = fd.tools(include_inactive=not active, limit=limit, offset=offset)
     if as_json:
         emit([{**v.summary(), "description": v.description} for v in rows])
         return
-    table = Table(title=f"{len(rows)} tool(s)")
-    for column in ("name", "version", "status", "capabilities", "description"):
-        table.add_column(column)
-    for v in rows:
-        caps = "-" if v.capabilities.is_pure else encode(v.capabilities.to_dict())
-        table.add_row(cell(v.name), str(v.version), v.status.value, cell(caps), cell(v.description))
-    console().print(table)
+    cells = [listing_cells(v) for v in rows]
+    title = f"{len(rows)} tool(s)" + (f" from #{offset + 1}" if offset and rows else "")
+    if not sys.stdout.isatty():
+        click.echo("\n".join(plain_lines(title, cells)))
+        return
+    if len(rows) + 6 <= shutil.get_terminal_size().lines:
+        table = Table(title=title)
+        for column in LIST_COLUMNS:
+            table.add_column(column)
+        for row in cells:
+            table.add_row(*(Text(c) for c in row))
+        console().print(table)
+        return
+    click.echo_via_pager(line + "\n" for line in plain_lines(title, cells))
+
+
+def listing_cells(v: ToolVersion) -> tuple[str, ...]:
+    """One listing row, each cell on one line with its control characters escaped."""
+    caps = "-" if v.capabilities.is_pure else encode(v.capabilities.to_dict())
+    return (
+        visible_line(v.name),
+        str(v.version),
+        v.status.value,
+        visible_line(caps),
+        visible_line(v.description),
+    )
+
+
+def plain_lines(title: str, cells: list[tuple[str, ...]]) -> Iterator[str]:
+    """The title, a header and one line per row, columns padded to their widest cell (the
+    last one, the description, is not padded)."""
+    widths = [len(column) for column in LIST_COLUMNS[:-1]]
+    for row in cells:
+        widths = [max(w, len(c)) for w, c in zip(widths, row, strict=False)]
+    yield title
+    for row in (LIST_COLUMNS, *cells):
+        padded = [c.ljust(w) for c, w in zip(row, widths, strict=False)]
+        yield "  ".join((*padded, row[-1])).rstrip()
 
 
 @tools.command()

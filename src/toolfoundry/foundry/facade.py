@@ -307,10 +307,18 @@ class Foundry:
         """Tools ranked by full-text relevance to ``query`` (active ones unless told)."""
         return self.registry.search(query, k, active_only=not include_inactive)
 
-    def tools(self, *, include_inactive: bool = True) -> list[ToolVersion]:
-        """The current version of every tool."""
+    def tools(
+        self, *, include_inactive: bool = True, limit: int | None = None, offset: int = 0
+    ) -> list[ToolVersion]:
+        """The current version of every tool, by name (one registry query).
+
+        Args:
+            include_inactive: also tools whose current version is pending or disabled.
+            limit: at most this many (default: all).
+            offset: skip this many first (for paging with ``limit``).
+        """
         return self.registry.current_versions(
-            status=None if include_inactive else VersionStatus.ACTIVE
+            status=None if include_inactive else VersionStatus.ACTIVE, limit=limit, offset=offset
         )
 
     def active_specs(self) -> list[ToolSpec]:

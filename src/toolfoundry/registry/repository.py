@@ -221,12 +221,20 @@ class Registry:
             return version_reads.history(conn, name)
 
     def current_versions(
-        self, *, status: VersionStatus | None = None, names: Sequence[str] | None = None
+        self,
+        *,
+        status: VersionStatus | None = None,
+        names: Sequence[str] | None = None,
+        limit: int | None = None,
+        offset: int = 0,
     ) -> list[ToolVersion]:
-        """The current version of every tool (optionally only those with ``status``, or
-        only the named ones)."""
+        """The current version of every tool, by name, in one query (optionally only those
+        with ``status``, or only the named ones; ``limit`` of them after skipping
+        ``offset``)."""
         with self._read() as conn:
-            return version_reads.current(conn, status=status, names=names)
+            return version_reads.current(
+                conn, status=status, names=names, limit=limit, offset=offset
+            )
 
     def pending(self) -> list[ToolVersion]:
         """Versions waiting for a human decision, oldest first."""

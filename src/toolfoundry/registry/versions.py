@@ -1,11 +1,17 @@
-"""Reading versions: one query shape (a version joined to its tool) and its record mapping."""
+"""Reading versions: one query shape (a version joined to its tool) and its record mapping.
+
+Listings read every current version at once (10 000 rows and more), so a row is cheap to map:
+JSON columns arrive as their stored text and are decoded here (an empty ``[]``/``{}`` without
+the decoder), and equal capability texts share one parsed :class:`Capabilities` (immutable).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import json
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from sqlalchemy import Select, select
+from sqlalchemy import Select, Text, select, type_coerce
 from sqlalchemy.engine import Connection, Row
 
 from toolfoundry.registry.audit import as_utc
@@ -13,11 +19,39 @@ from toolfoundry.registry.records import RegistryError, ToolVersion
 from toolfoundry.registry.schema import tools, versions
 from toolfoundry.spec import Capabilities, VersionStatus
 
+_JSON_COLUMNS = frozenset(
+    (
+        "parameters",
+        "returns",
+        "tests",
+        "fixtures",
+        "capabilities",
+        "findings",
+        "test_results",
+        "extra",
+    )
+)
+
 
 def _versions() -> Select[Any]:
-    return select(*versions.c, tools.c.name, tools.c.current_version).join(
+    # JSON columns as text: SQLAlchemy's per-value JSON processor costs more than the decode.
+    columns = [
+        type_coerce(c, Text).label(c.name) if c.name in _JSON_COLUMNS else c for c in versions.c
+    ]
+    return select(*columns, tools.c.name, tools.c.current_version).join(
         tools, tools.c.id == versions.c.tool_id
     )
+
+
+def _decoded(value: Any) -> Any:
+    """A stored JSON value: text from SQLite, already decoded from some drivers (psycopg)."""
+    if not isinstance(value, str):
+        return value
+    if value == "[]":
+        return []
+    if value == "{}":
+        return {}
+    return json.loads(value)
 
 
 def one(conn: Connection, name: str, number: int | None) -> ToolVersion:
@@ -44,15 +78,26 @@ def history(conn: Connection, name: str) -> list[ToolVersion]:
 
 
 def current(
-    conn: Connection, *, status: VersionStatus | None = None, names: Sequence[str] | None = None
+    conn: Connection,
+    *,
+    status: VersionStatus | None = None,
+    names: Sequence[str] | None = None,
+    limit: int | None = None,
+    offset: int = 0,
 ) -> list[ToolVersion]:
-    """The current version of every tool (optionally only with ``status``, or only ``names``)."""
+    """The current version of every tool by name, in one query (optionally only with
+    ``status``, or only ``names``; ``limit`` rows after skipping ``offset``)."""
     query = _versions().where(versions.c.version == tools.c.current_version)
     if status is not None:
         query = query.where(tools.c.current_status == status.value)
     if names is not None:
         query = query.where(tools.c.name.in_(list(names)))
-    return [to_version(r) for r in conn.execute(query.order_by(tools.c.name)).all()]
+    query = query.order_by(tools.c.name)
+    if limit is not None or offset:
+        query = query.limit(limit).offset(offset)
+    result = conn.execute(query)
+    keys, parsed = list(result.keys()), dict[str, Capabilities]()
+    return [_record(dict(zip(keys, row, strict=True)), parsed) for row in result.all()]
 
 
 def pending(conn: Connection) -> list[ToolVersion]:
@@ -88,29 +133,45 @@ def active_set(conn: Connection) -> list[tuple[str, int]]:
     return [(str(name), int(number)) for name, number in conn.execute(query)]
 
 
+def _capabilities(stored: Any, parsed: dict[str, Capabilities]) -> Capabilities:
+    if not isinstance(stored, str):
+        return Capabilities.from_dict(stored)
+    caps = parsed.get(stored)
+    if caps is None:
+        caps = parsed[stored] = Capabilities.from_dict(_decoded(stored))
+    return caps
+
+
 def to_version(row: Row[Any]) -> ToolVersion:
     """The record of one joined row."""
+    return _record(row._mapping, {})
+
+
+def _record(r: Mapping[Any, Any], capabilities: dict[str, Capabilities]) -> ToolVersion:
+    """The record of one joined row's values (``capabilities``: parsed sets by stored text,
+    shared across the rows of one read; a listing has few distinct ones)."""
+    returns = _decoded(r["returns"])
     return ToolVersion(
-        id=row.id,
-        name=row.name,
-        version=row.version,
-        language=row.language,
-        code=row.code,
-        sha256=row.sha256,
-        description=row.description,
-        parameters=dict(row.parameters),
-        returns=dict(row.returns) if row.returns is not None else None,
-        tests=list(row.tests),
-        fixtures=list(row.fixtures),
-        capabilities=Capabilities.from_dict(row.capabilities),
-        capability_hash=row.capability_hash,
-        level=row.level,
-        status=VersionStatus(row.status),
-        author=row.author,
-        created_at=as_utc(row.created_at),
-        parent_version=row.parent_version,
-        findings=list(row.findings),
-        test_results=list(row.test_results),
-        extra=dict(row.extra),
-        current=row.current_version == row.version,
+        id=r["id"],
+        name=r["name"],
+        version=r["version"],
+        language=r["language"],
+        code=r["code"],
+        sha256=r["sha256"],
+        description=r["description"],
+        parameters=_decoded(r["parameters"]),
+        returns=dict(returns) if returns is not None else None,
+        tests=_decoded(r["tests"]),
+        fixtures=_decoded(r["fixtures"]),
+        capabilities=_capabilities(r["capabilities"], capabilities),
+        capability_hash=r["capability_hash"],
+        level=r["level"],
+        status=VersionStatus(r["status"]),
+        author=r["author"],
+        created_at=as_utc(r["created_at"]),
+        parent_version=r["parent_version"],
+        findings=_decoded(r["findings"]),
+        test_results=_decoded(r["test_results"]),
+        extra=_decoded(r["extra"]),
+        current=r["current_version"] == r["version"],
     )

@@ -1,0 +1,110 @@
+"""``toolfoundry tools list``: paging with --limit/--offset, the unchanged JSON shape, and the
+plain renderer used when stdout is not a terminal (what a pipe or CliRunner gets)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from toolfoundry.cli import main
+from toolfoundry.registry import NewVersion, Registry
+from toolfoundry.spec import Capabilities, VersionStatus
+
+SUMMARY_KEYS = [
+    "name",
+    "version",
+    "status",
+    "current",
+    "sha256",
+    "capabilities",
+    "author",
+    "created_at",
+    "parent_version",
+    "description",
+]
+NAMES = ["alpha", "bravo", "charlie", "delta", "echo"]
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> str:
+    url = f"sqlite:///{tmp_path / 'registry.db'}"
+    registry = Registry.open(url)
+    for i, name in enumerate(reversed(NAMES)):  # inserted out of order: listings sort by name
+        registry.add_version(
+            NewVersion(
+                name=name,
+                code="export function handler({ text }) { return text }\n",
+                description=f"Tool {name}\x1b[2K\nsecond line",
+                parameters={"type": "object", "properties": {"text": {"type": "string"}}},
+                status=VersionStatus.PENDING_APPROVAL if name == "delta" else VersionStatus.ACTIVE,
+                capabilities=Capabilities.from_dict(
+                    {"network": ["api.example.com"]} if i % 2 else {}
+                ),
+            )
+        )
+    registry.engine.dispose()
+    return url
+
+
+def run(db: str, *args: str) -> str:
+    result = CliRunner().invoke(main, ["tools", "list", "--db", db, *args])
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def listed(db: str, *args: str) -> list[dict[str, object]]:
+    rows = json.loads(run(db, "--json", *args))
+    assert isinstance(rows, list)
+    return rows
+
+
+def test_json_rows_keep_their_shape(db: str) -> None:
+    rows = listed(db)
+    assert [r["name"] for r in rows] == NAMES
+    for row in rows:
+        assert list(row) == SUMMARY_KEYS
+        assert row["version"] == 1
+        assert row["current"] is True
+    assert rows[1]["capabilities"] == {"network": ["api.example.com"]}
+    assert rows[0]["description"] == "Tool alpha\x1b[2K\nsecond line"  # JSON: lossless
+    assert [r["status"] for r in rows].count("pending_approval") == 1
+
+
+def test_limit_and_offset_page_by_name(db: str) -> None:
+    assert [r["name"] for r in listed(db, "--limit", "2")] == ["alpha", "bravo"]
+    assert [r["name"] for r in listed(db, "--limit", "2", "--offset", "2")] == ["charlie", "delta"]
+    assert [r["name"] for r in listed(db, "--offset", "4")] == ["echo"]
+    assert listed(db, "--offset", "9") == []
+    assert listed(db, "--limit", "0") == []
+    pages = [listed(db, "--limit", "2", "--offset", str(o)) for o in range(0, 6, 2)]
+    assert [r for page in pages for r in page] == listed(db)  # pages tile the listing
+    active = [r["name"] for r in listed(db, "--active", "--limit", "3", "--offset", "2")]
+    assert active == ["charlie", "echo"]  # delta (pending) is not counted by the offset
+
+
+@pytest.mark.parametrize("option", ["--limit", "--offset"])
+def test_a_negative_page_is_a_usage_error(db: str, option: str) -> None:
+    result = CliRunner().invoke(main, ["tools", "list", "--db", db, option, "-1"])
+    assert result.exit_code == 2
+    assert "-1 is not in the range x>=0" in result.output
+
+
+def test_plain_listing_is_one_aligned_escaped_line_per_tool(db: str) -> None:
+    lines = run(db, "--limit", "3", "--offset", "1").splitlines()
+    assert lines[0] == "3 tool(s) from #2"
+    header, *rows = lines[1:]
+    assert header.split() == ["name", "version", "status", "capabilities", "description"]
+    assert [r.split()[0] for r in rows] == ["bravo", "charlie", "delta"]
+    start = header.index("description")
+    for row in rows:
+        assert "\x1b" not in row
+        assert row[start:].startswith("Tool ")
+        assert row[start:].endswith("\\x1b[2K\\nsecond line")
+    assert rows[0].split()[3] == '{"network":["api.example.com"]}'
+    assert rows[1].split()[3] == "-"
+    assert rows[2].split()[2] == "pending_approval"
+    empty = run(db, "--offset", "5").splitlines()
+    assert empty == ["0 tool(s)", "name  version  status  capabilities  description"]
