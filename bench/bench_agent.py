@@ -5,9 +5,10 @@
 A loopback HTTP server answers in each vendor's wire format (a tool call to ``add``, then a
 final text once the tool result is back). For every provider kind it prints the median wall
 time of one two-turn run through the official SDK, the real loop, sandbox and registry
-(transcript stored each turn), next to two baselines measured in the same process: one bare SDK
-request to the same server, and one bare ``Foundry.call`` of the tool. The loop's own share is
-run - 2 x request - call.
+(transcript stored each turn). Inside each run the provider's ``complete`` (the SDK request
+to the server) and ``Foundry.call`` (the tool) are timed as they happen, so the loop's own
+share of that very run is run - time in requests - time in tool calls: never negative, and
+free of the noise of baselines measured at another moment. Medians over ``--runs``.
 """
 
 from __future__ import annotations
@@ -143,14 +144,35 @@ class Handler(BaseHTTPRequestHandler):
         pass
 
 
-def median_ms(fn: Callable[[], object], runs: int) -> float:
-    fn()  # warm up (imports, connections, compiled module)
-    samples = []
-    for _ in range(runs):
-        started = time.perf_counter()
-        fn()
-        samples.append((time.perf_counter() - started) * 1000)
-    return statistics.median(samples)
+class Stopwatch:
+    """Time spent inside wrapped callables, summed since the last ``reset``."""
+
+    def __init__(self) -> None:
+        self.spent = 0.0
+
+    def reset(self) -> None:
+        self.spent = 0.0
+
+    def wrap(self, fn: Callable[..., Any]) -> Callable[..., Any]:
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            started = time.perf_counter()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                self.spent += time.perf_counter() - started
+
+        return timed
+
+
+class TimedProvider:
+    """A provider whose ``complete`` (one model request) is timed; the rest passes through."""
+
+    def __init__(self, provider: Any, watch: Stopwatch) -> None:
+        self._provider = provider
+        self.complete = watch.wrap(provider.complete)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._provider, name)
 
 
 def main() -> None:
@@ -163,25 +185,35 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         fd = Foundry.open(f"sqlite:///{Path(tmp) / 'bench.db'}")
         assert fd.create_tool(DRAFT).status == "active"
-        call_ms = median_ms(lambda: fd.call("add", ARGS), runs)
-        print(f"bare Foundry.call(add): {call_ms:.2f} ms p50")
-        print(f"{'kind':18} {'run p50':>10} {'request p50':>12} {'loop share':>11}")
+        requests, tools = Stopwatch(), Stopwatch()
+        fd.call = tools.wrap(fd.call)  # type: ignore[method-assign]
+        head = f"{'kind':18} {'run p50':>10} {'requests p50':>13} {'tool p50':>10}"
+        print(head + f" {'loop share p50':>15} {'share of run':>13}")
         for kind in ("openai", "openai-responses", "anthropic", "compat"):
             base = url if kind == "anthropic" else f"{url}/v1"
-            provider = provider_for(f"{kind}:m", base_url=base, api_key="k", max_retries=0)
-            first = _first_request()
-            request_ms = median_ms(lambda p=provider, m=first: p.complete(m, []), runs)
-            run_ms = median_ms(lambda p=provider: run_agent("add 2 and 40", p, fd), runs)
-            share = run_ms - 2 * request_ms - call_ms
-            print(f"{kind:18} {run_ms:8.1f} ms {request_ms:9.1f} ms {share:8.1f} ms")
+            provider = TimedProvider(
+                provider_for(f"{kind}:m", base_url=base, api_key="k", max_retries=0), requests
+            )
+            run_agent("add 2 and 40", provider, fd)  # warm up (imports, connections, module)
+            total, asked, called, share = [], [], [], []
+            for _ in range(runs):
+                requests.reset()
+                tools.reset()
+                started = time.perf_counter()
+                run_agent("add 2 and 40", provider, fd)  # type: ignore[arg-type]
+                took = time.perf_counter() - started
+                total.append(took * 1000)
+                asked.append(requests.spent * 1000)
+                called.append(tools.spent * 1000)
+                share.append((took - requests.spent - tools.spent) * 1000)
+            run_ms, loop_ms = statistics.median(total), statistics.median(share)
+            print(
+                f"{kind:18} {run_ms:7.1f} ms {statistics.median(asked):10.1f} ms"
+                f" {statistics.median(called):7.1f} ms {loop_ms:12.1f} ms"
+                f" {loop_ms / run_ms:12.0%}"
+            )
         fd.close()
     server.shutdown()
-
-
-def _first_request() -> list[Any]:
-    from toolfoundry.agent.providers import Message
-
-    return [Message("system", "s"), Message("user", "add 2 and 40")]
 
 
 if __name__ == "__main__":

@@ -4,8 +4,10 @@
 
 The baseline, measured in the same run, is the same runner and the same host-side exchange
 in a plain ``subprocess`` (``python3 -I -S -B``, no bubblewrap): what the jail itself costs is
-the difference. Latency is one call at a time, with the pool refilled between calls (an idle
-server); throughput is calls per second from two client threads, refills included.
+the difference. The three kinds are interleaved: latency rounds are ABC (one call of each kind
+per round, the pool refilled before its call, as in an idle server), throughput alternates
+the kinds in slices of ``--seconds / 5`` (calls per second from two client threads, refills
+included). Ratios are against the subprocess baseline of the same run.
 Goals (issue 7): warm call <= 5 ms p50, cold call <= 25 ms p99. Not a test: numbers depend on
 the machine and its load (printed with the results).
 """
@@ -75,21 +77,26 @@ def percentiles(samples: list[float]) -> dict[str, float]:
     }
 
 
-def latency(
-    call: Callable[[], CallResult], rounds: int, between: Callable[[], None]
-) -> list[float]:
-    samples = []
+def interleaved_latency(
+    runs: dict[str, tuple[Callable[[], CallResult], Callable[[], None]]], rounds: int
+) -> dict[str, list[float]]:
+    """Milliseconds per call of each kind, one call of every kind per round (ABC ABC ...)."""
+    samples: dict[str, list[float]] = {name: [] for name in runs}
     for _ in range(rounds):
-        between()
-        started = time.perf_counter()
-        result = call()
-        samples.append((time.perf_counter() - started) * 1000)
-        if result.value != {"sum": 4950, "n": 100}:
-            raise SystemExit(f"wrong result: {result}")
+        for name, (call, between) in runs.items():
+            between()
+            started = time.perf_counter()
+            result = call()
+            samples[name].append((time.perf_counter() - started) * 1000)
+            if result.value != {"sum": 4950, "n": 100}:
+                raise SystemExit(f"wrong result from {name}: {result}")
     return samples
 
 
-def throughput(call: Callable[[], CallResult], seconds: float, threads: int = 2) -> float:
+def throughput(
+    call: Callable[[], CallResult], seconds: float, threads: int = 2
+) -> tuple[int, float]:
+    """(calls done, seconds taken) by ``threads`` clients calling for ``seconds``."""
     done = [0] * threads
     stop = time.monotonic() + seconds
 
@@ -104,7 +111,20 @@ def throughput(call: Callable[[], CallResult], seconds: float, threads: int = 2)
         worker.start()
     for worker in workers:
         worker.join()
-    return round(sum(done) / (time.monotonic() - started), 1)
+    return sum(done), time.monotonic() - started
+
+
+def interleaved_throughput(
+    calls: dict[str, Callable[[], CallResult]], seconds: float, slices: int = 5
+) -> dict[str, float]:
+    """Calls per second of each kind, the kinds taking turns in ``slices`` slices each."""
+    totals = {name: [0, 0.0] for name in calls}
+    for _ in range(slices):
+        for name, call in calls.items():
+            count, took = throughput(call, seconds / slices)
+            totals[name][0] += count
+            totals[name][1] += took
+    return {name: round(count / took, 1) for name, (count, took) in totals.items()}
 
 
 def main() -> None:
@@ -124,20 +144,31 @@ def main() -> None:
             "cold jail": (lambda: cold.run(TOOL, ARGS, LIMITS), lambda: None),
             "warm pool": (lambda: pool.run(TOOL, ARGS, LIMITS), lambda: _settle(pool)),
         }
-        for name, (call, between) in runs.items():
+        for call, _ in runs.values():
             call()  # first-call effects (page cache) are not what we measure
-            report[name] = percentiles(latency(call, options.rounds, between))
-        for name, (call, _) in runs.items():
-            report[name]["calls_per_s"] = throughput(call, options.seconds)
+        samples = interleaved_latency(runs, options.rounds)
+        for name in runs:
+            report[name] = percentiles(samples[name])
+        rates = interleaved_throughput({n: c for n, (c, _) in runs.items()}, options.seconds)
+        for name, rate in rates.items():
+            report[name]["calls_per_s"] = rate
     report["load_after"] = os.getloadavg()[0]
     if options.json:
         print(json.dumps(report, indent=2))
         return
     print(f"cpus={report['cpus']} load {report['load_before']:.2f} -> {report['load_after']:.2f}")
-    print(f"{'':22}{'p50 ms':>9}{'p95 ms':>9}{'p99 ms':>9}{'calls/s (2 threads)':>22}")
+    base = report["subprocess baseline"]
+    head = f"{'':22}{'p50 ms':>9}{'p95 ms':>9}{'p99 ms':>9}{'p50 / plain':>13}"
+    print(head + f"{'calls/s (2 threads)':>22}")
     for name in runs:
         row = report[name]
-        print(f"{name:22}{row['p50']:>9}{row['p95']:>9}{row['p99']:>9}{row['calls_per_s']:>22}")
+        ratio = f"{row['p50'] / base['p50']:.2f}x"
+        print(
+            f"{name:22}{row['p50']:>9}{row['p95']:>9}{row['p99']:>9}{ratio:>13}"
+            f"{row['calls_per_s']:>22}"
+        )
+    extra = report["cold jail"]["p50"] - base["p50"]
+    print(f"what the jail adds to a cold call (p50, cold jail - subprocess): {extra:+.2f} ms")
     warm, cold_row = report["warm pool"], report["cold jail"]
     print(f"goal warm p50 <= 5 ms: {'met' if warm['p50'] <= 5 else 'missed'} ({warm['p50']})")
     verdict = "met" if cold_row["p99"] <= 25 else "missed"
