@@ -470,3 +470,13 @@ def test_js_run_cli_output_holds_no_form_of_the_secret(tmp_path, reflector, toke
     assert reflector.last_seen == RAW
     assert json.loads(result.output)["ok"] is True
     assert not recoverable(result.output)
+
+
+@pytest.mark.parametrize("shift", [-40, -7, 0, 3, 50])
+def test_escaped_copy_across_a_window_of_the_escaped_views(shift):
+    redactor = Redactor((SECRET,))
+    every_byte = "".join(f"%{b:02X}" for b in RAW).encode()
+    every_char = "".join(f"\\u{b:04x}" for b in RAW).encode()
+    for encoded in (every_byte, every_char):
+        data = b"x" * (64 * 1024 + shift) + encoded + b"y" * 100
+        assert redactor.redact(data) == b"x" * (64 * 1024 + shift) + b"[redacted]" + b"y" * 100

@@ -16,9 +16,10 @@ byte string, every run that is a copy of a long enough piece of the secret in on
 splitting the secret into halves or quarters across headers or responses does not get it out.
 Every match is replaced by ``[redacted]``.
 
-The search is ``bytes.find`` over the data for a few anchor blocks of each form (any run of at
-least T characters of a form contains one of its blocks of T/2), then each hit is extended both
-ways by slice comparison: O(n) per anchor, with no per-byte Python loop.
+The search is one pass of an Aho-Corasick automaton (ahocorasick-rs) over the data for the anchor
+blocks of every form (any run of at least T characters of a form contains one of its blocks of
+(T+1)//2, taken at multiples of that size), then each hit is extended both ways by slice
+comparison against the form: O(n) for all secrets and forms together, plus O(log L) per hit.
 
 httpcore's DEBUG trace quotes response headers (a reflected secret included); while a fetch runs
 under :func:`redacting_library_logs`, those records pass through the same redactor.
@@ -29,12 +30,15 @@ from __future__ import annotations
 import base64
 import binascii
 import bisect
+import codecs
 import contextlib
 import logging
 import re
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+
+from ahocorasick_rs import BytesAhoCorasick
 
 MARK = b"[redacted]"
 MIN_PIECE = 8
@@ -44,6 +48,7 @@ MIN_PIECE = 8
 _PERCENT = re.compile(rb"%[0-9A-Fa-f]{2}")
 _PERCENT_PLUS = re.compile(rb"%[0-9A-Fa-f]{2}|\+")  # only when a secret holds a space
 _JSON_ESCAPE = re.compile(rb'\\u[0-9A-Fa-f]{4}|\\[\\/"bfnrt]')
+_WINDOW = 64 * 1024  # escaped views are checked, and built exactly, window by window
 _JSON_SIMPLE = {b"b": b"\b", b"f": b"\f", b"n": b"\n", b"r": b"\r", b"t": b"\t"}
 
 
@@ -75,32 +80,36 @@ class _Form:
         anchors = tuple((o, text[o : o + size]) for o in range(0, len(text) - size + 1, size))
         return cls(text, threshold, anchors)
 
-    def spans(self, data: bytes) -> list[tuple[int, int]]:
-        """Maximal runs of ``data`` that equal a piece of this form at least ``threshold`` long."""
-        found: list[tuple[int, int]] = []
+    def extent(self, data: bytes, at: int, offset: int, size: int) -> tuple[int, int] | None:
+        """The run around ``data[at:at+size] == text[offset:offset+size]``, if long enough."""
         text = self.text
-        for offset, block in self.anchors:
-            size = len(block)
-            # Copies the earlier anchors found are skipped whole: one hit per copy, not one
-            # verification per anchor per copy.
-            known = _merge(found)
-            starts = [start for start, _ in known]
-            at = data.find(block)
-            while at != -1:
-                inside = bisect.bisect_right(starts, at) - 1
-                if inside >= 0 and at + size <= known[inside][1]:
-                    at = data.find(block, known[inside][1] - size + 1)
-                    continue
-                left = _common_suffix(data, at, text, offset)
-                right = _common_prefix(data, at + size, text, offset + size)
-                start, end = at - left, at + size + right
-                if end - start >= self.threshold:
-                    found.append((start, end))
-                    # A longer match ending beyond ``end`` holds a whole block that starts
-                    # after end - size, or is shorter than a piece past the mark.
-                    at = data.find(block, max(at + 1, end - size + 1))
-                else:
-                    at = data.find(block, at + 1)
+        left = _common_suffix(data, at, text, offset)
+        right = _common_prefix(data, at + size, text, offset + size)
+        start, end = at - left, at + size + right
+        return (start, end) if end - start >= self.threshold else None
+
+
+class _Index:
+    """Every anchor of a list of forms in one Aho-Corasick automaton: one pass over the data."""
+
+    def __init__(self, forms: list[_Form]) -> None:
+        self._anchors = [(form, offset, block) for form in forms for offset, block in form.anchors]
+        self._automaton = BytesAhoCorasick([block for _, _, block in self._anchors])
+
+    def spans(self, data: bytes) -> list[tuple[int, int]]:
+        """Maximal runs of ``data`` that equal a long enough piece of one of the forms."""
+        found: list[tuple[int, int]] = []
+        covered = (0, 0)
+        for index, at, end in self._automaton.find_matches_as_indexes(data, overlapping=True):
+            if covered[0] <= at and end <= covered[1]:
+                # Inside a copy already found: one verification per copy, not per anchor. A
+                # longer match running past it holds a whole anchor of its own further on.
+                continue
+            form, offset, block = self._anchors[index]
+            run = form.extent(data, at, offset, len(block))
+            if run is not None:
+                found.append(run)
+                covered = run
         return found
 
 
@@ -133,15 +142,11 @@ def _spellings(value: str) -> list[bytes]:
     out = [value.encode("utf-8", "surrogatepass")]
     with contextlib.suppress(UnicodeEncodeError):
         out.append(value.encode("latin-1"))  # how the header went over the wire
-    for token in value.split():
-        if len(token) < 12:
-            continue
-        for altchars in (b"+/", b"-_"):
-            try:
-                decoded = base64.b64decode(token.encode("ascii"), altchars, validate=True)
-            except (binascii.Error, ValueError, UnicodeEncodeError):
-                continue
-            if len(decoded) >= MIN_PIECE:  # e.g. the user:password of a Basic credential
+    scheme, _, token = value.partition(" ")
+    if scheme.lower() == "basic":  # the user:password a Basic credential encodes
+        with contextlib.suppress(binascii.Error, ValueError, UnicodeEncodeError):
+            decoded = base64.b64decode(token.strip().encode("ascii"), validate=True)
+            if len(decoded) >= MIN_PIECE:
                 out.append(decoded)
     return list(dict.fromkeys(out))
 
@@ -214,6 +219,20 @@ def _json_decode(token: bytes) -> bytes:
     return _JSON_SIMPLE.get(token[1:], token[1:])
 
 
+def _percent_prefilter(data: bytes, plus: bool) -> bytes:
+    """Percent-decoded ``data`` at C speed; it drops an invalid ``%zz``'s ``%`` (a superset)."""
+    if plus:
+        data = data.replace(b"+", b" ")
+    escaped = data.replace(b"\\", b"\\\\").replace(b"%", b"\\x")
+    return codecs.escape_decode(escaped, "ignore")[0]
+
+
+def _json_prefilter(data: bytes, plus: bool) -> bytes:
+    """JSON's ``\\u00XX`` and ``\\/`` decoded at C speed (enough for ASCII secrets)."""
+    escaped = data.replace(b"\\/", b"/").replace(b"\\", b"\\\\")
+    return codecs.escape_decode(escaped.replace(b"\\\\u00", b"\\x"), "ignore")[0]
+
+
 class Redactor:
     """Finds and replaces every covered form of a set of secret values (see the module doc)."""
 
@@ -221,7 +240,11 @@ class Redactor:
         self._values: tuple[str, ...] = ()
         self._plain: list[_Form] = []
         self._hexed: list[_Form] = []
+        self._plain_index: _Index | None = None
+        self._hexed_index: _Index | None = None
         self._percent = _PERCENT
+        self._prefilter = True
+        self._longest = 0
         for value in values:
             self.add(value)
 
@@ -239,30 +262,45 @@ class Redactor:
             plain, hexed = _forms(spelling)
             self._plain += plain
             self._hexed += hexed
+            self._longest = max(self._longest, len(spelling))
             if b" " in spelling:
                 self._percent = _PERCENT_PLUS
+            if not spelling.isascii() or any(c in spelling for c in b'%\\"'):
+                self._prefilter = False  # the approximate views could miss such a secret
+        # Rebuilt whole (a new value is rare: once per credential per call); swapped in last so
+        # a concurrent search uses either the old index or the new one.
+        self._hexed_index = _Index(self._hexed) if self._hexed else None
+        self._plain_index = _Index(self._plain)
 
     def spans(self, data: bytes) -> list[tuple[int, int]]:
         """Merged, sorted spans of ``data`` holding a form of a secret."""
-        if not self._plain:
+        plain, hexed = self._plain_index, self._hexed_index
+        if plain is None:
             return []
-        found: list[tuple[int, int]] = []
-        for form in self._plain:
-            found += form.spans(data)
-        if self._hexed:
-            lowered = data.lower()
-            for form in self._hexed:
-                found += form.spans(lowered)
-        for pattern, decode in ((self._percent, _percent_decode), (_JSON_ESCAPE, _json_decode)):
+        found = plain.spans(data)
+        if hexed is not None:
+            found += hexed.spans(data.lower())
+        views = (
+            (self._percent, _percent_decode, _percent_prefilter),
+            (_JSON_ESCAPE, _json_decode, _json_prefilter),
+        )
+        plus = self._percent is _PERCENT_PLUS
+        # An escaped copy is at most 6 bytes per secret byte (\\u00XX), so windows overlapping
+        # by that much each hold every copy whole.
+        overlap = 6 * self._longest + 16
+        for pattern, decode, prefilter in views:
             if pattern.search(data) is None:
                 continue
-            # Decoded first without positions; the position map is built only on a hit.
-            decoded = pattern.sub(lambda m, d=decode: d(m.group()), data)  # type: ignore[misc]
-            if not any(form.spans(decoded) for form in self._plain):
-                continue
-            view = _DecodedView(data, list(pattern.finditer(data)), decode)
-            for form in self._plain:
-                found += (view.to_data(s, e) for s, e in form.spans(view.data))
+            for low in range(0, max(len(data) - overlap, 1), _WINDOW):
+                part = data[low : low + _WINDOW + overlap]
+                # The exact view (one Python step per escape, with a position map) is built
+                # only where a C-speed approximation of it holds a piece of a secret.
+                if self._prefilter and not plain.spans(prefilter(part, plus)):
+                    continue
+                view = _DecodedView(part, list(pattern.finditer(part)), decode)
+                for start, end in plain.spans(view.data):
+                    start, end = view.to_data(start, end)
+                    found.append((low + start, low + end))
         return _merge(found)
 
     def redact(self, data: bytes) -> bytes:
@@ -280,7 +318,7 @@ class Redactor:
 
     def redact_text(self, text: str) -> str:
         """:meth:`redact` for text (a reason phrase, a header, an error message)."""
-        if not self._plain:
+        if self._plain_index is None:
             return text
         raw = text.encode("utf-8", "surrogatepass")
         cleaned = self.redact(raw)
@@ -293,7 +331,7 @@ class Redactor:
 
     def holds_secret(self, text: str) -> bool:
         """True when ``text`` holds any covered form of a secret."""
-        return bool(self._plain) and bool(self.spans(text.encode("utf-8", "surrogatepass")))
+        return bool(self.spans(text.encode("utf-8", "surrogatepass")))
 
 
 def _merge(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
