@@ -10,6 +10,8 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexer import Lexer
 from pygments.lexers import DiffLexer, JavascriptLexer, PythonLexer, TextLexer
 
+from toolfoundry.spec.display import visible
+
 _CSS_CLASS = "hl"
 _LEXERS: dict[str, type[Lexer]] = {
     "javascript": JavascriptLexer,
@@ -19,10 +21,14 @@ _LEXERS: dict[str, type[Lexer]] = {
 
 
 def highlighted(source: str, language: str, *, line_numbers: bool = False) -> Markup:
-    """``source`` as highlighted HTML (Pygments escapes it; unknown languages stay plain)."""
+    """``source`` as highlighted HTML (Pygments escapes it; unknown languages stay plain).
+
+    Control characters and bidi overrides are shown as their escapes first (``\\u202e``): a
+    reviewer must see the code the engine runs, not a reordering of it (Trojan Source).
+    """
     lexer = _LEXERS.get(language, TextLexer)()
     formatter = HtmlFormatter(cssclass=_CSS_CLASS, linenos="table" if line_numbers else False)
-    return Markup(highlight(source, lexer, formatter))
+    return Markup(highlight(visible(source), lexer, formatter))
 
 
 @lru_cache(maxsize=1)

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
+from markupsafe import Markup
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response
@@ -23,6 +24,7 @@ from toolfoundry.registry import RegistryError
 from toolfoundry.server.security import CSRF_FIELD, csrf_token
 from toolfoundry.server.web import review
 from toolfoundry.server.web.highlight import highlighted, stylesheet
+from toolfoundry.spec.display import visible
 
 _HERE = Path(__file__).parent
 _DEFAULT_REVIEWER = "web reviewer"
@@ -34,11 +36,21 @@ _NOTICES = {
     "rolled_back": "Rolled back: this version is current again.",
 }
 
+
+def _shown(value: Any) -> Any:
+    """What every ``{{ ... }}`` prints: text with its control characters and bidi overrides
+    as visible escapes (autoescape then makes it safe HTML); markup already made stays."""
+    if isinstance(value, str) and not isinstance(value, Markup):
+        return visible(value)
+    return value
+
+
 _env = Environment(
     loader=FileSystemLoader(_HERE / "templates"),
     autoescape=select_autoescape(["html"]),
     trim_blocks=True,
     lstrip_blocks=True,
+    finalize=_shown,
 )
 _env.globals["highlighted"] = highlighted
 _env.globals["csrf_field"] = CSRF_FIELD
