@@ -44,7 +44,8 @@ def base(tmp_path: Path) -> Iterator[str]:
 
 
 def test_other_requests_are_answered_while_a_hostile_pattern_is_validated(base: str) -> None:
-    hostile = {"args": {"words": [EVIL] * 2000 + ["a" * 200_000 + "!"]}}
+    # each word alone took Python's re minutes; the request's own work stays small on purpose
+    hostile = {"args": {"words": [EVIL] * 100 + ["a" * 200_000 + "!"]}}
     answers: list[tuple[int, float, dict]] = []
 
     def attack() -> None:
@@ -63,8 +64,8 @@ def test_other_requests_are_answered_while_a_hostile_pattern_is_validated(base: 
             assert client.get("/api/tools").status_code == 200
             latencies.append(time.perf_counter() - started)
     attacker.join()
-    assert max(latencies) < 1.0, latencies
     assert len(answers) == 5
+    assert max(latencies) < 1.0, (latencies, [elapsed for _, elapsed, _ in answers])
     for status, elapsed, body in answers:
         assert status == 422
         assert body["error"]["kind"] == "invalid_arguments"
