@@ -4,6 +4,10 @@ plain renderer used when stdout is not a terminal (what a pipe or CliRunner gets
 from __future__ import annotations
 
 import json
+import os
+import pty
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -108,3 +112,41 @@ def test_plain_listing_is_one_aligned_escaped_line_per_tool(db: str) -> None:
     assert rows[2].split()[2] == "pending_approval"
     empty = run(db, "--offset", "5").splitlines()
     assert empty == ["0 tool(s)", "name  version  status  capabilities  description"]
+
+
+def in_terminal(db: str, lines: int) -> str:
+    """``tools list`` with its stdout on a pseudo-terminal of ``lines`` rows (PAGER=cat)."""
+    main_fd, child_fd = pty.openpty()
+    env = {**os.environ, "LINES": str(lines), "COLUMNS": "200", "PAGER": "cat", "TERM": "dumb"}
+    command = ("tools", "list", "--db", db)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", "from toolfoundry.cli import main; main()", *command],
+        stdout=child_fd,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
+    os.close(child_fd)
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(main_fd, 65536)
+        except OSError:  # EIO: the child closed the terminal
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(main_fd)
+    assert proc.wait(timeout=60) == 0, proc.stderr.read() if proc.stderr else ""
+    return b"".join(chunks).decode("utf-8")
+
+
+def test_a_terminal_gets_the_table_or_the_pager(db: str) -> None:
+    table = in_terminal(db, 100)  # fits: the rich table
+    assert "5 tool(s)" in table
+    assert "┃ name" in table or "| name" in table
+    assert "\x1b[2K" not in table  # the hostile description is shown escaped
+    paged = in_terminal(db, 5)  # does not fit: the plain lines, through the pager
+    lines = [line.rstrip() for line in paged.replace("\r\n", "\n").splitlines()]
+    assert lines[0] == "5 tool(s)"
+    assert lines[1].split() == ["name", "version", "status", "capabilities", "description"]
+    assert [line.split()[0] for line in lines[2:7]] == NAMES
