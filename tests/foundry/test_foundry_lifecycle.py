@@ -11,7 +11,7 @@ from tests.shared_drafts import network_draft
 
 from toolfoundry import Foundry
 from toolfoundry.cli import main
-from toolfoundry.registry import RegistryError, VersionStatus
+from toolfoundry.registry import AGENT_ACTOR, RegistryError, VersionStatus
 
 
 def _two_pending(fd: Foundry) -> None:
@@ -72,4 +72,70 @@ def test_cli_approve_names_the_version_it_approved(db_url: str) -> None:
     assert approved.exit_code == 0
     assert "weather v2 approved and active" in approved.stdout
     assert fd.show("weather").status is VersionStatus.ACTIVE
+    fd.close()
+
+
+def _disabled_slugify(fd: Foundry, kit) -> None:  # type: ignore[no-untyped-def]
+    """slugify v1 and v2 both active, v2 current, then disabled by alice."""
+    assert fd.create_tool(kit.slugify()).status == "active"
+    assert fd.create_tool(kit.slugify(code=kit.better)).version == 2
+    assert fd.disable("slugify", by="alice").status is VersionStatus.DISABLED
+
+
+def test_a_disabled_tool_runs_at_no_version_and_an_agent_cannot_switch_it_on(
+    fd: Foundry, kit
+) -> None:  # type: ignore[no-untyped-def]
+    _disabled_slugify(fd, kit)
+    for version in (None, 1, 2):
+        out = fd.call("slugify", {"text": "A b"}, version=version)
+        assert out.error is not None
+        assert out.error.kind.value == "not_active"
+        assert "disabled (by 'alice')" in out.error.message
+    with pytest.raises(RegistryError) as raised:
+        fd.rollback("slugify", 1, by=AGENT_ACTOR)
+    assert raised.value.kind == "disabled"
+    assert "'alice'" in raised.value.message
+    assert fd.show("slugify").version == 2  # the pointer did not move
+
+    # a new version would switch it on as well: refused, located, nothing stored
+    again = fd.create_tool(kit.slugify(description="Slugs again"))
+    assert again.status == "rejected"
+    assert again.findings[0]["path"] == "$.name"
+    assert "disabled (by 'alice')" in again.findings[0]["message"]
+    assert [v.version for v in fd.history("slugify")] == [1, 2]
+
+    # a person still can: rollback by a person, or enable
+    assert fd.rollback("slugify", 1, by="bob").version == 1
+    assert fd.call("slugify", {"text": "A b"}).value == "a-b"
+    pinned = fd.call("slugify", {"text": "A b"}, version=2)  # the version alice disabled
+    assert pinned.error is not None
+    assert pinned.error.message == "'slugify' version 2 is disabled; only active versions run"
+    fd.disable("slugify", by="alice")
+    assert fd.call("slugify", {"text": "x"}, version=1).error is not None
+    assert fd.enable("slugify", by="carol").status is VersionStatus.ACTIVE
+    assert fd.call("slugify", {"text": "x"}, version=1).ok
+    actors = [(e.event.value, e.actor) for e in fd.audit("slugify")]
+    assert ("rolled_back", "bob") in actors
+    assert ("enabled", "carol") in actors
+    assert ("rolled_back", AGENT_ACTOR) not in actors
+
+
+def test_cli_disabled_tool_pinned_call_is_refused(db_url: str, kit) -> None:  # type: ignore[no-untyped-def]
+    runner = CliRunner()
+    fd = Foundry.open(db_url)
+    assert fd.create_tool(kit.slugify()).status == "active"
+    assert fd.create_tool(kit.slugify(code=kit.better)).version == 2
+    disabled = runner.invoke(main, ["tools", "disable", "slugify", "--db", db_url])
+    assert disabled.exit_code == 0
+    pinned = runner.invoke(
+        main,
+        ["call", "slugify", "--version", "1", "--args", '{"text": "a"}', "--json", "--db", db_url],
+    )
+    assert pinned.exit_code == 1
+    error = json.loads(pinned.stdout)["error"]
+    assert error["kind"] == "not_active"
+    assert "disabled (by" in error["message"]
+    back = runner.invoke(main, ["tools", "rollback", "slugify", "1", "--db", db_url])
+    assert back.exit_code == 0  # the CLI user is a person
+    assert fd.call("slugify", {"text": "A b"}).value == "a-b"
     fd.close()

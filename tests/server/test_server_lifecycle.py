@@ -4,14 +4,17 @@ a disabled tool answers at no version, the audit log names who acted."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
+import anyio
 import pytest
 from starlette.testclient import TestClient
 
 from toolfoundry import Foundry
 
+from .test_server_mcp_support import relaxed_config, stdio_session, text_of
 from .test_server_web_api import Api
-from .test_server_web_support import compose, network_draft
+from .test_server_web_support import SHOUT, compose, network_draft
 
 
 @pytest.fixture
@@ -29,3 +32,35 @@ def test_an_approval_binds_the_version_in_its_path(api: Api, fd: Foundry) -> Non
     # there is no way to approve "whatever is newest" over HTTP
     assert api.client.post("/api/tools/weather/approve", json={}).status_code in (404, 405)
     assert fd.show("weather", 2).status.value == "pending_approval"
+
+
+def test_a_disabled_tool_answers_at_no_version(api: Api, fd: Foundry) -> None:
+    assert api.post("/api/tools/shout/disable", {"by": "carol"})["status"] == "disabled"
+    for body in ({"args": {"text": "a"}}, {"args": {"text": "a"}, "version": 1}):
+        refused = api.post("/api/tools/shout/call", body, 409)["error"]
+        assert refused["kind"] == "not_active"
+        assert "disabled (by 'carol')" in refused["message"]
+    # a person's rollback over the API switches it back on
+    assert api.post("/api/tools/shout/rollback", {"version": 1, "by": "dave"})["version"] == 1
+    assert api.post("/api/tools/shout/call", {"args": {"text": "a"}})["value"] == "A"
+
+
+def test_mcp_rollback_tool_cannot_switch_a_disabled_tool_on(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'registry.db'}"
+    with Foundry.open(url, config=relaxed_config(tmp_path)) as fd:
+        assert fd.create_tool(SHOUT).status == "active"
+        assert fd.create_tool({**SHOUT, "description": "Shout it"}).version == 2
+        fd.disable("shout", by="carol")
+
+    async def scenario() -> None:
+        async with stdio_session(url, tmp_path) as (session, _notes):
+            back = await session.call_tool("rollback_tool", {"name": "shout", "version": 1})
+            assert back.is_error
+            assert "disabled by 'carol'" in text_of(back)
+            created = await session.call_tool("create_tool", {**SHOUT, "description": "Again"})
+            assert "disabled (by 'carol')" in text_of(created)
+
+    anyio.run(scenario)
+    with Foundry.open(url) as fd:
+        assert (fd.show("shout").version, fd.show("shout").status.value) == (2, "disabled")
+        assert len(fd.history("shout")) == 2

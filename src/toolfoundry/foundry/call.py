@@ -166,7 +166,12 @@ class Caller:
                 )
             )
         if status is not VersionStatus.ACTIVE:
-            message = f"{name!r} version {number} is {status.value}; only active versions run"
+            if status is VersionStatus.DISABLED and self.registry.get(name).status is status:
+                # a person disabled the tool: that holds for every version of it
+                who = self.registry.disabled_by(name)
+                message = f"{name!r} is disabled (by {who}): no version of it runs until enabled"
+            else:
+                message = f"{name!r} version {number} is {status.value}; only active versions run"
             refused = CallResult.failure(
                 ErrorKind.NOT_ACTIVE, message, duration_ms=elapsed_ms(started)
             )

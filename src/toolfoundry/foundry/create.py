@@ -31,9 +31,9 @@ from toolfoundry.forge import (
 from toolfoundry.foundry.call import CallSettings, fetch_policy
 from toolfoundry.foundry.fixture_reach import fixture_refusals
 from toolfoundry.registry.faults import crash_point
-from toolfoundry.registry.records import NewVersion, RegistryError
+from toolfoundry.registry.records import NewVersion, RegistryError, ToolVersion
 from toolfoundry.registry.repository import Registry
-from toolfoundry.spec import StepResult, VersionStatus
+from toolfoundry.spec import Problem, StepResult, VersionStatus
 
 
 @dataclass(frozen=True)
@@ -109,7 +109,7 @@ class Intake:
             return self._result(forge_draft(draft, draft_limits=self._draft_limits))
         # tested on requests its calls could never make, a tool would pass and then fail
         policy = fetch_policy(parsed.capabilities, self._call_settings)
-        refused = fixture_refusals(parsed, policy)
+        refused = self._name_problems(parsed.name) + fixture_refusals(parsed, policy)
         if refused:
             return self._result(invalid_draft(parsed.name, refused))
         previous = self._previous(parsed.name)
@@ -127,7 +127,40 @@ class Intake:
         findings = list(report.findings)
         duplicate_of = self._duplicate(parsed, report.code_sha256 or "", findings)
         results = [t.to_dict() for t in report.test_results]
-        version = self.registry.add_version(
+        try:
+            version = self._register(parsed, report, previous, findings, results)
+        except RegistryError as exc:  # disabled meanwhile: the registry's check, under its lock
+            return self._result(invalid_draft(parsed.name, [Problem("$.name", exc.message)]))
+        return self._result(
+            report,
+            version=version.version,
+            findings=findings,
+            duplicate_of=duplicate_of,
+        )
+
+    def _name_problems(self, name: str) -> list[Problem]:
+        """Why no version may be added under ``name`` now (a person disabled the tool)."""
+        try:
+            current = self.registry.get(name)
+        except RegistryError:
+            return []
+        if current.status is VersionStatus.DISABLED:
+            who = self.registry.disabled_by(name)
+            message = (
+                f"{name!r} is disabled (by {who}); a person must enable it before a new version"
+            )
+            return [Problem("$.name", message)]
+        return []
+
+    def _register(
+        self,
+        parsed: Draft,
+        report: ForgeReport,
+        previous: ExistingTool | None,
+        findings: list[Finding],
+        results: list[dict[str, Any]],
+    ) -> ToolVersion:
+        return self.registry.add_version(
             NewVersion(
                 name=parsed.name,
                 code=parsed.code,
@@ -149,12 +182,6 @@ class Intake:
                     "policy": report.decision.to_dict() if report.decision else None,
                 },
             )
-        )
-        return self._result(
-            report,
-            version=version.version,
-            findings=findings,
-            duplicate_of=duplicate_of,
         )
 
     def _duplicate(self, draft: Draft, sha256: str, findings: list[Finding]) -> str | None:

@@ -26,6 +26,7 @@ from toolfoundry.forge.draft_json import (
     Language,
 )
 from toolfoundry.forge.testrun import unavailable_error
+from toolfoundry.registry import AGENT_ACTOR
 from toolfoundry.spec import DeclaredTool, ErrorKind, ToolCallFailed, ToolSpec
 from toolfoundry.spec.names import META_TOOL_NAMES
 
@@ -127,7 +128,7 @@ def builtin_tools(foundry: Foundry | Callable[[], Foundry] | None = None) -> lis
             name: the tool's name.
             version: the version number to restore; see tool_history.
         """
-        return current().rollback(name, to=version, by="agent").summary()
+        return current().rollback(name, to=version, by=AGENT_ACTOR).summary()
 
     def run_js(code: str, args: dict[str, Any] | None = None) -> dict[str, Any]:
         """Run a one-off JavaScript ES module in the sandbox, without registering it.

@@ -10,6 +10,7 @@ read and write through :class:`Registry`'s methods; only this package speaks SQL
 
 from toolfoundry.registry.engine import StoreError, default_url, resolve_url
 from toolfoundry.registry.records import (
+    AGENT_ACTOR,
     Approval,
     AuditEntry,
     AuditEvent,
@@ -26,6 +27,7 @@ from toolfoundry.registry.storage import SqlStorage
 from toolfoundry.spec import VersionStatus, capabilities_hash, code_sha256
 
 __all__ = [
+    "AGENT_ACTOR",
     "Approval",
     "AuditEntry",
     "AuditEvent",

@@ -22,7 +22,8 @@ from toolfoundry.registry.usage import bucket
 from toolfoundry.spec import VersionStatus
 
 _RESOLVE = (
-    "SELECT v.id, v.version, v.status FROM tf_versions v JOIN tf_tools t ON t.id = v.tool_id "
+    "SELECT v.id, v.version, v.status, t.current_status "
+    "FROM tf_versions v JOIN tf_tools t ON t.id = v.tool_id "
     "WHERE t.name = :name AND v.version = "
 )
 _RESOLVE_CURRENT = _RESOLVE + "t.current_version"
@@ -59,6 +60,10 @@ class CallStatements:
     def resolve(self, name: str, version: int | None) -> tuple[int, int, VersionStatus]:
         """(row id, number, status) of the named or current version.
 
+        A tool whose current version a person disabled is disabled as a whole: every version
+        of it resolves with status ``disabled``, so no explicit version number reaches around
+        the decision.
+
         Raises:
             RegistryError: ``not_found`` for an unknown tool or version.
         """
@@ -86,6 +91,8 @@ class CallStatements:
         if row is None:
             what = f"{name!r}" if version is None else f"{name!r} version {version}"
             raise RegistryError("not_found", f"no tool {what}")
+        if row[3] == VersionStatus.DISABLED.value:
+            return int(row[0]), int(row[1]), VersionStatus.DISABLED
         return int(row[0]), int(row[1]), VersionStatus(row[2])
 
     def record(

@@ -15,6 +15,10 @@ from toolfoundry.spec import (
     code_sha256,
 )
 
+# The actor of everything an agent does through the meta-tools (MCP, the agent loop): the one
+# actor that may never undo a person's decision, such as re-enabling a tool a person disabled.
+AGENT_ACTOR = "agent"
+
 
 class AuditEvent(StrEnum):
     """Every kind of row in the append-only audit log."""

@@ -27,6 +27,7 @@ from toolfoundry.registry.calls import CallStatements
 from toolfoundry.registry.engine import create_registry_engine, migrate, write_options
 from toolfoundry.registry.faults import crash_point
 from toolfoundry.registry.records import (
+    AGENT_ACTOR,
     Approval,
     AuditEntry,
     AuditEvent,
@@ -39,6 +40,7 @@ from toolfoundry.registry.records import (
 )
 from toolfoundry.registry.runs import RunRow
 from toolfoundry.registry.schema import approvals, tools, versions
+from toolfoundry.registry.schema import audit as audit_table
 from toolfoundry.registry.storage import SqlStorage
 from toolfoundry.spec import VersionStatus
 from toolfoundry.spec.json_gate import lone_surrogate_at
@@ -86,7 +88,8 @@ class Registry:
 
         Raises:
             RegistryError: ``invalid_status`` (only active or pending versions are
-                registered), ``invalid_text`` (a lone surrogate in the code or description).
+                registered), ``invalid_text`` (a lone surrogate in the code or description),
+                ``disabled`` (a person disabled the tool: it gets no version until enabled).
         """
         if new.status not in (VersionStatus.ACTIVE, VersionStatus.PENDING_APPROVAL):
             raise RegistryError("invalid_status", f"cannot register a {new.status} version")
@@ -99,6 +102,11 @@ class Registry:
         who = actor or new.author
         with self._write() as conn:
             tool = self._lock_tool(conn, new.name, create=True)
+            if tool.current_status == VersionStatus.DISABLED.value:
+                by_whom = self._disabled_by(conn, new.name)
+                raise RegistryError(
+                    "disabled", f"{new.name!r} is disabled (by {by_whom}); enable it first"
+                )
             crash_point("after_tool_row")
             number = (
                 conn.execute(
@@ -204,6 +212,7 @@ class Registry:
 
     def resolve(self, name: str, version: int | None = None) -> tuple[int, int, VersionStatus]:
         """(row id, number, status) of the named or current version: the per-call lookup.
+        Every version of a disabled tool resolves as ``disabled``.
 
         Raises:
             RegistryError: ``not_found`` for an unknown tool or version.
@@ -350,9 +359,20 @@ class Registry:
         ]
 
     def rollback(self, name: str, to: int, *, by: str = "user") -> ToolVersion:
-        """Move the pointer to an earlier active version; nothing is deleted."""
+        """Move the pointer to an earlier active version; nothing is deleted.
+
+        Rolling a disabled tool back switches it on again, so only a person may: ``by``
+        :data:`AGENT_ACTOR` is refused with ``disabled``.
+        """
         with self._write() as conn:
             tool = self._lock_tool(conn, name)
+            if tool.current_status == VersionStatus.DISABLED.value and by == AGENT_ACTOR:
+                who = self._disabled_by(conn, name)
+                raise RegistryError(
+                    "disabled",
+                    f"{name!r} was disabled by {who}; only a person can switch it back on "
+                    "(toolfoundry tools enable, or a rollback by a person)",
+                )
             target = self._version_in(conn, name, to)
             if target.status is not VersionStatus.ACTIVE:
                 raise RegistryError(
@@ -387,6 +407,21 @@ class Registry:
             event = AuditEvent.ENABLED if enabled else AuditEvent.DISABLED
             audit_log.append(conn, name, current.version, event, by, {})
             return self._version_in(conn, name, None)
+
+    def disabled_by(self, name: str) -> str:
+        """Who disabled the tool last (the actor of its newest ``disabled`` audit row)."""
+        with self._read() as conn:
+            return self._disabled_by(conn, name)
+
+    def _disabled_by(self, conn: Connection, name: str) -> str:
+        query = (
+            select(audit_table.c.actor)
+            .where(audit_table.c.tool == name, audit_table.c.event == AuditEvent.DISABLED.value)
+            .order_by(audit_table.c.id.desc())
+            .limit(1)
+        )
+        actor = conn.execute(query).scalar()
+        return repr(actor) if actor is not None else "an unknown actor"
 
     # -- calls, usage, audit, search ------------------------------------------------------
 
