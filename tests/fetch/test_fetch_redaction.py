@@ -480,3 +480,51 @@ def test_escaped_copy_across_a_window_of_the_escaped_views(shift):
     for encoded in (every_byte, every_char):
         data = b"x" * (64 * 1024 + shift) + encoded + b"y" * 100
         assert redactor.redact(data) == b"x" * (64 * 1024 + shift) + b"[redacted]" + b"y" * 100
+
+
+def test_foundry_call_of_an_approved_tool_holds_no_form_of_the_secret(
+    tmp_path, reflector, token, caplog
+):
+    from toolfoundry import Foundry
+    from toolfoundry.config import parse_config
+
+    caplog.set_level(logging.DEBUG)
+    host = f"127.0.0.1:{reflector.port}"
+    config = parse_config(
+        {
+            "fetch": {
+                "allow_http": [host],
+                "allow_private": ["127.0.0.1"],
+                "credentials": [{"host": host, "header": "Authorization", "env": ENV}],
+            }
+        }
+    )
+    routes = ["reason", "b64/2-std-nopad", "cookie", "hex/mixed"]
+    # What it rebuilt goes to its log (part of the call's output); the value stays the same
+    # under the forge's fixtures and against the real server.
+    code = RECONSTRUCT.replace(
+        "export async function handler({ base, routes }) {",
+        f"export async function handler() {{ const base = 'http://{host}', "
+        f"routes = {json.dumps(routes)};",
+    ).replace("return seen;", "return routes.length;")
+    draft = {
+        "name": "reflected",
+        "description": "Reads what a reflecting server sends back",
+        "parameters": {"type": "object", "properties": {}},
+        "code": code,
+        "capabilities": {"network": [host], "credentials": [host]},
+        "fixtures": [{"url": f"http://{host}/{r}", "body": "ok"} for r in (*routes, "halves")]
+        + [{"url": f"http://{host}/range", "body": "ok"}],
+        "tests": [{"name": "runs", "input": {}, "expected": len(routes)}],
+    }
+    with Foundry.open(f"sqlite:///{tmp_path / 'r.db'}", config=config) as fd:
+        created = fd.create_tool(draft)
+        assert created.status == "pending_approval", created.to_dict()
+        assert fd.approve("reflected", by="alice", reason="test").status == "active"
+        out = fd.call("reflected", {})
+    assert out.ok, out.to_dict()
+    assert reflector.last_seen == RAW
+    assert len(out.logs) == 1
+    assert "[redacted]" in out.logs[0]
+    assert not recoverable(json.dumps(out.to_dict()))
+    assert not recoverable(caplog.text)
