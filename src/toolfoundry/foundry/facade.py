@@ -82,6 +82,8 @@ class Foundry:
         self._executor = executor
         self._owns_executor = executor is None
         self._python_probed = False
+        # format -> (the active (name, version) set it was rendered from, the text)
+        self._catalogs: dict[str, tuple[list[tuple[str, int]], str]] = {}
         limits = self.config.limits
         fetch = self.config.fetch
         self._run_limits = RunLimits(timeout_s=limits.timeout_s, memory_mib=limits.memory_mib)
@@ -326,10 +328,21 @@ class Foundry:
         return [v.spec for v in self.registry.current_versions(status=VersionStatus.ACTIVE)]
 
     def catalog(self, format: str = "json") -> str:
-        """The active tools rendered as ``json|openai|responses|anthropic|gemini|mcp|skill``."""
+        """The active tools rendered as ``json|openai|responses|anthropic|gemini|mcp|skill``.
+
+        The text is kept per format and given again while the set of active (name, version)
+        pairs is unchanged (a version's content never changes), so asking again reads one
+        narrow row per tool instead of deriving every tool.
+        """
         from toolfoundry.catalog import render
 
-        return render(format, self.active_specs())
+        active = self.registry.active_set()
+        kept = self._catalogs.get(format)
+        if kept is not None and kept[0] == active:
+            return kept[1]
+        text = render(format, self.active_specs())
+        self._catalogs[format] = (active, text)
+        return text
 
     def usage(self, name: str) -> UsageStats:
         """Calls, failures by kind, p50/p95 duration and last use."""

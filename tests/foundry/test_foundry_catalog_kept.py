@@ -1,0 +1,30 @@
+"""``Foundry.catalog`` keeps its text per format while the active (name, version) set is
+unchanged, and renders again as soon as it changes, from this Foundry or another one."""
+
+from __future__ import annotations
+
+from toolfoundry import Foundry
+from toolfoundry.catalog import FORMATS, render
+
+
+def test_the_kept_catalogue_follows_every_change(fd, kit, db_url):
+    assert fd.create_tool(kit.slugify()).status == "active"
+    first = fd.catalog("openai")
+    assert fd.catalog("openai") is first  # nothing changed: the kept text
+    for format in FORMATS:
+        assert fd.catalog(format) == render(format, fd.active_specs())
+    fd.disable("slugify")
+    assert '"slugify"' not in fd.catalog("openai")
+    fd.enable("slugify")
+    assert fd.catalog("openai") == first
+    assert fd.create_tool(kit.slugify(code=kit.better)).status == "active"
+    assert '"version": 2' in fd.catalog("json")
+    other = Foundry.open(db_url)  # another process's change is seen too
+    try:
+        other.rollback("slugify", to=1)
+        assert '"version": 1' in fd.catalog("json")
+        other.disable("slugify")
+    finally:
+        other.close()
+    assert '"slugify"' not in fd.catalog("json")
+    assert fd.catalog("json") == render("json", [])
