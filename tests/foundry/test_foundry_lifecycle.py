@@ -139,3 +139,30 @@ def test_cli_disabled_tool_pinned_call_is_refused(db_url: str, kit) -> None:  # 
     assert back.exit_code == 0  # the CLI user is a person
     assert fd.call("slugify", {"text": "A b"}).value == "a-b"
     fd.close()
+
+
+def test_the_audit_actor_is_who_acted_and_the_author_a_field(fd: Foundry, kit) -> None:  # type: ignore[no-untyped-def]
+    claimed = kit.slugify(author="security-team")  # what the draft says of itself
+    assert fd.create_tool(claimed, by="alice").status == "active"
+    rows = [e for e in fd.audit("slugify") if e.event.value in {"created", "tested", "activated"}]
+    assert {e.actor for e in rows} == {"alice"}
+    assert rows[0].detail["author"] == "security-team"
+    assert fd.show("slugify").author == "security-team"
+    # the Python API's default actor is its user, never the draft's claim
+    fd.create_tool(kit.slugify(code=kit.better, author="security-team"))
+    assert fd.audit("slugify")[-1].actor == "user"
+
+
+def test_cli_create_audits_the_login_name(db_url: str, kit, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import getpass
+
+    draft = tmp_path / "slugify.json"
+    draft.write_text(json.dumps(kit.slugify(author="root")))
+    created = CliRunner().invoke(main, ["create", str(draft), "--db", db_url])
+    assert created.exit_code == 0, created.output
+    with Foundry.open(db_url) as fd:
+        assert {e.actor for e in fd.audit("slugify")} == {getpass.getuser()}
+        assert fd.show("slugify").author == "root"
+        disabled = CliRunner().invoke(main, ["tools", "disable", "slugify", "--db", db_url])
+        assert disabled.exit_code == 0
+        assert fd.audit("slugify")[-1].actor == getpass.getuser()

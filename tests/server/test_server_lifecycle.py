@@ -59,8 +59,19 @@ def test_mcp_rollback_tool_cannot_switch_a_disabled_tool_on(tmp_path: Path) -> N
             assert "disabled by 'carol'" in text_of(back)
             created = await session.call_tool("create_tool", {**SHOUT, "description": "Again"})
             assert "disabled (by 'carol')" in text_of(created)
+            made = await session.call_tool("create_tool", {**SHOUT, "name": "yell"})
+            assert not made.is_error
 
     anyio.run(scenario)
     with Foundry.open(url) as fd:
         assert (fd.show("shout").version, fd.show("shout").status.value) == (2, "disabled")
         assert len(fd.history("shout")) == 2
+        assert {e.actor for e in fd.audit("yell")} == {"agent"}  # MCP create: the agent acted
+
+
+def test_api_create_audits_the_token_holder_not_the_draft_author(api: Api, fd: Foundry) -> None:
+    made = api.post("/api/tools", {**SHOUT, "name": "yell", "author": "admin"}, 201)
+    assert made["status"] == "active"
+    assert {e.actor for e in fd.audit("yell")} == {"api"}
+    assert fd.show("yell").author == "admin"
+    assert fd.audit("yell")[0].detail["author"] == "admin"

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import getpass
 import sys
 
 import click
@@ -10,7 +9,16 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from toolfoundry.cli.options import cell, emit, fail, json_option, open_foundry, say, store_options
+from toolfoundry.cli.options import (
+    cell,
+    emit,
+    fail,
+    json_option,
+    login_name,
+    open_foundry,
+    say,
+    store_options,
+)
 from toolfoundry.foundry.review import pending_reviews, version_review
 from toolfoundry.registry import RegistryError, ToolVersion
 from toolfoundry.spec.display import visible
@@ -24,13 +32,6 @@ def _target(spec: str) -> tuple[str, int | None]:
     if not version.isdigit():
         raise click.BadParameter(f"expected NAME or NAME@VERSION, got {spec!r}")
     return name, int(version)
-
-
-def _default_user() -> str:
-    try:
-        return getpass.getuser()
-    except (KeyError, OSError):
-        return "cli"
 
 
 @click.group()
@@ -117,9 +118,9 @@ def _decide(
     name, version = _target(target)
     with open_foundry(db, config_path) as fd:
         if approve:
-            decision = fd.approve(name, version, by=by or _default_user(), reason=reason)
+            decision = fd.approve(name, version, by=by or login_name(), reason=reason)
         else:
-            decision = fd.reject(name, version, by=by or _default_user(), reason=reason)
+            decision = fd.reject(name, version, by=by or login_name(), reason=reason)
     if as_json:
         emit(decision.to_dict())
     elif decision.step.blockers:

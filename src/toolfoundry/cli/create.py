@@ -9,7 +9,14 @@ import click
 from rich.console import Console
 from rich.text import Text
 
-from toolfoundry.cli.options import cell, emit, json_option, open_foundry, store_options
+from toolfoundry.cli.options import (
+    cell,
+    emit,
+    json_option,
+    login_name,
+    open_foundry,
+    store_options,
+)
 from toolfoundry.forge.testrun import unavailable_error
 
 
@@ -30,7 +37,7 @@ def create(draft_path: str, db: str | None, config_path: str | None, as_json: bo
         except OSError as exc:
             raise click.UsageError(f"cannot read {draft_path}: {exc.strerror}") from None
     with open_foundry(db, config_path) as fd:
-        result = fd.create_tool(raw)
+        result = fd.create_tool(raw, by=login_name())
     unavailable = unavailable_error(result.step)
     if unavailable is not None:  # not a verdict on the draft: one line with the fix
         if as_json:

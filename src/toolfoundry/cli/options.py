@@ -29,6 +29,17 @@ if TYPE_CHECKING:
 
 F = TypeVar("F", bound=Callable[..., Any])
 
+
+def login_name() -> str:
+    """The person at the terminal, the actor of what the CLI does in the registry."""
+    import getpass
+
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return "cli"
+
+
 DB_HELP = "SQLAlchemy URL of the registry (default: TOOLFOUNDRY_DB, else ./.toolfoundry)."
 
 

@@ -13,7 +13,16 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from toolfoundry.cli.options import cell, emit, fail, json_option, open_foundry, say, store_options
+from toolfoundry.cli.options import (
+    cell,
+    emit,
+    fail,
+    json_option,
+    login_name,
+    open_foundry,
+    say,
+    store_options,
+)
 from toolfoundry.registry import RegistryError, ToolVersion
 from toolfoundry.spec.display import visible, visible_line
 from toolfoundry.spec.json_gate import encode
@@ -195,7 +204,7 @@ def _lifecycle(
 ) -> None:
     with open_foundry(db, config_path) as fd:
         try:
-            v = getattr(fd, action)(name, **kw)
+            v = getattr(fd, action)(name, by=login_name(), **kw)
         except RegistryError as exc:
             fail(exc, as_json)
     if as_json:

@@ -95,8 +95,10 @@ class Intake:
         self._duplicate_candidates = duplicate_candidates
         self._python_runner = python_runner
 
-    def create(self, draft: Draft | Mapping[str, Any] | str | bytes) -> CreateResult:
-        """Forge a draft and register it as the tool's next version.
+    def create(
+        self, draft: Draft | Mapping[str, Any] | str | bytes, *, by: str = "user"
+    ) -> CreateResult:
+        """Forge a draft and register it as the tool's next version, ``by`` as the actor.
 
         Never raises for bad input: a malformed or failing draft gives a ``rejected`` result
         with structured findings, and the store is left unchanged.
@@ -128,7 +130,7 @@ class Intake:
         duplicate_of = self._duplicate(parsed, report.code_sha256 or "", findings)
         results = [t.to_dict() for t in report.test_results]
         try:
-            version = self._register(parsed, report, previous, findings, results)
+            version = self._register(parsed, report, previous, findings, results, by)
         except RegistryError as exc:  # disabled meanwhile: the registry's check, under its lock
             return self._result(invalid_draft(parsed.name, [Problem("$.name", exc.message)]))
         return self._result(
@@ -159,7 +161,9 @@ class Intake:
         previous: ExistingTool | None,
         findings: list[Finding],
         results: list[dict[str, Any]],
+        by: str,
     ) -> ToolVersion:
+        # the draft's author is what it says of itself; the audit's actor is who acted
         return self.registry.add_version(
             NewVersion(
                 name=parsed.name,
@@ -172,7 +176,7 @@ class Intake:
                 tests=[t.to_dict() for t in parsed.tests],
                 fixtures=[f.to_dict() for f in parsed.fixtures],
                 capabilities=parsed.capabilities,
-                author=parsed.author or "agent",
+                author=parsed.author or by,
                 parent_version=previous.version if previous else None,
                 findings=[f.to_dict() for f in findings],
                 test_results=results,
@@ -181,7 +185,8 @@ class Intake:
                     "regression": report.regression.to_dict() if report.regression else None,
                     "policy": report.decision.to_dict() if report.decision else None,
                 },
-            )
+            ),
+            actor=by,
         )
 
     def _duplicate(self, draft: Draft, sha256: str, findings: list[Finding]) -> str | None:

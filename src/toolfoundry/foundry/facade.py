@@ -181,16 +181,24 @@ class Foundry:
 
     # -- creating ------------------------------------------------------------------------
 
-    def create_tool(self, draft: Draft | Mapping[str, Any] | str | bytes) -> CreateResult:
+    def create_tool(
+        self, draft: Draft | Mapping[str, Any] | str | bytes, *, by: str = "user"
+    ) -> CreateResult:
         """Forge a draft and register it as the tool's next version.
 
         Never raises for bad input: a malformed or failing draft gives a ``rejected`` result
         with structured findings, and the store is left unchanged.
+
+        Args:
+            draft: the draft (a Draft, a mapping, or its JSON text).
+            by: who creates it, the audit log's actor (the MCP meta-tool passes
+                ``"agent"``, the CLI the login name, the HTTP API ``"api"``); the draft's own
+                ``author`` is kept on the version, never taken as the actor.
         """
         instruments = telemetry.INSTRUMENTS
         if instruments is None:
-            return self._intake.create(draft)
-        return instruments.create(draft, lambda: self._intake.create(draft))
+            return self._intake.create(draft, by=by)
+        return instruments.create(draft, lambda: self._intake.create(draft, by=by))
 
     # -- calling -------------------------------------------------------------------------
 

@@ -94,7 +94,7 @@ def builtin_tools(foundry: Foundry | Callable[[], Foundry] | None = None) -> lis
             draft["fixtures"] = fixtures
         if changes_tests:
             draft["changes_tests"] = changes_tests
-        result = current().create_tool(draft)
+        result = current().create_tool(draft, by=AGENT_ACTOR)
         unavailable = unavailable_error(result.step)
         if unavailable is not None:  # no verdict on the code: an error of its own kind
             raise ToolCallFailed(unavailable)

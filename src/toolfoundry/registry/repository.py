@@ -78,13 +78,15 @@ class Registry:
 
     # -- versions and the pointer ---------------------------------------------------------
 
-    def add_version(self, new: NewVersion, *, actor: str | None = None) -> ToolVersion:
+    def add_version(self, new: NewVersion, *, actor: str = "user") -> ToolVersion:
         """Register ``new`` as the tool's next version, atomically.
 
         An active version becomes current. A pending one becomes current only when the tool
         has no current version yet (so a pending update never takes a working tool away).
         The version's code hash and capability-set hash are computed here by the functions
-        the approval check uses, so any version registered here can be approved.
+        the approval check uses, so any version registered here can be approved. ``actor`` is
+        who registers it (the audit rows' actor); ``new.author`` is only what the draft says
+        of itself, kept on the version and in the ``created`` row's detail.
 
         Raises:
             RegistryError: ``invalid_status`` (only active or pending versions are
@@ -99,7 +101,7 @@ class Registry:
                 raise RegistryError(
                     "invalid_text", f"the {field} holds a lone surrogate at index {at}"
                 )
-        who = actor or new.author
+        who = actor
         with self._write() as conn:
             tool = self._lock_tool(conn, new.name, create=True)
             if tool.current_status == VersionStatus.DISABLED.value:
@@ -140,7 +142,12 @@ class Registry:
             )
             crash_point("after_version_insert")
             audit_log.append(
-                conn, new.name, number, AuditEvent.CREATED, who, {"sha256": new.sha256}
+                conn,
+                new.name,
+                number,
+                AuditEvent.CREATED,
+                who,
+                {"sha256": new.sha256, "author": new.author},
             )
             passed = sum(1 for r in new.test_results if _passed(r))
             audit_log.append(

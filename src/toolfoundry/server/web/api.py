@@ -60,7 +60,11 @@ def _array(name: str) -> dict[str, Any]:
     return {"type": "array", "items": ref(name)}
 
 
-def _by(call: ApiRequest, default: str = "api") -> str:
+# Who holds the server's token: the API has one shared token, so one identity.
+API_ACTOR = "api"
+
+
+def _by(call: ApiRequest, default: str = API_ACTOR) -> str:
     by: str = call.body.get("by") or default
     return by
 
@@ -130,7 +134,8 @@ def call_tool(call: ApiRequest) -> tuple[int, Any]:
 
 
 def create(call: ApiRequest) -> tuple[int, Any]:
-    result = call.foundry.create_tool(call.body)
+    # the body is the draft, self-declared throughout: the actor is the token's holder
+    result = call.foundry.create_tool(call.body, by=API_ACTOR)
     unavailable = unavailable_error(result.step)
     if unavailable is not None:  # no verdict on the draft: the server cannot test it
         return 503, {"error": unavailable.to_dict()}
