@@ -174,7 +174,10 @@ def compile_snippet(draw: st.DrawFn) -> str:
 def capability_snippet(draw: st.DrawFn) -> str:
     """fetch, localStorage, crypto and import with random (often hostile) inputs."""
     text = st.text(
-        st.sampled_from([*"ab/.:%@#?\\", "\u3002", "\uff0e", "\u200b", " ", "\x00"]), max_size=12
+        st.sampled_from(
+            [*"ab/.:%@#?\\", "\u3002", "\uff0e", "\u200b", " ", "\x00", "\ud800", "\udc00"]
+        ),
+        max_size=12,
     )
     kind = draw(st.sampled_from(["fetch", "storage", "crypto", "import", "headers"]))
     if kind == "fetch":

@@ -21,6 +21,7 @@ from toolfoundry.sandbox.host.fetch import FetchPolicy
 from toolfoundry.sandbox.js.modules import default_catalog
 from toolfoundry.spec import ErrorKind
 
+from .hostile_json import DEEP, HOSTILE_LITERALS, HUGE_NUMBERS, LONE_SURROGATES, hostile_text
 from .js_grammar import escapes_in, fuzz_settings, hostile_module, quoted, soup
 
 BUNDLED = set(default_catalog().names())
@@ -31,14 +32,14 @@ LEAF = (
     | st.booleans()
     | st.integers(-(2**70), 2**70)
     | st.floats(allow_nan=True, allow_infinity=True)
-    | st.text(max_size=12)
+    | hostile_text()
     | st.sampled_from(["", "\x00", "\ud800", "a" * 5000, "$ref", "#/definitions/x", "string"])
+    | HUGE_NUMBERS
+    | DEEP
 )
 JSON = st.recursive(
     LEAF,
-    lambda inner: (
-        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4)
-    ),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(hostile_text(6), inner, max_size=4),
     max_leaves=16,
 )
 SCHEMA_TYPES = st.sampled_from(
@@ -51,10 +52,11 @@ def schemas(draw: st.DrawFn, depth: int = 2) -> Any:
     """Schema-shaped JSON: mostly plausible, with wrong types and odd keywords mixed in."""
     if depth == 0 or draw(st.integers(0, 5)) == 0:
         return draw(st.one_of(JSON, st.fixed_dictionaries({"type": SCHEMA_TYPES})))
-    props = draw(st.dictionaries(st.text(max_size=8), schemas(depth - 1), max_size=3))
+    props = draw(st.dictionaries(hostile_text(8), schemas(depth - 1), max_size=3))
     out: dict[str, Any] = {"type": draw(SCHEMA_TYPES), "properties": props}
     extras = {
-        "required": st.lists(st.text(max_size=8), max_size=3) | JSON,
+        "required": st.lists(hostile_text(8), max_size=3) | JSON,
+        "description": hostile_text(),
         "additionalProperties": st.booleans() | JSON,
         "$ref": st.sampled_from(["#", "#/properties/x", "http://127.0.0.1/s.json", "#/$defs/a"]),
         "pattern": st.sampled_from(["(a+)+$", "[", "^x$", "\\p{L}"]),
@@ -73,6 +75,7 @@ def code_strategy() -> st.SearchStrategy[str]:
         soup(),
         st.just("export function handler(args) { return args; }"),
         st.text(max_size=60),
+        LONE_SURROGATES.map(lambda s: f"export default 1 // {s}"),
     )
 
 
@@ -82,16 +85,20 @@ def drafts(draw: st.DrawFn) -> dict[str, Any]:
     draft: dict[str, Any] = {
         "name": draw(
             st.sampled_from(["fuzzed", "Fuzz-Tool", "run_js", "tf_x", "a" * 80, "", "é", "x y"])
-            | st.text(max_size=10)
+            | hostile_text(10)
         ),
-        "description": draw(st.sampled_from(["Fuzzed tool.", "", " "]) | st.text(max_size=20)),
+        "description": draw(st.sampled_from(["Fuzzed tool.", "", " "]) | hostile_text(20)),
         "parameters": draw(schemas()),
         "code": draw(code_strategy()),
         "tests": draw(
             st.lists(
                 st.fixed_dictionaries(
                     {"input": st.just({"canary": "http://127.0.0.1:9"}) | JSON},
-                    optional={"expected": JSON, "error": st.text(max_size=8), "name": JSON},
+                    optional={
+                        "expected": JSON,
+                        "error": hostile_text(8),
+                        "name": JSON | hostile_text(),
+                    },
                 ),
                 max_size=2,
             )
@@ -114,7 +121,7 @@ def drafts(draw: st.DrawFn) -> dict[str, Any]:
     }
     for key in ("language", "fixtures", "returns", "changes_tests", "author", "junk"):
         if draw(st.integers(0, 4)) == 0:
-            draft[key] = draw(JSON | st.sampled_from(["javascript", "python"]))
+            draft[key] = draw(JSON | hostile_text() | st.sampled_from(["javascript", "python"]))
     for key in list(draft):
         if draw(st.integers(0, 9)) == 0:
             del draft[key]
@@ -122,11 +129,16 @@ def drafts(draw: st.DrawFn) -> dict[str, Any]:
 
 
 @fuzz_settings(200)
-@given(draft=drafts(), as_text=st.booleans())
-def test_parse_draft_raises_only_located_draft_errors(draft: dict[str, Any], as_text: bool) -> None:
+@given(draft=drafts(), as_text=st.booleans(), literal=st.none() | st.sampled_from(HOSTILE_LITERALS))
+def test_parse_draft_raises_only_located_draft_errors(
+    draft: dict[str, Any], as_text: bool, literal: str | None
+) -> None:
     data: Any = draft
     if as_text:
         data = json.dumps(draft, allow_nan=True)
+        if literal is not None and data.endswith("}"):  # what only JSON text can carry
+            data = data[:-1] + (", " if len(data) > 2 else "") + f'"description": {literal}}}'
+
     problems = ()
     try:
         parsed = parse_draft(data)

@@ -69,6 +69,9 @@ def workload(draw: st.DrawFn) -> str:
                 "output",
                 "import",
                 "throw",
+                "surrogates",
+                "numbers",
+                "deep",
             ]
         )
     )
@@ -93,6 +96,30 @@ def workload(draw: st.DrawFn) -> str:
             ".length;"
         ),
         "output": f"out.big = 'x'.repeat(Math.min({n}, 4e6));",
+        # what the host must decode: lone surrogates returned, logged, thrown, used as keys
+        "surrogates": draw(
+            st.sampled_from(
+                [
+                    "out.s = '\\ud800';",
+                    "out['k\\udc00'] = 1;",
+                    "console.log('\\ud83d'.repeat(Math.min(" + str(n) + ", 1e4)));",
+                    "throw new Error('\\udfff');",
+                    "localStorage.setItem('\\ud800', '\\udc00');",
+                ]
+            )
+        ),
+        "numbers": draw(
+            st.sampled_from(
+                [
+                    "out.n = JSON.rawJSON('1e999');",
+                    "out.n = JSON.rawJSON('-' + '9'.repeat(Math.min(" + str(n) + " + 400, 1e5)));",
+                    "out.n = JSON.rawJSON('1'.repeat(5000));",
+                ]
+            )
+        ),
+        "deep": (
+            f"{{ let v = []; for (let i = 0; i < Math.min({n}, 1e5); i++) v = [v]; out.v = v; }}"
+        ),
         "import": (
             f"{{ const m = await import({quoted(draw(st.sampled_from(SPECIFIERS)))}); "
             "acc += Object.keys(m).length; }"

@@ -18,10 +18,12 @@ import pytest
 from hypothesis import event, given
 from hypothesis import strategies as st
 from starlette.testclient import TestClient
+from tests.server.test_server_stdio_support import RawStdio, raw_stdio
 
 from toolfoundry import Foundry
 from toolfoundry.server.app import create_app
 
+from .hostile_json import DEEP, HOSTILE_LITERALS, HUGE_NUMBERS, hostile_text
 from .js_grammar import fuzz_settings
 
 MCP_HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
@@ -45,15 +47,15 @@ LEAF = (
     | st.booleans()
     | st.integers(-(2**64), 2**64)
     | st.floats(allow_nan=False)
-    | st.text(max_size=10)
+    | hostile_text(10)
     | st.sampled_from(["\x00", "\ud7ff\ue000", "export default 1", "shout"])
     | st.just(200_000).map("x".__mul__)  # a huge string (built lazily: short reprs)
+    | HUGE_NUMBERS
+    | DEEP
 )
 JSON = st.recursive(
     LEAF,
-    lambda inner: (
-        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4)
-    ),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(hostile_text(8), inner, max_size=4),
     max_leaves=12,
 )
 KEYS = st.sampled_from(
@@ -68,12 +70,12 @@ CODES = st.sampled_from(
 )
 # Arguments of the right types for each tool, so calls also get past validation.
 TYPED = {
-    "shout": st.fixed_dictionaries({"text": st.text(max_size=20)}),
+    "shout": st.fixed_dictionaries({"text": hostile_text(20)}),
     "run_js": st.fixed_dictionaries(
         {"code": CODES}, optional={"args": st.dictionaries(st.text(max_size=5), JSON, max_size=3)}
     ),
     "search_tools": st.fixed_dictionaries(
-        {"query": st.text(max_size=20)}, optional={"k": st.integers(-5, 2**64)}
+        {"query": hostile_text(20)}, optional={"k": st.integers(-5, 2**64)}
     ),
     "tool_history": st.fixed_dictionaries({"name": st.sampled_from(TOOL_NAMES + ODD_NAMES)}),
     "rollback_tool": st.fixed_dictionaries(
@@ -82,7 +84,7 @@ TYPED = {
     "create_tool": st.fixed_dictionaries(
         {
             "name": st.sampled_from(["made", "shout", "", "run_js"]),
-            "description": st.text(max_size=20),
+            "description": hostile_text(20),
             "code": CODES,
             "tests": st.just([{"input": {}, "expected": 1}]) | JSON,
         },
@@ -101,6 +103,7 @@ def argument_text() -> st.SearchStrategy[str]:
         ARGUMENTS.map(json.dumps)
         | JSON.map(json.dumps)
         | st.sampled_from([50, 500, 5000, 50_000]).map(nested)
+        | st.sampled_from(HOSTILE_LITERALS).map(lambda text: f'{{"text": {text}, "code": {text}}}')
     )
 
 
@@ -302,3 +305,36 @@ def test_api_answers_every_request_with_json_and_a_kind(
     else:
         event(f"api: {r.status_code}")
     still_serves(client, session)
+
+
+@pytest.fixture(scope="module")
+def stdio(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RawStdio]:
+    directory: Path = tmp_path_factory.mktemp("stdio-fuzz")
+    db = f"sqlite:///{directory / 'registry.db'}"
+    with Foundry.open(db) as foundry:
+        assert foundry.create_tool(SHOUT).status == "active"
+    with raw_stdio(db, directory) as server:
+        yield server
+
+
+@fuzz_settings(80)
+@given(call=calls(), garbage=st.none() | st.binary(max_size=48))
+def test_stdio_answers_every_line_and_keeps_serving(
+    stdio: RawStdio, call: tuple[str, str], garbage: bytes | None
+) -> None:
+    name, arguments = call
+    line = (
+        f'{{"jsonrpc": "2.0", "id": 1, "method": "tools/call", '
+        f'"params": {{"name": {json.dumps(name)}, "arguments": {arguments}}}}}'
+    ).encode("utf-8", "surrogatepass")
+    if garbage is not None:
+        line = garbage.replace(b"\n", b" ")
+    stdio.send(line)
+    stdio.send(b'{"jsonrpc": "2.0", "id": 2, "method": "ping"}')
+    # the line is answered (by its id, or by a parse error that could not read one) ...
+    wanted: list[Any] = [2] if garbage is not None and not garbage.strip() else [(1, None), 2]
+    seen = stdio.answers(*wanted)
+    for message in seen.values():
+        assert ("result" in message) != ("error" in message), message
+        event("stdio: error" if "error" in message else "stdio: result")
+    assert stdio.proc.poll() is None  # ... and the server is still there

@@ -7,10 +7,6 @@ integers beyond 4300 digits).
 from __future__ import annotations
 
 import json
-import queue
-import subprocess
-import sys
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -25,7 +21,8 @@ from starlette.testclient import TestClient
 from toolfoundry import Foundry
 from toolfoundry.registry.schema import versions
 
-from .test_server_mcp_support import env, relaxed_config, serve_http, stdio_session, text_of
+from .test_server_mcp_support import relaxed_config, serve_http, stdio_session, text_of
+from .test_server_stdio_support import RawStdio, raw_stdio
 from .test_server_web_support import compose, snapshot
 
 BIG = "1" * 5000
@@ -39,50 +36,6 @@ def call_line(request_id: int, arguments: str, tool: str = "run_js") -> bytes:
     ).encode()
 
 
-class RawStdio:
-    """``toolfoundry serve`` over stdio, spoken to line by line (no SDK in between)."""
-
-    def __init__(self, db: str, cwd: Path) -> None:
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "toolfoundry", "serve", "--db", db, "--poll", "0.5"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            cwd=cwd,
-            env=env(),
-        )
-        self.lines: queue.Queue[bytes] = queue.Queue()
-        threading.Thread(target=self._pump, daemon=True).start()
-
-    def _pump(self) -> None:
-        assert self.proc.stdout is not None
-        for line in self.proc.stdout:
-            self.lines.put(line)
-
-    def send(self, line: bytes) -> None:
-        assert self.proc.stdin is not None
-        self.proc.stdin.write(line + b"\n")
-        self.proc.stdin.flush()
-
-    def answer(self, request_id: Any, timeout: float = 60) -> dict[str, Any]:
-        """The next message with ``request_id`` (notifications in between are skipped)."""
-        while True:
-            raw = self.lines.get(timeout=timeout)
-            raw.decode("utf-8")  # every line the server writes is valid UTF-8 ...
-            message = json.loads(raw)  # ... and strict JSON
-            if "id" in message and message["id"] == request_id:
-                return message
-
-    def ping(self, request_id: int) -> None:
-        self.send(json.dumps({"jsonrpc": "2.0", "id": request_id, "method": "ping"}).encode())
-        assert self.answer(request_id) == {"jsonrpc": "2.0", "id": request_id, "result": {}}
-
-    def close(self) -> None:
-        assert self.proc.stdin is not None
-        self.proc.stdin.close()
-        self.proc.wait(timeout=30)
-
-
 @pytest.fixture
 def db(tmp_path: Path) -> str:
     relaxed_config(tmp_path)
@@ -91,22 +44,8 @@ def db(tmp_path: Path) -> str:
 
 @pytest.fixture
 def raw(db: str, tmp_path: Path) -> Iterator[RawStdio]:
-    server = RawStdio(db, tmp_path)
-    init = {
-        "jsonrpc": "2.0",
-        "id": 0,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-06-18",
-            "capabilities": {},
-            "clientInfo": {"name": "raw", "version": "0"},
-        },
-    }
-    server.send(json.dumps(init).encode())
-    assert "result" in server.answer(0)
-    server.send(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}')
-    yield server
-    server.close()
+    with raw_stdio(db, tmp_path) as server:
+        yield server
 
 
 MALFORMED = [
