@@ -366,6 +366,17 @@ def test_many_copies_and_hostile_escapes_in_one_body():
     assert not recoverable(out[: 20 * len(chunk)])
 
 
+@pytest.mark.parametrize("value", ['Bearer ab\tcd"ef\\gh%ij', "Bearer ab cd+ef/gh=ij"])
+def test_secrets_with_characters_json_and_urls_escape(value):
+    redactor = Redactor((value,))
+    for encoded in (json.dumps({"t": value}), quote(value, safe=""), quote_plus(value)):
+        data = ("x" * 70_000 + encoded + "y").encode()
+        assert redactor.redact(data) in (
+            ("x" * 70_000 + '{"t": "[redacted]"}y').encode(),
+            ("x" * 70_000 + "[redacted]y").encode(),
+        ), encoded
+
+
 def test_text_with_lone_surrogates_and_non_latin_secret():
     redactor = Redactor(("Bearer ключ-секрет-42",))
     text = "\ud800 seen Bearer ключ-секрет-42 \udfff"

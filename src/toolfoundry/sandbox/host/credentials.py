@@ -3,7 +3,8 @@
 A :class:`Credential` binds one exact host (and optionally a port) to one header whose value is
 read at send time from an environment variable or a secret store. The script never sees the
 value: the host strips any script-supplied header of that name, adds its own after every policy
-check, and scrubs the value from what comes back (response headers, body, error messages).
+check, and redacts every covered form of the value from what comes back (status text, response
+headers, body, error messages, logs: :mod:`~toolfoundry.sandbox.host.redaction`).
 """
 
 from __future__ import annotations

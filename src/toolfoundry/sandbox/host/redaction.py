@@ -265,7 +265,7 @@ class Redactor:
             self._longest = max(self._longest, len(spelling))
             if b" " in spelling:
                 self._percent = _PERCENT_PLUS
-            if not spelling.isascii() or any(c in spelling for c in b'%\\"'):
+            if not spelling.isascii() or any(c in b'%\\"' or c < 0x20 for c in spelling):
                 self._prefilter = False  # the approximate views could miss such a secret
         # Rebuilt whole (a new value is rare: once per credential per call); swapped in last so
         # a concurrent search uses either the old index or the new one.
