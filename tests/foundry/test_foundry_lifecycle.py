@@ -166,3 +166,47 @@ def test_cli_create_audits_the_login_name(db_url: str, kit, tmp_path) -> None:  
         disabled = CliRunner().invoke(main, ["tools", "disable", "slugify", "--db", db_url])
         assert disabled.exit_code == 0
         assert fd.audit("slugify")[-1].actor == getpass.getuser()
+
+
+@pytest.mark.parametrize(
+    ("name", "meta"),
+    [
+        ("create-tool", "create_tool"),
+        ("Create_Tool", "create_tool"),
+        ("run-js", "run_js"),
+        ("RUN_JS", "run_js"),
+        ("create_tooI", "create_tool"),  # capital i for the l
+        ("search_t0ols", "search_tools"),  # zero for the o
+        ("rollback-tool", "rollback_tool"),
+    ],
+)
+def test_names_that_pass_for_a_meta_tool_are_refused(fd: Foundry, kit, name, meta) -> None:  # type: ignore[no-untyped-def]
+    made = fd.create_tool(kit.slugify(name=name))
+    assert made.status == "rejected"
+    problem = next(f for f in made.findings if f["path"] == "$.name")
+    assert f"looks like the meta-tool {meta!r}" in problem["message"]
+    assert fd.tools() == []
+
+
+def test_a_new_name_that_passes_for_an_existing_tool_is_refused(fd: Foundry, kit) -> None:  # type: ignore[no-untyped-def]
+    assert fd.create_tool(kit.slugify()).status == "active"
+    for lookalike in ("Slugify", "s1ugify", "SLUGIFY", "sIugify"):
+        made = fd.create_tool(kit.slugify(name=lookalike))
+        assert made.status == "rejected", lookalike
+        problem = next(f for f in made.findings if f["path"] == "$.name")
+        assert "looks like the existing tool 'slugify'" in problem["message"]
+    assert fd.create_tool(kit.slugify(name="tf-slugify")).status == "rejected"  # reserved prefix
+    assert [t.name for t in fd.tools()] == ["slugify"]
+    # the same name is the next version, and a distinct name is a new tool
+    assert fd.create_tool(kit.slugify(code=kit.better)).version == 2
+    assert fd.create_tool(kit.slugify(name="slugify_words")).status == "active"
+
+
+def test_cli_create_refuses_run_js_as_a_name(db_url: str, kit, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    draft = tmp_path / "run-js.json"
+    draft.write_text(json.dumps(kit.slugify(name="run-js")))
+    made = CliRunner().invoke(main, ["create", str(draft), "--json", "--db", db_url])
+    assert made.exit_code == 1
+    finding = json.loads(made.stdout)["findings"][0]
+    assert finding["path"] == "$.name"
+    assert "looks like the meta-tool 'run_js'" in finding["message"]

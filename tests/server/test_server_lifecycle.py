@@ -75,3 +75,11 @@ def test_api_create_audits_the_token_holder_not_the_draft_author(api: Api, fd: F
     assert {e.actor for e in fd.audit("yell")} == {"api"}
     assert fd.show("yell").author == "admin"
     assert fd.audit("yell")[0].detail["author"] == "admin"
+
+
+def test_api_create_refuses_lookalike_names(api: Api, fd: Foundry) -> None:
+    for name, like in (("Create-Tool", "meta-tool 'create_tool'"), ("SHOUT", "tool 'shout'")):
+        refused = api.post("/api/tools", {**SHOUT, "name": name}, 422)
+        problem = next(f for f in refused["findings"] if f["path"] == "$.name")
+        assert f"looks like the {like}" in problem["message"] or like in problem["message"]
+    assert {t.name for t in fd.tools()} == {"shout", "weather", "news"}

@@ -39,7 +39,7 @@ from toolfoundry.spec.json_gate import (
     decode,
     lone_surrogate_at,
 )
-from toolfoundry.spec.names import META_TOOL_NAMES
+from toolfoundry.spec.names import META_TOOL_NAMES, looks_like, name_keys
 
 # The foundry's own meta-tools: a draft must never shadow them in a catalog.
 RESERVED_NAMES = frozenset(META_TOOL_NAMES)
@@ -255,10 +255,14 @@ def _name(value: object, problems: list[Problem]) -> str | None:
     except InvalidName as exc:
         problems.append(Problem("$.name", str(exc)))
         return None
-    lowered = name.lower()
-    if lowered in RESERVED_NAMES:
-        problems.append(Problem("$.name", f"{name!r} is a foundry meta-tool; choose another name"))
-    elif lowered.startswith(RESERVED_PREFIXES):
+    # on the normalised form: Create-Tool or create_tooI would pass for the meta-tool
+    meta = looks_like(name, META_TOOL_NAMES) if name not in RESERVED_NAMES else name
+    if meta is not None:
+        what = "is" if meta == name else f"looks like the meta-tool {meta!r}, so it counts as"
+        problems.append(
+            Problem("$.name", f"{name!r} {what} a foundry meta-tool; choose another name")
+        )
+    elif any(key.startswith(RESERVED_PREFIXES) for key in name_keys(name)):
         problems.append(
             Problem("$.name", f"names starting with {' or '.join(RESERVED_PREFIXES)} are reserved")
         )

@@ -34,6 +34,7 @@ from toolfoundry.registry.faults import crash_point
 from toolfoundry.registry.records import NewVersion, RegistryError, ToolVersion
 from toolfoundry.registry.repository import Registry
 from toolfoundry.spec import Problem, StepResult, VersionStatus
+from toolfoundry.spec.names import looks_like
 
 
 @dataclass(frozen=True)
@@ -141,11 +142,20 @@ class Intake:
         )
 
     def _name_problems(self, name: str) -> list[Problem]:
-        """Why no version may be added under ``name`` now (a person disabled the tool)."""
+        """Why no version may be added under ``name`` now: a person disabled the tool, or it
+        is a new name that passes for an existing tool's (spec/names.py:name_keys)."""
         try:
             current = self.registry.get(name)
         except RegistryError:
-            return []
+            twin = looks_like(name, self.registry.tool_names())
+            if twin is None:
+                return []
+            message = (
+                f"{name!r} looks like the existing tool {twin!r} (names are compared without "
+                "case, '-' or '_' and lookalike characters): choose a distinct name, or use "
+                f"{twin!r} to make its next version"
+            )
+            return [Problem("$.name", message)]
         if current.status is VersionStatus.DISABLED:
             who = self.registry.disabled_by(name)
             message = (

@@ -252,6 +252,13 @@ class Registry:
                 conn, status=status, names=names, limit=limit, offset=offset
             )
 
+    def tool_names(self) -> list[str]:
+        """Every tool's name, in name order (one narrow column: cheap for a create to scan)."""
+        with self._read() as conn:
+            return [
+                str(n) for n in conn.execute(select(tools.c.name).order_by(tools.c.name)).scalars()
+            ]
+
     def pending(self) -> list[ToolVersion]:
         """Versions waiting for a human decision, oldest first."""
         with self._read() as conn:

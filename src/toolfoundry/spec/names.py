@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import re
+import unicodedata
+from collections.abc import Iterable
+
+from toolfoundry.spec.confusables import skeleton
 
 NAME_PATTERN = r"^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$"
 # The foundry's own meta-tools, in the order MCP clients see them. Declared in
@@ -27,3 +31,25 @@ def validate_name(name: object) -> str:
             "(start with a letter or '_', then at most 63 letters, digits, '_' or '-')"
         )
     return name
+
+
+def _fold(text: str) -> str:
+    return text.casefold().replace("-", "_")
+
+
+def name_keys(name: str) -> frozenset[str]:
+    """What ``name`` looks like to a person: NFKC, case folded, ``-`` as ``_``, and confusable
+    characters as their UTS #39 prototype (spec/confusables.py). Two names that share a key
+    pass for each other (``Create-Tool``, ``create_tooI``, ``run_js`` / ``run-js``).
+
+    There are two keys because the skeleton is case-sensitive: folding first makes ``Index``
+    meet ``index``, the skeleton first makes ``Iog`` (capital i) meet ``log``.
+    """
+    text = unicodedata.normalize("NFKC", name)
+    return frozenset((_fold(skeleton(_fold(text))), _fold(skeleton(text))))
+
+
+def looks_like(name: str, others: Iterable[str]) -> str | None:
+    """The first of ``others`` that ``name`` passes for (other than ``name`` itself), or None."""
+    keys = name_keys(name)
+    return next((o for o in others if o != name and keys & name_keys(o)), None)
