@@ -191,3 +191,10 @@ def test_doctor_names_the_damage_and_the_fix(damaged: str) -> None:
     assert checks["sandbox files"]["status"] == "failed"
     assert damaged in checks["sandbox files"]["detail"]
     assert "make setup" in checks["sandbox files"]["fix"]
+
+
+def test_demo_refuses_in_one_line(damaged: str, tmp_path: Path) -> None:
+    result = CliRunner().invoke(main, ["demo", "--db", f"sqlite:///{tmp_path}/d.db"])
+    assert result.exit_code == 1
+    (line,) = result.output.splitlines()
+    assert line.startswith("Error: the sandbox cannot run: ")

@@ -23,6 +23,7 @@ from toolfoundry.agent import RunStore, StopReason, defer, run_agent
 from toolfoundry.agent.providers import ReplayProvider
 from toolfoundry.cli.agent import AgentView
 from toolfoundry.cli.options import config_option, db_option, open_foundry
+from toolfoundry.cli.preflight import require_sandbox
 from toolfoundry.foundry import Foundry
 
 RECORDING = "demo"
@@ -34,6 +35,7 @@ RECORDING = "demo"
 def demo(db: str | None, config_path: str | None) -> None:
     """Run the whole cycle offline: a replayed agent session makes, reuses, improves and rolls
     back a tool through the real forge, sandbox and registry."""
+    require_sandbox()  # one line with the fix, not a replay that stops at its first answer
     console = Console(soft_wrap=True)
     if db is None:
         path = Path(".toolfoundry/demo.db")
