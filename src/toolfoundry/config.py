@@ -17,13 +17,18 @@ from typing import Any
 from toolfoundry.catalog.drift import Artifact
 from toolfoundry.catalog.formats import FORMATS
 from toolfoundry.catalog.skill import SKILL_NAME_PATTERN
-from toolfoundry.forge import CapabilityPolicy, CapabilityPolicyError
+from toolfoundry.forge import CapabilityPolicy, CapabilityPolicyError, DraftLimits
 from toolfoundry.sandbox.host.credentials import Credential, CredentialError
+from toolfoundry.spec import CallLimits
 
 CONFIG_FILE = "toolfoundry.toml"
 SECTIONS = ("registry", "policy", "fetch", "limits", "provider", "catalog")
 FETCH_KEYS = ("allow", "allow_http", "allow_private", "max_requests", "credentials")
-LIMIT_KEYS = ("timeout_s", "memory_mib", "output_bytes", "max_code_bytes", "duplicate_candidates")
+CALL_LIMIT_KEYS = ("timeout_s", "memory_mib", "output_bytes")  # CallLimits' fields
+LIMIT_KEYS = (*CALL_LIMIT_KEYS, "max_code_bytes", "duplicate_candidates")
+# how many similar active tools (by search) a new draft's tests are run against, to warn about
+# behavioural duplicates; 0 turns the check off
+DUPLICATE_CANDIDATES = 3
 CATALOG_KEYS = ("sources", "pythonpath", "skill_name", "out")
 
 
@@ -43,19 +48,6 @@ class FetchSettings:
 
 
 @dataclass(frozen=True)
-class Limits:
-    """The ``[limits]`` table: what every call and test run may use."""
-
-    timeout_s: float = 2.0
-    memory_mib: int = 64
-    output_bytes: int = 1024 * 1024
-    max_code_bytes: int = 256 * 1024
-    # how many similar active tools (by search) a new draft's tests are run against, to
-    # warn about behavioural duplicates; 0 turns the check off
-    duplicate_candidates: int = 3
-
-
-@dataclass(frozen=True)
 class CatalogSettings:
     """The ``[catalog]`` table: the project's own declared tools and its committed catalogue.
 
@@ -72,15 +64,22 @@ class CatalogSettings:
 
 @dataclass(frozen=True)
 class Config:
-    """The whole configuration (defaults when there is no file)."""
+    """The whole configuration (defaults when there is no file).
+
+    The ``[limits]`` table is read into three: ``limits`` (what every call and every test run
+    may use: ``timeout_s``, ``memory_mib``, ``output_bytes``), ``draft_limits``
+    (``max_code_bytes``) and ``duplicate_candidates``.
+    """
 
     policy: CapabilityPolicy = field(default_factory=CapabilityPolicy)
     fetch: FetchSettings = field(default_factory=FetchSettings)
-    limits: Limits = field(default_factory=Limits)
+    limits: CallLimits = field(default_factory=CallLimits)
     provider: dict[str, Any] = field(default_factory=dict)
     registry_url: str | None = None
     path: Path | None = None
     catalog: CatalogSettings = field(default_factory=CatalogSettings)
+    draft_limits: DraftLimits = field(default_factory=DraftLimits)
+    duplicate_candidates: int = DUPLICATE_CANDIDATES
 
 
 def load_config(path: str | Path | None = None) -> Config:
@@ -122,7 +121,7 @@ def parse_config(data: Mapping[str, Any], *, path: Path | None = None) -> Config
     except CapabilityPolicyError as exc:
         problems.append(str(exc))
     fetch = _fetch(tables["fetch"], problems)
-    limits = _limits(tables["limits"], problems)
+    limits, draft_limits, duplicate_candidates = _limits(tables["limits"], problems)
     catalog = _catalog(tables["catalog"], problems)
     url = tables["registry"].get("url")
     if url is not None and not isinstance(url, str):
@@ -131,7 +130,17 @@ def parse_config(data: Mapping[str, Any], *, path: Path | None = None) -> Config
     if problems:
         where = f"{path}: " if path else ""
         raise ConfigError(where + "; ".join(problems))
-    return Config(policy, fetch, limits, dict(tables["provider"]), url, path, catalog)
+    return Config(
+        policy,
+        fetch,
+        limits,
+        dict(tables["provider"]),
+        url,
+        path,
+        catalog,
+        draft_limits=draft_limits,
+        duplicate_candidates=duplicate_candidates,
+    )
 
 
 def _hosts(table: Mapping[str, Any], key: str, problems: list[str]) -> tuple[str, ...]:
@@ -174,7 +183,7 @@ def _fetch(table: Mapping[str, Any], problems: list[str]) -> FetchSettings:
     )
 
 
-def _limits(table: Mapping[str, Any], problems: list[str]) -> Limits:
+def _limits(table: Mapping[str, Any], problems: list[str]) -> tuple[CallLimits, DraftLimits, int]:
     problems += [
         f"unknown key limits.{k} (known: {', '.join(LIMIT_KEYS)})"
         for k in table
@@ -192,7 +201,11 @@ def _limits(table: Mapping[str, Any], problems: list[str]) -> Limits:
             problems.append(f"limits.{key} must be {kind}")
             continue
         values[key] = float(value) if key == "timeout_s" else value
-    return Limits(**values)
+    call = CallLimits(**{k: values[k] for k in CALL_LIMIT_KEYS if k in values})
+    draft = DraftLimits()
+    if "max_code_bytes" in values:
+        draft = DraftLimits(max_code_bytes=values["max_code_bytes"])
+    return call, draft, values.get("duplicate_candidates", DUPLICATE_CANDIDATES)
 
 
 def _strings(table: Mapping[str, Any], key: str, problems: list[str]) -> tuple[str, ...] | None:

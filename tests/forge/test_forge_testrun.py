@@ -8,7 +8,6 @@ import pytest
 
 from toolfoundry.forge import (
     Fixture,
-    RunLimits,
     TestCase,
     json_diff,
     json_equal,
@@ -16,12 +15,12 @@ from toolfoundry.forge import (
     run_cases,
 )
 from toolfoundry.forge.sandbox_runner import SandboxRunner
-from toolfoundry.spec import Capabilities, StorageScope
+from toolfoundry.spec import CallLimits, Capabilities, StorageScope
 
 from .conftest import Canary
 
 RUNNER = SandboxRunner()
-LIMITS = RunLimits(timeout_s=2.0, memory_mib=64)
+LIMITS = CallLimits(timeout_s=2.0, memory_mib=64)
 
 
 @pytest.mark.parametrize(
@@ -147,7 +146,7 @@ def test_a_failing_call_fails_an_expected_case_with_the_error() -> None:
 def test_each_case_runs_with_the_limits() -> None:
     tests = cases([{"name": "loop", "input": {}, "expected": 1}])
     code = "export function handler() { for (;;) {} }"
-    result = run_cases(RUNNER, code, tests, limits=RunLimits(timeout_s=0.3))[0]
+    result = run_cases(RUNNER, code, tests, limits=CallLimits(timeout_s=0.3))[0]
     assert not result.passed
     assert result.error is not None
     assert result.error["kind"] == "timeout"

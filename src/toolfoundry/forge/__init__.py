@@ -38,7 +38,6 @@ from toolfoundry.forge.regression import (
     regression_gate,
 )
 from toolfoundry.forge.testrun import (
-    RunLimits,
     TestResult,
     ToolRunner,
     json_diff,
@@ -65,7 +64,6 @@ __all__ = [
     "ForgeReport",
     "Language",
     "RegressionOutcome",
-    "RunLimits",
     "Severity",
     "TestCase",
     "TestResult",

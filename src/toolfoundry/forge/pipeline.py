@@ -19,7 +19,6 @@ from toolfoundry.forge.policy import CapabilityDecision, CapabilityPolicy
 from toolfoundry.forge.pycheck import check_python
 from toolfoundry.forge.regression import ExistingTool, RegressionOutcome, regression_gate
 from toolfoundry.forge.testrun import (
-    RunLimits,
     TestResult,
     ToolRunner,
     run_cases,
@@ -27,6 +26,7 @@ from toolfoundry.forge.testrun import (
     unavailable_step,
 )
 from toolfoundry.spec import (
+    CallLimits,
     Problem,
     StepResult,
     StepStatus,
@@ -136,7 +136,7 @@ def forge_draft(
     *,
     previous: ExistingTool | None = None,
     policy: CapabilityPolicy | None = None,
-    limits: RunLimits | None = None,
+    limits: CallLimits | None = None,
     runner: ToolRunner | None = None,
     python_runner: ToolRunner | None = None,
     draft_limits: DraftLimits | None = None,
@@ -148,7 +148,7 @@ def forge_draft(
         draft_or_data: a parsed :class:`Draft`, or a draft mapping / JSON text / bytes.
         previous: the tool's current active version, for an update (regression gate).
         policy: the capability policy (defaults to :class:`CapabilityPolicy`).
-        limits: the limits each test case runs under.
+        limits: the call limits each test case runs under (the tool's calls' own).
         runner: runs JavaScript; defaults to the real sandbox (``run_js``).
         python_runner: runs Python-tier tools; without one, Python drafts are rejected.
         draft_limits: size caps for parsing.
@@ -222,7 +222,7 @@ def forge_draft(
         draft,
         previous,
         policy or CapabilityPolicy(),
-        limits or RunLimits(),
+        limits or CallLimits(),
         runner,
         findings,
         base,
@@ -234,7 +234,7 @@ def _test_and_decide(
     draft: Draft,
     previous: ExistingTool | None,
     policy: CapabilityPolicy,
-    limits: RunLimits,
+    limits: CallLimits,
     runner: ToolRunner,
     findings: list[Finding],
     base: dict[str, Any],

@@ -17,14 +17,14 @@ from toolfoundry.forge.cases import Fixture, TestCase, parse_test_cases
 from toolfoundry.forge.draft import Draft, Language
 from toolfoundry.forge.draft_fields import DraftError, check_fixtures, validate_instance
 from toolfoundry.forge.testrun import (
-    RunLimits,
+    CASES_AT_ONCE,
     TestResult,
     ToolRunner,
     in_parallel,
     merge_fixtures,
     run_case,
 )
-from toolfoundry.spec import Capabilities, Problem
+from toolfoundry.spec import CallLimits, Capabilities, Problem
 
 
 @dataclass(frozen=True)
@@ -135,7 +135,7 @@ def _changed_indexes(
 
 
 def regression_gate(
-    draft: Draft, previous: ExistingTool, *, runner: ToolRunner, limits: RunLimits
+    draft: Draft, previous: ExistingTool, *, runner: ToolRunner, limits: CallLimits
 ) -> RegressionOutcome:
     """Run the previous version's tests (minus ``draft.changes_tests``) against the draft."""
     changed, unknown = _changed_indexes(draft.changes_tests, previous.tests)
@@ -162,7 +162,7 @@ def regression_gate(
         )
 
     kept = [case for i, case in enumerate(previous.tests) if i not in changed]
-    results = in_parallel(work, kept, limits.parallel)
+    results = in_parallel(work, kept, CASES_AT_ONCE)
     return RegressionOutcome(
         previous_version=previous.version,
         results=results,
@@ -172,7 +172,7 @@ def regression_gate(
 
 
 def behaves_like(
-    candidate: ExistingTool, draft: Draft, *, runner: ToolRunner, limits: RunLimits
+    candidate: ExistingTool, draft: Draft, *, runner: ToolRunner, limits: CallLimits
 ) -> bool:
     """True when ``candidate``'s code passes every test of ``draft`` (a behavioural duplicate)."""
     if candidate.language is not draft.language:
@@ -203,10 +203,10 @@ def behavioural_duplicates(
     candidates: Iterable[ExistingTool],
     *,
     runner: ToolRunner,
-    limits: RunLimits | None = None,
+    limits: CallLimits | None = None,
 ) -> tuple[str, ...]:
     """Names of the candidate tools (other than the draft's own) that pass all its tests."""
-    limits = limits or RunLimits()
+    limits = limits or CallLimits()
     return tuple(
         c.name
         for c in candidates

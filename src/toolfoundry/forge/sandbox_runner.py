@@ -2,20 +2,16 @@
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from toolfoundry.forge.cases import Fixture
-from toolfoundry.forge.testrun import RunLimits
 from toolfoundry.sandbox import SandboxPolicy, run_js
 from toolfoundry.sandbox.host.fixtures import FixtureError, FixtureFetch
 from toolfoundry.sandbox.host.netguard import FetchError, parse_url
 from toolfoundry.sandbox.host.storage import MemoryStorage
 from toolfoundry.sandbox.process.executor import Executor, ProcessLimits
-from toolfoundry.spec import CallResult, Capabilities, ErrorKind, StorageScope
-
-MIB = 1024 * 1024
+from toolfoundry.spec import CallLimits, CallResult, Capabilities, ErrorKind, StorageScope
 
 
 def canonical_fixtures(fixtures: Sequence[Fixture]) -> list[dict[str, Any]]:
@@ -45,7 +41,7 @@ class SandboxRunner:
         code: str,
         args: Mapping[str, Any],
         *,
-        limits: RunLimits,
+        limits: CallLimits,
         fixtures: Sequence[Fixture],
         capabilities: Capabilities,
         tool: str | None,
@@ -56,13 +52,7 @@ class SandboxRunner:
         except FixtureError as exc:
             return CallResult.failure(ErrorKind.INVALID_ARGUMENTS, f"bad fixtures: {exc}")
         storage = MemoryStorage() if capabilities.storage is not StorageScope.NONE else None
-        policy = SandboxPolicy(
-            timeout_s=limits.timeout_s,
-            memory_bytes=limits.memory_mib * MIB,
-            fetch=fetch,
-            storage=storage,
-            tool=tool,
-        )
+        policy = SandboxPolicy.under(limits, fetch=fetch, storage=storage, tool=tool)
         return run_js(code, dict(args), policy)
 
 
@@ -70,7 +60,7 @@ class PythonRunner:
     """Runs Python-tier drafts on an :class:`Executor` (each case in its own jail).
 
     A draft that declares network hosts gets ``fetch`` answered from its fixtures, as in
-    the JS tier; the case's time budget is the forge's, the other limits are ``limits``'.
+    the JS tier; the case's time and output caps are the call limits', the rest ``limits``'.
     """
 
     def __init__(self, executor: Executor, limits: ProcessLimits | None = None) -> None:
@@ -82,13 +72,13 @@ class PythonRunner:
         code: str,
         args: Mapping[str, Any],
         *,
-        limits: RunLimits,
+        limits: CallLimits,
         fixtures: Sequence[Fixture],
         capabilities: Capabilities,
         tool: str | None,
     ) -> CallResult:
         """Run once in a fresh jail."""
-        budget = dataclasses.replace(self.limits, timeout_s=limits.timeout_s)
+        budget = self.limits.bounded_by(limits)
         fetch = None
         if capabilities.network:
             try:

@@ -2,6 +2,8 @@
 
 The forge talks to the sandbox through :class:`ToolRunner`, a callable that runs code with
 arguments under limits and fetch fixtures; :class:`SandboxRunner` is the real one (run_js).
+Every case runs under the tool's own call limits (:class:`~toolfoundry.spec.CallLimits`, the
+configured ``[limits]``), so what passes here fits what a call may use.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import Any, ClassVar, Protocol, TypeVar
 from toolfoundry.forge.cases import Fixture, TestCase
 from toolfoundry.spec import (
     CallError,
+    CallLimits,
     CallResult,
     Capabilities,
     ErrorKind,
@@ -28,13 +31,8 @@ MAX_DIFF_CHARS = 4000
 T = TypeVar("T")
 
 
-@dataclass(frozen=True)
-class RunLimits:
-    """The limits every test case runs under: the tool's own call limits."""
-
-    timeout_s: float = 2.0
-    memory_mib: int = 64
-    parallel: int = 2  # cases run at once; the engine is thread-safe and wasm calls drop the GIL
+# cases run at once; the engine is thread-safe and wasm calls drop the GIL
+CASES_AT_ONCE = 2
 
 
 class ToolRunner(Protocol):
@@ -45,7 +43,7 @@ class ToolRunner(Protocol):
         code: str,
         args: Mapping[str, Any],
         *,
-        limits: RunLimits,
+        limits: CallLimits,
         fixtures: Sequence[Fixture],
         capabilities: Capabilities,
         tool: str | None,
@@ -195,7 +193,7 @@ def run_case(
     code: str,
     case: TestCase,
     *,
-    limits: RunLimits,
+    limits: CallLimits,
     fixtures: Sequence[Fixture] = (),
     capabilities: Capabilities | None = None,
     tool: str | None = None,
@@ -246,12 +244,12 @@ def run_cases(
     code: str,
     cases: Iterable[TestCase],
     *,
-    limits: RunLimits,
+    limits: CallLimits,
     fixtures: Sequence[Fixture] = (),
     capabilities: Capabilities | None = None,
     tool: str | None = None,
 ) -> tuple[TestResult, ...]:
-    """Run every case (never stopping at the first failure), ``limits.parallel`` at a time."""
+    """Run every case (never stopping at the first failure), :data:`CASES_AT_ONCE` at a time."""
 
     def work(case: TestCase) -> TestResult:
         return run_case(
@@ -264,4 +262,4 @@ def run_cases(
             tool=tool,
         )
 
-    return in_parallel(work, list(cases), limits.parallel)
+    return in_parallel(work, list(cases), CASES_AT_ONCE)

@@ -9,17 +9,17 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
+from toolfoundry.config import FetchSettings
 from toolfoundry.registry import Registry, RegistryError, ToolVersion, VersionStatus
-from toolfoundry.sandbox.host.credentials import Credential
 from toolfoundry.sandbox.host.fetch import FetchPolicy
 from toolfoundry.sandbox.host.hosts import pattern_covered
 from toolfoundry.sandbox.host.protocols import FetchProvider, StorageBackend
-from toolfoundry.sandbox.policy import MIB, SandboxPolicy
+from toolfoundry.sandbox.policy import SandboxPolicy
 from toolfoundry.sandbox.process.executor import Executor, ProcessLimits
 from toolfoundry.spec import (
+    CallLimits,
     CallResult,
     Capabilities,
     ErrorKind,
@@ -68,20 +68,6 @@ def argument_problems(
     return validator.problems(dict(args))
 
 
-@dataclass(frozen=True)
-class CallSettings:
-    """The configured side of a call: limits and what the network may be."""
-
-    timeout_s: float = 2.0
-    memory_mib: int = 64
-    output_bytes: int = 1024 * 1024
-    fetch_allow: tuple[str, ...] | None = None
-    allow_http: tuple[str, ...] = ()
-    allow_private: tuple[str, ...] = ()
-    max_requests: int = 20
-    credentials: tuple[Credential, ...] = ()
-
-
 def allowed_hosts(requested: Sequence[str], configured: Sequence[str] | None) -> tuple[str, ...]:
     """The tool's approved hosts that the configuration also allows (all when unconfigured)."""
     if configured is None:
@@ -89,7 +75,7 @@ def allowed_hosts(requested: Sequence[str], configured: Sequence[str] | None) ->
     return tuple(h for h in requested if pattern_covered(h, tuple(configured)))
 
 
-def fetch_policy(capabilities: Capabilities, settings: CallSettings) -> FetchPolicy | None:
+def fetch_policy(capabilities: Capabilities, settings: FetchSettings) -> FetchPolicy | None:
     """The fetch policy a call of a tool with these capabilities gets (None: no network).
 
     Network hosts are the approved ones intersected with ``[fetch] allow``; credentials are
@@ -97,7 +83,7 @@ def fetch_policy(capabilities: Capabilities, settings: CallSettings) -> FetchPol
     a draft's fixture URLs against this same policy, so a tool is only tested on requests its
     calls could make.
     """
-    hosts = allowed_hosts(capabilities.network, settings.fetch_allow)
+    hosts = allowed_hosts(capabilities.network, settings.allow)
     if not hosts:
         return None
     granted = set(capabilities.credentials)
@@ -113,23 +99,23 @@ def fetch_policy(capabilities: Capabilities, settings: CallSettings) -> FetchPol
 def sandbox_policy(
     name: str,
     capabilities: Capabilities,
-    settings: CallSettings,
+    limits: CallLimits,
+    fetch_settings: FetchSettings,
     storage: StorageBackend | None,
 ) -> SandboxPolicy:
     """The SandboxPolicy a call of this tool runs under: its capabilities, no more.
 
-    Fetch is :func:`fetch_policy`'s; storage is the tool's own namespace, or the shared one.
+    Time, memory and output are ``limits`` (the ones its tests ran under); fetch is
+    :func:`fetch_policy`'s; storage is the tool's own namespace, or the shared one.
     """
-    fetch = fetch_policy(capabilities, settings)
+    fetch = fetch_policy(capabilities, fetch_settings)
     namespace = None
     if capabilities.storage is StorageScope.SHARED:
         namespace = SHARED_NAMESPACE
     elif capabilities.storage is StorageScope.TOOL:
         namespace = f"tool:{name}"
-    return SandboxPolicy(
-        timeout_s=settings.timeout_s,
-        memory_bytes=settings.memory_mib * MIB,
-        output_bytes=settings.output_bytes,
+    return SandboxPolicy.under(
+        limits,
         fetch=fetch,
         storage=storage if namespace else None,
         storage_namespace=namespace,
@@ -138,18 +124,20 @@ def sandbox_policy(
 
 
 class Caller:
-    """Runs calls of one registry's versions under one set of call settings."""
+    """Runs calls of one registry's versions under one set of limits and ``[fetch]``."""
 
     def __init__(
         self,
         registry: Registry,
-        settings: CallSettings,
+        limits: CallLimits,
+        fetch: FetchSettings,
         *,
         process_limits: ProcessLimits,
         python_executor: Callable[[], Executor | None],
     ) -> None:
         self.registry = registry
-        self._settings = settings
+        self._limits = limits
+        self._fetch = fetch
         self._process_limits = process_limits
         self._python_executor = python_executor
         self._versions: dict[int, tuple[ToolVersion, SandboxPolicy, Any]] = {}
@@ -218,7 +206,9 @@ class Caller:
         cached = self._versions.get(row_id)
         if cached is None:
             tool = self.registry.get(name, number)
-            policy = sandbox_policy(name, tool.capabilities, self._settings, self.registry.storage)
+            policy = sandbox_policy(
+                name, tool.capabilities, self._limits, self._fetch, self.registry.storage
+            )
             validator = arguments_validator(tool.parameters)
             cached = self._versions[row_id] = (tool, policy, validator)
         return cached

@@ -11,16 +11,14 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from toolfoundry.config import Config
 from toolfoundry.forge import (
-    CapabilityPolicy,
     Draft,
     DraftError,
-    DraftLimits,
     ExistingTool,
     Finding,
     ForgeReport,
     Language,
-    RunLimits,
     Severity,
     ToolRunner,
     behaves_like,
@@ -28,7 +26,7 @@ from toolfoundry.forge import (
     invalid_draft,
     parse_draft,
 )
-from toolfoundry.foundry.call import CallSettings, fetch_policy
+from toolfoundry.foundry.call import fetch_policy
 from toolfoundry.foundry.fixture_reach import fixture_refusals
 from toolfoundry.registry.faults import crash_point
 from toolfoundry.registry.records import NewVersion, RegistryError, ToolVersion
@@ -75,25 +73,26 @@ class CreateResult:
 
 
 class Intake:
-    """Turns drafts into versions of one registry, under one policy and set of limits."""
+    """Turns drafts into versions of one registry, under one configuration.
+
+    A draft's cases run under ``config.limits``, the very :class:`~toolfoundry.spec.CallLimits`
+    its calls get (foundry/call.py), and its fixtures are checked against the fetch policy its
+    calls get: what passes here is what a call can do.
+    """
 
     def __init__(
         self,
         registry: Registry,
+        config: Config,
         *,
-        policy: CapabilityPolicy,
-        run_limits: RunLimits,
-        draft_limits: DraftLimits,
-        call_settings: CallSettings | None = None,
-        duplicate_candidates: int = 3,
         python_runner: Callable[[], ToolRunner | None] = lambda: None,
     ) -> None:
         self.registry = registry
-        self._policy = policy
-        self._run_limits = run_limits
-        self._draft_limits = draft_limits
-        self._call_settings = call_settings or CallSettings()
-        self._duplicate_candidates = duplicate_candidates
+        self._policy = config.policy
+        self._run_limits = config.limits
+        self._fetch = config.fetch
+        self._draft_limits = config.draft_limits
+        self._duplicate_candidates = config.duplicate_candidates
         self._python_runner = python_runner
 
     def create(
@@ -111,7 +110,7 @@ class Intake:
         except DraftError:
             return self._result(forge_draft(draft, draft_limits=self._draft_limits))
         # tested on requests its calls could never make, a tool would pass and then fail
-        policy = fetch_policy(parsed.capabilities, self._call_settings)
+        policy = fetch_policy(parsed.capabilities, self._fetch)
         refused = self._name_problems(parsed.name) + fixture_refusals(parsed, policy)
         if refused:
             return self._result(invalid_draft(parsed.name, refused))

@@ -17,15 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from toolfoundry.config import Config, load_config
-from toolfoundry.forge import (
-    Draft,
-    DraftLimits,
-    RunLimits,
-    ToolRunner,
-    check_approval,
-)
+from toolfoundry.forge import Draft, ToolRunner, check_approval
 from toolfoundry.foundry import telemetry
-from toolfoundry.foundry.call import Caller, CallSettings
+from toolfoundry.foundry.call import Caller
 from toolfoundry.foundry.create import CreateResult, Intake
 from toolfoundry.registry import (
     AuditEntry,
@@ -84,35 +78,15 @@ class Foundry:
         self._python_probed = False
         # format -> (the active (name, version) set it was rendered from, the text)
         self._catalogs: dict[str, tuple[list[tuple[str, int]], str]] = {}
-        limits = self.config.limits
-        fetch = self.config.fetch
-        self._run_limits = RunLimits(timeout_s=limits.timeout_s, memory_mib=limits.memory_mib)
-        self._draft_limits = DraftLimits(max_code_bytes=limits.max_code_bytes)
-        settings = CallSettings(
-            timeout_s=limits.timeout_s,
-            memory_mib=limits.memory_mib,
-            output_bytes=limits.output_bytes,
-            fetch_allow=fetch.allow,
-            allow_http=fetch.allow_http,
-            allow_private=fetch.allow_private,
-            max_requests=fetch.max_requests,
-            credentials=fetch.credentials,
-        )
+        # calls and the forge's test runs take the same config.limits (one CallLimits)
         self._caller = Caller(
             registry,
-            settings,
+            self.config.limits,
+            self.config.fetch,
             process_limits=self._process_limits(),
             python_executor=self.python_executor,
         )
-        self._intake = Intake(
-            registry,
-            policy=self.config.policy,
-            run_limits=self._run_limits,
-            draft_limits=self._draft_limits,
-            call_settings=settings,
-            duplicate_candidates=limits.duplicate_candidates,
-            python_runner=self._python_runner,
-        )
+        self._intake = Intake(registry, self.config, python_runner=self._python_runner)
 
     @classmethod
     def open(
@@ -167,11 +141,8 @@ class Foundry:
         return PythonRunner(executor, self._process_limits()) if executor else None
 
     def _process_limits(self) -> ProcessLimits:
-        return ProcessLimits(
-            timeout_s=self.config.limits.timeout_s,
-            output_bytes=self.config.limits.output_bytes,
-            allowed_packages=self.config.policy.python_packages,
-        )
+        packages = self.config.policy.python_packages
+        return ProcessLimits(allowed_packages=packages).bounded_by(self.config.limits)
 
     def __enter__(self) -> Foundry:
         return self

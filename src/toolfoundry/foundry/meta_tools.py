@@ -143,12 +143,7 @@ def builtin_tools(foundry: Foundry | Callable[[], Foundry] | None = None) -> lis
         from toolfoundry.sandbox import SandboxPolicy
         from toolfoundry.sandbox import run_js as sandbox_run_js
 
-        limits = current().config.limits
-        policy = SandboxPolicy(
-            timeout_s=limits.timeout_s,
-            memory_bytes=limits.memory_mib * 1024 * 1024,
-            output_bytes=limits.output_bytes,
-        )
+        policy = SandboxPolicy.under(current().config.limits)  # a tool call's own limits
         ran = sandbox_run_js(code, args or {}, policy)
         if ran.error is not None and ran.error.kind is ErrorKind.SANDBOX_UNAVAILABLE:
             raise ToolCallFailed(ran.error)

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from toolfoundry.sandbox.host.protocols import FetchProvider, StorageBackend
 from toolfoundry.sandbox.host.storage import StorageQuota
+from toolfoundry.spec.limits import MIB as MIB  # re-exported: the sandbox sizes in bytes
+from toolfoundry.spec.limits import CallLimits
 
-MIB = 1024 * 1024
+# The defaults are the configured call limits' (spec/limits.py), written there once.
+_DEFAULT = CallLimits()
 
 
 @dataclass(frozen=True)
@@ -15,7 +19,9 @@ class SandboxPolicy:
     """Limits and capabilities for one call of :func:`toolfoundry.sandbox.run_js`.
 
     Nothing is reachable by default: no network, no storage. Limits are enforced by the
-    runtime (wasmtime), not by the script.
+    runtime (wasmtime), not by the script. A tool's calls and test runs get theirs from the
+    configured :class:`~toolfoundry.spec.CallLimits` through :meth:`under`; the byte-sized
+    fields stay settable one by one for direct use (``toolfoundry js run --memory``).
 
     Attributes:
         timeout_s: wall-clock budget for the whole call, compilation included.
@@ -31,9 +37,9 @@ class SandboxPolicy:
         tool: the calling tool's name, for audit and the default storage namespace.
     """
 
-    timeout_s: float = 2.0
-    memory_bytes: int = 64 * MIB
-    output_bytes: int = 1 * MIB
+    timeout_s: float = _DEFAULT.timeout_s
+    memory_bytes: int = _DEFAULT.memory_bytes
+    output_bytes: int = _DEFAULT.output_bytes
     log_lines: int = 1000
     log_bytes: int = 64 * 1024
     fetch: FetchProvider | None = None
@@ -49,6 +55,17 @@ class SandboxPolicy:
             raise ValueError(f"memory_bytes must be at least 8 MiB, got {self.memory_bytes!r}")
         if self.output_bytes <= 0 or self.log_lines < 0 or self.log_bytes < 0:
             raise ValueError("output_bytes must be positive and log caps non-negative")
+
+    @classmethod
+    def under(cls, limits: CallLimits, **capabilities: Any) -> SandboxPolicy:
+        """The policy of one call under ``limits``; ``capabilities`` are the other fields
+        (``fetch``, ``storage``, ``storage_namespace``, ``tool``...)."""
+        return cls(
+            timeout_s=limits.timeout_s,
+            memory_bytes=limits.memory_bytes,
+            output_bytes=limits.output_bytes,
+            **capabilities,
+        )
 
     @property
     def namespace(self) -> str:

@@ -4,6 +4,7 @@ CallError, and the code and capability-set hashes an approval binds."""
 from toolfoundry.spec.binding import capabilities_hash, code_sha256
 from toolfoundry.spec.capabilities import Capabilities, StorageScope, UnknownCapability
 from toolfoundry.spec.declared_tool import DeclaredTool
+from toolfoundry.spec.limits import CallLimits
 from toolfoundry.spec.names import NAME_PATTERN, InvalidName, validate_name
 from toolfoundry.spec.result import CallError, CallResult, ErrorKind, Problem, ToolCallFailed
 from toolfoundry.spec.status import StepResult, StepStatus, VersionStatus
@@ -13,6 +14,7 @@ __all__ = [
     "JSON_SCHEMA_DIALECT",
     "NAME_PATTERN",
     "CallError",
+    "CallLimits",
     "CallResult",
     "Capabilities",
     "DeclaredTool",

@@ -7,21 +7,26 @@ see this protocol.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from toolfoundry.sandbox.host.protocols import FetchProvider
-from toolfoundry.spec import CallResult
-
-MIB = 1024 * 1024
+from toolfoundry.spec import CallLimits, CallResult
+from toolfoundry.spec.limits import MIB as MIB  # re-exported for the tier's modules
 
 
 @dataclass(frozen=True)
 class ProcessLimits:
     """What one Python call may use.
 
+    A tool's calls and test runs take ``timeout_s`` and ``output_bytes`` from the configured
+    :class:`~toolfoundry.spec.CallLimits` (:meth:`bounded_by`); the rest are the tier's own
+    (a CPython process needs far more address space than the JavaScript sandbox's memory cap).
+
     Attributes:
-        timeout_s: wall-clock budget for the whole call, interpreter start included.
+        timeout_s: wall-clock budget for the whole call, interpreter start included (this
+            default is for direct use of an executor).
         cpu_s: CPU-seconds rlimit.
         memory_bytes: address-space rlimit.
         max_processes: process-count rlimit inside the jail.
@@ -36,9 +41,15 @@ class ProcessLimits:
     memory_bytes: int = 512 * MIB
     max_processes: int = 16
     max_file_bytes: int = 16 * MIB
-    output_bytes: int = 1 * MIB
+    output_bytes: int = CallLimits().output_bytes
     log_bytes: int = 64 * 1024
     allowed_packages: tuple[str, ...] = ()
+
+    def bounded_by(self, limits: CallLimits) -> ProcessLimits:
+        """These limits with the time and output of ``limits`` (a call's configured ones)."""
+        return dataclasses.replace(
+            self, timeout_s=limits.timeout_s, output_bytes=limits.output_bytes
+        )
 
 
 class Executor(Protocol):
