@@ -82,3 +82,11 @@ def test_the_text_report_ends_with_the_verdict(workdir: Path) -> None:
     lines = result.stdout.splitlines()
     assert lines[-1] == "toolfoundry is ready"
     assert any(line.strip().startswith("ok  guest: ") for line in lines)
+
+
+def test_an_unreachable_server_fails_without_showing_its_password(workdir: Path) -> None:
+    result, checks = doctor("--db", "postgresql+psycopg://someone:s3cret@127.0.0.1:1/x")
+    assert result.exit_code == 1
+    assert checks["database"]["status"] == "failed"
+    assert "someone:***@127.0.0.1:1" in str(checks["database"]["detail"])
+    assert "s3cret" not in result.output

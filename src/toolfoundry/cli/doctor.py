@@ -129,6 +129,7 @@ def database_check(db: str | None, config_path: str | None) -> list[Check]:
         SCHEMA_HEAD,
         create_registry_engine,
         schema_revision,
+        shown_url,
     )
 
     try:
@@ -144,12 +145,7 @@ def database_check(db: str | None, config_path: str | None) -> list[Check]:
             detail = f"{default} does not exist yet (the first command that needs it makes it)"
             return [*checks, Check("database", "ok", detail)]
         url = f"sqlite:///{default}"
-    from sqlalchemy.engine import make_url
-
-    try:
-        safe = make_url(url).render_as_string(hide_password=True)
-    except Exception:  # the engine below reports what is wrong with it
-        safe = url
+    safe = shown_url(url)
     try:
         engine = create_registry_engine(url)
         try:

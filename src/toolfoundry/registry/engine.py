@@ -10,7 +10,7 @@ from typing import Any
 
 from sqlalchemy import create_engine, event, text
 from sqlalchemy.engine import Connection, Engine, make_url
-from sqlalchemy.exc import OperationalError, ProgrammingError, SQLAlchemyError
+from sqlalchemy.exc import ArgumentError, OperationalError, ProgrammingError, SQLAlchemyError
 
 from toolfoundry.spec.extras import requires_extra
 
@@ -42,6 +42,14 @@ def default_url(base: Path | None = None) -> str:
 def resolve_url(url: str | None) -> str:
     """``url``, else ``TOOLFOUNDRY_DB``, else the default SQLite file."""
     return url or os.environ.get("TOOLFOUNDRY_DB") or default_url()
+
+
+def shown_url(url: str) -> str:
+    """``url`` as it may be printed: its password masked (unchanged when it does not parse)."""
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except (ArgumentError, ValueError):
+        return url
 
 
 def create_registry_engine(url: str) -> Engine:
