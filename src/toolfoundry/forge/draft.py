@@ -37,7 +37,6 @@ from toolfoundry.spec.json_gate import (
     JsonProblem,
     check,
     decode,
-    lone_surrogate_at,
 )
 from toolfoundry.spec.names import META_TOOL_NAMES, looks_like, name_keys
 
@@ -175,8 +174,6 @@ def _parse(data: Mapping[str, Any] | str | bytes, limits: DraftLimits) -> Draft:
     author = obj.get("author")
     if author is not None and not isinstance(author, str):
         problems.append(Problem("$.author", "must be a string"))
-    elif author is not None:
-        _refuse_lone_surrogate(author, "$.author", problems)
     if capabilities is not None:
         _check_fixture_hosts(fixtures, tests, capabilities, problems)
     if problems:
@@ -276,7 +273,6 @@ def _description(value: object, limits: DraftLimits, problems: list[Problem]) ->
             Problem("$.description", f"{what}: say what the tool does and when to use it")
         )
         return None
-    _refuse_lone_surrogate(value, "$.description", problems)
     if len(value) > limits.max_description_chars:
         problems.append(
             Problem(
@@ -292,30 +288,12 @@ def _code(value: object, limits: DraftLimits, problems: list[Problem]) -> str | 
         what = "missing" if value is None else "must be a non-empty string"
         problems.append(Problem("$.code", f"{what}: an ES module exporting handler(args)"))
         return None
-    _refuse_lone_surrogate(value, "$.code", problems)
     size = len(value.encode("utf-8", "surrogatepass"))
     if size > limits.max_code_bytes:
         problems.append(
             Problem("$.code", f"code is {size} bytes; the cap is {limits.max_code_bytes} bytes")
         )
     return value
-
-
-def _refuse_lone_surrogate(text: str, path: str, problems: list[Problem]) -> None:
-    """A lone surrogate cannot be stored as text (SQLite, PostgreSQL): refuse it, located."""
-    at = lone_surrogate_at(text)
-    if at is None:
-        return
-    line = text.count("\n", 0, at) + 1
-    column = at - (text.rfind("\n", 0, at) + 1) + 1
-    problems.append(
-        Problem(
-            path,
-            f"line {line}, column {column} holds a lone surrogate U+{ord(text[at]):04X}, which is "
-            f"not valid Unicode text and cannot be stored; in code, write it as the escape "
-            f"\\u{ord(text[at]):04x} inside a string literal",
-        )
-    )
 
 
 def _language(value: object, problems: list[Problem]) -> Language | None:
