@@ -210,3 +210,50 @@ def test_cli_create_refuses_run_js_as_a_name(db_url: str, kit, tmp_path) -> None
     finding = json.loads(made.stdout)["findings"][0]
     assert finding["path"] == "$.name"
     assert "looks like the meta-tool 'run_js'" in finding["message"]
+
+
+LOOKALIKE = "api.g\u0456thub.com"  # a Cyrillic i: the fetch would go to api.xn--gthub-n2e.com
+PUNYCODE = "api.xn--gthub-n2e.com"
+
+
+def test_a_lookalike_host_is_shown_in_both_forms_with_a_warning(db_url: str) -> None:
+    from toolfoundry.foundry.review import version_review
+
+    runner = CliRunner()
+    with Foundry.open(db_url) as fd:
+        made = fd.create_tool(network_draft("weather", LOOKALIKE))
+        assert made.status == "pending_approval", made.to_dict()
+        detail = version_review(fd, "weather", 1)["capability_details"][0]
+    assert detail["value"] == LOOKALIKE
+    assert detail["host"]["unicode"] == LOOKALIKE
+    assert detail["host"]["ascii"] == PUNYCODE
+    assert "mixes Cyrillic and Latin" in detail["host"]["warning"]
+    assert "looks like api.github.com" in detail["host"]["warning"]
+    assert PUNYCODE in detail["meaning"]
+    assert "WARNING" in detail["meaning"]
+
+    for command in (["approvals", "show", "weather"], ["tools", "show", "weather"]):
+        out = runner.invoke(main, [*command, "--db", db_url])
+        assert out.exit_code == 0, out.output
+        flat = " ".join(out.stdout.split())
+        assert LOOKALIKE in flat, command
+        assert f"(punycode {PUNYCODE}) WARNING:" in flat, command
+    listed = runner.invoke(main, ["approvals", "list", "--db", db_url], env={"COLUMNS": "400"})
+    assert f"{LOOKALIKE} (punycode {PUNYCODE}) WARNING" in listed.stdout
+
+
+def test_an_ascii_host_is_shown_as_it_is(db_url: str) -> None:
+    from toolfoundry.forge import explain_capabilities
+    from toolfoundry.spec import Capabilities
+
+    detail = explain_capabilities(Capabilities.from_dict({"network": ["api.github.com"]}))[0]
+    assert detail["shown"] == "api.github.com"
+    assert detail["host"] == {
+        "unicode": "api.github.com",
+        "ascii": "api.github.com",
+        "warning": None,
+    }
+    idn = explain_capabilities(Capabilities.from_dict({"network": ["xn--bcher-kva.example"]}))[0]
+    assert (
+        idn["shown"] == "bücher.example (punycode xn--bcher-kva.example)"
+    )  # one script: no warning

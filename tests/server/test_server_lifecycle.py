@@ -83,3 +83,20 @@ def test_api_create_refuses_lookalike_names(api: Api, fd: Foundry) -> None:
         problem = next(f for f in refused["findings"] if f["path"] == "$.name")
         assert f"looks like the {like}" in problem["message"] or like in problem["message"]
     assert {t.name for t in fd.tools()} == {"shout", "weather", "news"}
+
+
+def test_api_and_page_show_a_lookalike_host_in_both_forms(api: Api, fd: Foundry) -> None:
+    lookalike, punycode = "api.g\u0456thub.com", "api.xn--gthub-n2e.com"
+    assert api.post("/api/tools", network_draft("gh", lookalike), 201)["version"] == 1
+    detail = api.get("/api/tools/gh/versions/1")["capability_details"][0]
+    assert (detail["host"]["unicode"], detail["host"]["ascii"]) == (lookalike, punycode)
+    assert "mixes Cyrillic and Latin" in detail["host"]["warning"]
+    page = api.client.get("/ui/tools/gh/v/1")
+    assert page.status_code == 200
+    assert punycode in page.text
+    assert lookalike in page.text
+    assert 'class="warning">WARNING:' in page.text
+    listing = api.client.get("/ui/approvals")
+    assert f"{lookalike} (punycode {punycode}) WARNING" in listing.text
+    tool_page = api.client.get("/ui/tools/gh")
+    assert punycode in tool_page.text

@@ -19,10 +19,11 @@ from toolfoundry.cli.options import (
     say,
     store_options,
 )
+from toolfoundry.forge.host_display import capabilities_text
 from toolfoundry.foundry.review import pending_reviews, version_review
 from toolfoundry.registry import RegistryError, ToolVersion
+from toolfoundry.spec import Capabilities
 from toolfoundry.spec.display import visible
-from toolfoundry.spec.json_gate import encode
 
 
 def _target(spec: str) -> tuple[str, int | None]:
@@ -57,7 +58,7 @@ def list_pending(db: str | None, config_path: str | None, as_json: bool) -> None
         table.add_row(
             cell(p["name"]),
             str(p["version"]),
-            cell(encode(p["capabilities"])),
+            cell(capabilities_text(Capabilities.from_dict(p["capabilities"]))),
             cell("; ".join(p["reasons"])),
             f"{passed}/{len(p['test_results'])} passed",
         )
@@ -96,7 +97,8 @@ def show(target: str, db: str | None, config_path: str | None, as_json: bool) ->
     for reason in packet["reasons"]:
         out.print(cell(f"  asks for {reason}"), highlight=False)
     for cap in packet["capability_details"]:
-        out.print(cell(f"  {cap['capability']} {cap['value']}: {cap['meaning']}"))
+        shown = cap.get("shown", cap["value"])  # a host in both forms, with its warning
+        out.print(cell(f"  {cap['capability']} {shown}: {cap['meaning']}"))
     for f in packet["findings"]:
         out.print(cell(f"  {f['severity']} {f['rule']}: {f['message']}"), highlight=False)
     passed = sum(1 for t in packet["test_results"] if t.get("passed"))

@@ -23,6 +23,7 @@ from toolfoundry.cli.options import (
     say,
     store_options,
 )
+from toolfoundry.forge.host_display import capabilities_text
 from toolfoundry.registry import RegistryError, ToolVersion
 from toolfoundry.spec.display import visible, visible_line
 from toolfoundry.spec.json_gate import encode
@@ -156,7 +157,8 @@ def show(
     current = "  (current)" if v.current else ""
     out.print(Text.assemble((visible(v.name), "bold"), f" v{v.version}  {v.status.value}{current}"))
     out.print(cell(v.description))
-    out.print(cell(f"capabilities: {encode(v.capabilities.to_dict())}   sha256: {v.sha256}"))
+    # hosts in both forms, with a lookalike warning (forge/host_display.py)
+    out.print(cell(f"capabilities: {capabilities_text(v.capabilities)}   sha256: {v.sha256}"))
     out.print(cell(f"parameters: {encode(v.parameters, indent=2)}"))
     passed = sum(1 for r in v.test_results if r.get("passed"))
     out.print(cell(f"tests: {passed}/{len(v.test_results)} passed   calls: {stats.calls}"))

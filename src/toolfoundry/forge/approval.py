@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from toolfoundry.forge.host_display import host_label, host_view
 from toolfoundry.spec import Capabilities, StorageScope, capabilities_hash, code_sha256
 
 # The hashes live in spec (one implementation for the forge, the registry and the check);
@@ -92,13 +93,16 @@ def explain_capabilities(
 ) -> list[dict[str, Any]]:
     """Each requested capability with what it lets the tool do, for a human reviewer."""
     out: list[dict[str, Any]] = []
+    # a host is shown in both forms, with a warning for a lookalike (forge/host_display.py)
     for host in capabilities.network:
         out.append(
             {
                 "capability": "network",
                 "value": host,
-                "meaning": f"may send HTTP requests to {host} (and read the answers); data the "
-                "tool is given can leave this machine",
+                "shown": host_label(host),
+                "host": host_view(host).to_dict(),
+                "meaning": f"may send HTTP requests to {host_label(host)} (and read the "
+                "answers); data the tool is given can leave this machine",
             }
         )
     for host in capabilities.credentials:
@@ -106,8 +110,10 @@ def explain_capabilities(
             {
                 "capability": "credentials",
                 "value": host,
-                "meaning": f"requests to {host} carry a configured secret added by the host; "
-                "the tool never sees it but acts with its authority",
+                "shown": host_label(host),
+                "host": host_view(host).to_dict(),
+                "meaning": f"requests to {host_label(host)} carry a configured secret added by "
+                "the host; the tool never sees it but acts with its authority",
             }
         )
     if capabilities.storage is StorageScope.TOOL:

@@ -19,6 +19,7 @@ from starlette.responses import HTMLResponse, PlainTextResponse, RedirectRespons
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from toolfoundry.forge.host_display import host_label
 from toolfoundry.foundry import Decision, Foundry
 from toolfoundry.registry import RegistryError
 from toolfoundry.server.security import CSRF_FIELD, csrf_token
@@ -52,6 +53,7 @@ _env = Environment(
     lstrip_blocks=True,
     finalize=_shown,
 )
+_env.filters["host"] = host_label  # both forms of a host and its lookalike warning
 _env.globals["highlighted"] = highlighted
 _env.globals["csrf_field"] = CSRF_FIELD
 

@@ -137,6 +137,17 @@ COMPONENTS: dict[str, dict[str, Any]] = {
                         capability=_STR,
                         value={"description": "The hosts, the storage scope, or true."},
                         meaning=_STR,
+                        shown={
+                            **_STR,
+                            "description": "A host as a person must read it: its Unicode and "
+                            "punycode forms, and a WARNING for mixed scripts or a lookalike.",
+                        },
+                        host=_obj(
+                            ["unicode", "ascii", "warning"],
+                            unicode=_STR,
+                            ascii={**_OPT_STR, "description": "The form the fetch uses."},
+                            warning=_OPT_STR,
+                        ),
                     ),
                 },
                 diff=_STR,
