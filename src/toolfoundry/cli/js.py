@@ -10,6 +10,9 @@ import click
 
 from toolfoundry.cli.options import Seconds, json_args, print_result
 from toolfoundry.sandbox.policy import MIB
+from toolfoundry.spec import CallLimits
+
+DEFAULT = CallLimits()  # the defaults of every call: js run starts from them too
 
 
 @click.group()
@@ -44,14 +47,14 @@ def js() -> None:
 @click.option(
     "--timeout",
     type=Seconds(),
-    default=2.0,
+    default=DEFAULT.timeout_s,
     show_default=True,
     help="Time budget in seconds, compilation included.",
 )
 @click.option(
     "--memory",
     type=click.IntRange(min=8),
-    default=64,
+    default=DEFAULT.memory_mib,
     show_default=True,
     metavar="MIB",
     help="Linear-memory cap in MiB.",
