@@ -105,6 +105,18 @@ step "a PostgreSQL URL without the [postgres] extra"
 if "${RUN[@]}" toolfoundry tools list --db postgresql://nobody@127.0.0.1:1/x 2>pg.err; then fail "no error"; fi
 grep -q "install toolfoundry\[postgres\]" pg.err || fail "postgres: $(cat pg.err)"
 
+step "agent without [agents], serve without [server]: the same one-line message"
+if "${RUN[@]}" OPENAI_API_KEY=unused toolfoundry agent "x" --model openai:gpt-4o-mini \
+  --db "sqlite:///$WORK/run/agent.db" >agent.out 2>&1; then fail "agent ran without openai"; fi
+grep -q "needs the \[agents\] extra: install toolfoundry\[agents\]" agent.out || fail "agent: $(cat agent.out)"
+"$UV" pip uninstall -q --python "$V/python" mcp
+if "${RUN[@]}" toolfoundry serve --db "sqlite:///$WORK/run/serve.db" </dev/null >serve.out 2>&1; then
+  fail "serve ran without mcp"
+fi
+[ "$(wc -l <serve.out)" = 1 ] || fail "serve said more than one line: $(cat serve.out)"
+grep -q "^Error: toolfoundry serve needs the \[server\] extra: install toolfoundry\[server\]" serve.out \
+  || fail "serve: $(cat serve.out)"
+
 SITE=$("$V/python" -c "import pathlib, toolfoundry; print(pathlib.Path(toolfoundry.__file__).parent)")
 BUILT=$SITE/sandbox/js/_build
 one_line_unavailable() {  # $1: what the line must also say
