@@ -51,8 +51,8 @@ def fix() -> str:
     if checkout is not None:
         return f"run `make setup` in {checkout} (it builds the guest and the libraries)"
     return (
-        "reinstall toolfoundry, whose wheel carries the sandbox: "
-        "pip install --force-reinstall --no-deps toolfoundry"
+        "reinstall toolfoundry from its wheel or sdist, which carry the sandbox "
+        "(pip install --force-reinstall --no-deps toolfoundry-VERSION-py3-none-any.whl)"
     )
 
 
