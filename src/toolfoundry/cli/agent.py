@@ -32,13 +32,26 @@ from toolfoundry.agent.providers import ReplayProvider
 from toolfoundry.agent.providers.replay import FORMAT
 from toolfoundry.agent.transcript import recording_session
 from toolfoundry.cli.catalog import load_project, source_option
-from toolfoundry.cli.options import emit, json_option, open_foundry, store_options
+from toolfoundry.cli.options import (
+    cell,
+    emit,
+    json_option,
+    markup_safe,
+    open_foundry,
+    store_options,
+)
+from toolfoundry.spec.display import visible
+from toolfoundry.spec.json_gate import encode
 
 _SHOWN = 240
 
 
 class AgentView:
-    """Prints each event of a run with rich: turns, the model's words and calls, outcomes."""
+    """Prints each event of a run with rich: turns, the model's words and calls, outcomes.
+
+    Everything a model or a tool wrote is shown escaped (control characters as ``\\x1b``,
+    rich markup as literal brackets): only this view's own markup styles the terminal.
+    """
 
     def __init__(self, console: Console) -> None:
         self.console = console
@@ -51,14 +64,15 @@ class AgentView:
     def _turn(self, event: AgentEvent) -> None:
         offered = event.data["offered"]
         self.console.rule(f"[bold]turn {event.turn}")
-        self.console.print(f"[dim]offered ({len(offered)}): {', '.join(offered)}[/]")
+        self.console.print(f"[dim]offered ({len(offered)}): {markup_safe(', '.join(offered))}[/]")
 
     def _model(self, event: AgentEvent) -> None:
         if event.data["text"]:
-            self.console.print(f"[cyan]model:[/] {event.data['text']}")
+            self.console.print(f"[cyan]model:[/] {markup_safe(event.data['text'])}")
         for call in event.data["calls"]:
-            args = json.dumps(call["arguments"], ensure_ascii=False)
-            self.console.print(f"  [bold]→ {call['name']}[/]({_cut(args)})", highlight=False)
+            args = markup_safe(_cut(_json(call["arguments"])))
+            name = markup_safe(call["name"])
+            self.console.print(f"  [bold]→ {name}[/]({args})", highlight=False)
         usage = event.data.get("usage") or {}
         if usage.get("input_tokens") or usage.get("output_tokens"):
             self.console.print(
@@ -73,40 +87,43 @@ class AgentView:
         value = result.get("value")
         if data["name"] == "create_tool" and isinstance(value, dict):
             where = f"v{value.get('version')}" if value.get("version") else "(nothing registered)"
-            self.console.print(
-                f"  {mark} create_tool: {value.get('status')} {value.get('name')} {where}"
-            )
+            said = markup_safe(f"{value.get('status')} {value.get('name')} {where}")
+            self.console.print(f"  {mark} create_tool: {said}")
             for test in value.get("test_results") or []:
                 passed = "[green]pass[/]" if test.get("passed") else "[red]FAIL[/]"
                 extra = "regression " if test.get("regression") else ""
                 detail = str(test.get("diff") or test.get("error") or "")
                 detail = detail.strip().replace("\n", "\n        ")
-                self.console.print(f"      {passed} {extra}{test.get('name')}  {_cut(detail)}")
+                said = markup_safe(f"{extra}{test.get('name')}  {_cut(detail)}")
+                self.console.print(f"      {passed} {said}")
         else:
             shown = result.get("error") if "error" in result else value
-            text = json.dumps(shown, ensure_ascii=False, default=str)
-            self.console.print(f"  {mark} {data['name']} → {_cut(text)}", highlight=False)
+            said = markup_safe(f"{data['name']} → {_cut(_json(shown))}")
+            self.console.print(f"  {mark} {said}", highlight=False)
         step = result.get("step") or {}
         if step.get("status") != "completed":
-            self.console.print(
-                f"      step: {json.dumps(step, ensure_ascii=False)}", highlight=False
-            )
+            self.console.print(f"      step: {markup_safe(_json(step))}", highlight=False)
 
     def _approval(self, event: AgentEvent) -> None:
         d = event.data
         who = f" by {d['by']}" if d["by"] else ""
-        self.console.print(f"  [yellow]approval[/] {d['name']} v{d['version']}: {d['action']}{who}")
+        said = markup_safe(f"{d['name']} v{d['version']}: {d['action']}{who}")
+        self.console.print(f"  [yellow]approval[/] {said}")
 
     def _stop(self, event: AgentEvent) -> None:
         colour = "green" if event.data["reason"] == StopReason.COMPLETED.value else "red"
         self.console.print(
             f"[{colour}]stopped after {event.turn} turn(s): {event.data['reason']}[/] "
-            f"({event.data['message']})"
+            f"({markup_safe(event.data['message'])})"
         )
 
 
 def _cut(text: str) -> str:
     return text if len(text) <= _SHOWN else text[:_SHOWN] + "…"
+
+
+def _json(value: Any) -> str:
+    return encode(value, compact=False, default=str)
 
 
 def load_recording(path: Path) -> dict[str, Any]:
@@ -126,10 +143,11 @@ def terminal_approver(console: Console) -> Approver:
     """Ask the person at the terminal; end of input leaves the version pending."""
 
     def decide(request: ApprovalRequest) -> ApprovalDecision:
-        console.rule(f"[yellow]approval needed: {request.name} v{request.version}")
-        console.print(request.description)
-        console.print(f"capabilities: {json.dumps(request.capabilities)}")
-        console.print(Syntax(request.code, "javascript", line_numbers=True))
+        console.rule(f"[yellow]approval needed: {markup_safe(request.name)} v{request.version}")
+        console.print(cell(request.description))
+        console.print(cell(f"capabilities: {encode(request.capabilities)}"))
+        # the code a person approves, with every control and bidi character shown
+        console.print(Syntax(visible(request.code), "javascript", line_numbers=True))
         try:
             yes = Confirm.ask("Approve this version?", console=console, default=False)
         except EOFError:
@@ -242,7 +260,7 @@ def agent(
             raise click.UsageError(exc.message) from None
         if isinstance(provider, ReplayProvider):
             console.print(
-                f"[bold magenta]REPLAY[/] of a recorded session ({provider.label}); "
+                f"[bold magenta]REPLAY[/] of a recorded session ({markup_safe(provider.label)}); "
                 "every tool call runs for real"
             )
         if auto_approve is True:
@@ -267,9 +285,9 @@ def agent(
         recording.setdefault("sessions", {})[run.id[:8]] = recording_session(run)
         text = json.dumps(recording, indent=1, ensure_ascii=False) + "\n"
         Path(record).write_text(text, encoding="utf-8")
-        console.print(f"[dim]recorded as session {run.id[:8]} in {record}[/]")
+        console.print(f"[dim]recorded as session {run.id[:8]} in {markup_safe(record)}[/]")
     if as_json:
         emit(run.to_dict())
     elif run.final_text:
-        console.print(f"\n[bold]answer:[/] {run.final_text}")
+        console.print(f"\n[bold]answer:[/] {markup_safe(run.final_text)}")
     sys.exit(0 if run.stop_reason is StopReason.COMPLETED else 1)

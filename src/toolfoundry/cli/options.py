@@ -110,6 +110,13 @@ def cell(text: object) -> Text:
     return Text(visible(str(text)))
 
 
+def markup_safe(text: object) -> str:
+    """Text to put inside a rich markup string: shown escaped, its ``[brackets]`` literal."""
+    from rich.markup import escape
+
+    return escape(visible(str(text)))
+
+
 def print_result(result: CallResult, as_json: bool, *, plain_text: bool = False) -> None:
     """Print a call's result: the whole CallResult with ``--json``; else the value on stdout
     (a string as it is with ``plain_text``, anything else as JSON), logs and the error on stderr.
