@@ -50,6 +50,9 @@ class CallHost:
         self._logs_full = False
         self.fetch_count = 0
         self._sources_served: set[str] = set()
+        # The error kinds this host itself answered during the call (a refused fetch, a spent
+        # budget): the only kinds besides the engine's own facts a failed call may end with.
+        self.refused_kinds: set[str] = set()
 
     def answer(self, op: str, payload: bytes) -> bytes:
         """Answer one request: JSON in and out, except for the module loader's two ops."""
@@ -75,6 +78,8 @@ class CallHost:
             answer: Any = {"error": {"kind": kind, "message": message}}
         else:
             answer = self._dispatch(op, data)
+        if isinstance(answer, dict) and isinstance(answer.get("error"), dict):
+            self.refused_kinds.add(str(answer["error"].get("kind")))
         try:
             return encode(answer).encode("utf-8")
         except InvalidJson as exc:  # a handler's answer that is not JSON: the script sees why

@@ -270,18 +270,39 @@ class WasmEngine:
             )
         if answer.kind is None:
             return CallResult.success(answer.value, logs=host.logs)
-        kind, message = answer.kind, answer.message
-        # only the host decides that the sandbox is unavailable, never the guest's answer
-        if kind not in ErrorKind.__members__.values() or kind == ErrorKind.SANDBOX_UNAVAILABLE:
-            kind = ErrorKind.RUNTIME_ERROR
-        if (
-            kind == ErrorKind.RUNTIME_ERROR
-            and message == "uncaught null"
-            and self._near_cap(guest, limits)
-        ):
+        kind, message = self._decided_kind(guest, host, answer.kind, answer.message)
+        return self._fail(host, kind, message)
+
+    @staticmethod
+    def _decided_kind(
+        guest: Guest, host: CallHost, suggested: str, message: str
+    ) -> tuple[ErrorKind, str]:
+        """The kind of a failed call, from facts the host saw, never from the guest's answer.
+
+        The guest's answer only suggests a kind (a script can forge any error object and
+        override the built-ins the prelude uses). ``memory_limit`` needs memory.grow to have
+        been refused in this call (the store's cap; counted by the guest's allocator, which no
+        script can write), ``timeout`` a timer past the budget (the C shim's end state) or a
+        host answer that the budget was spent, and any other kind a host answer of that kind
+        during this call (``CallHost.refused_kinds``: a fetch it refused). Everything else a
+        script throws is ``runtime_error``.
+        """
+        guest.store.set_epoch_deadline(1 << 40)  # the facts are read after the call's budget
+        if suggested == ErrorKind.MEMORY_LIMIT or message == "uncaught null":
             # QuickJS throws null when it runs out of memory while reporting running out
-            kind, message = ErrorKind.MEMORY_LIMIT, "out of memory"
-        return self._fail(host, ErrorKind(kind), message)
+            if _guest_fact(guest, "tf_grow_refused") > 0:
+                return (
+                    ErrorKind.MEMORY_LIMIT,
+                    "out of memory" if message == "uncaught null" else message,
+                )
+            return ErrorKind.RUNTIME_ERROR, message
+        if suggested == ErrorKind.TIMEOUT:
+            if _guest_fact(guest, "tf_ended_by") == 2 or "timeout" in host.refused_kinds:
+                return ErrorKind.TIMEOUT, message
+            return ErrorKind.RUNTIME_ERROR, message
+        if suggested in host.refused_kinds and suggested in _HOST_ANSWER_KINDS:
+            return ErrorKind(suggested), message
+        return ErrorKind.RUNTIME_ERROR, message
 
     def memory_limit(self, limits: Limits) -> int:
         """How far the guest's linear memory may grow: the baseline plus the tool's cap."""
@@ -306,6 +327,15 @@ class WasmEngine:
     @staticmethod
     def _fail(host: CallHost, kind: ErrorKind, message: str) -> CallResult:
         return CallResult.failure(kind, message, logs=host.logs)
+
+
+# kinds a host answer may carry into a call's result (host_calls.py and the fetch policy)
+_HOST_ANSWER_KINDS = frozenset({ErrorKind.CAPABILITY_DENIED.value, ErrorKind.TIMEOUT.value})
+
+
+def _guest_fact(guest: Guest, export: str) -> int:
+    """A number the guest's C code keeps for the host (``guest.c``: grow refusals, end state)."""
+    return int(wasm_calls.NumericCall(guest._export(export), (), "i32")(guest.store)) & 0xFFFFFFFF
 
 
 _default: WasmEngine | None = None

@@ -166,6 +166,11 @@ static void tfa_init(void) {
     }
 }
 
+/* How many times memory.grow was refused (the store's memory cap) or a request was larger
+ * than any memory: the host reads it after a call (guest.c's tf_facts) to decide, from its own
+ * cap rather than from an error object a script can forge, that a call ran out of memory. */
+uint32_t tf_grow_refusals;
+
 /* Ask memory.grow for at least `bytes` more; 0 when refused. Adds the new space (merged with a
  * free last block) to the free lists. */
 static int tfa_grow(uint32_t bytes) {
@@ -174,8 +179,10 @@ static int tfa_grow(uint32_t bytes) {
     intptr_t old = (intptr_t)__builtin_wasm_memory_grow(0, pages < ahead ? ahead : pages);
     if (old < 0 && pages < ahead)
         old = (intptr_t)__builtin_wasm_memory_grow(0, pages);
-    if (old < 0)
+    if (old < 0) {
+        tf_grow_refusals++;
         return 0;
+    }
     uintptr_t start = (uintptr_t)old * TFA_WASM_PAGE;
     uintptr_t end = (uintptr_t)__builtin_wasm_memory_size(0) * TFA_WASM_PAGE;
     tfa_block *b;
@@ -243,6 +250,7 @@ void *malloc(size_t n) {
     if (!tfa_end)
         tfa_init();
     if (n > TFA_MAX_REQUEST) {
+        tf_grow_refusals++;
         errno = ENOMEM;
         return NULL;
     }
@@ -307,6 +315,7 @@ void *realloc(void *p, size_t n) {
         return NULL;
     }
     if (n > TFA_MAX_REQUEST) {
+        tf_grow_refusals++;
         errno = ENOMEM;
         return NULL;
     }

@@ -33,6 +33,16 @@ static JSValue tf_hooks = JS_UNDEFINED; /* the prelude's {invoke, fail, tick} */
 static char *tf_scratch;
 static char *tf_result;
 
+/* Facts the host reads after a call, written only by this C code, never by JavaScript: how
+ * often memory.grow was refused (alloc.c) and whether the call ended because its promise never
+ * settled (1) or a timer lies past the budget (2). The host sets error kinds from these. */
+extern uint32_t tf_grow_refusals;
+static volatile uint32_t tf_end_state;
+__attribute__((export_name("tf_grow_refused"))) uint32_t tf_grow_refused(void) {
+    return tf_grow_refusals;
+}
+__attribute__((export_name("tf_ended_by"))) uint32_t tf_ended_by(void) { return tf_end_state; }
+
 static const char TF_OOM[] =
     "{\"ok\":false,\"kind\":\"memory_limit\",\"message\":\"out of memory\"}";
 
@@ -267,6 +277,7 @@ static uint64_t tf_fail_with(JSValue err) {
 static uint64_t tf_fail_pending(void) { return tf_fail_with(JS_GetException(tf_ctx)); }
 
 static uint64_t tf_fail_state(int state) {
+    tf_end_state = (uint32_t)state;
     JSValue v = JS_NewInt32(tf_ctx, state == 2 ? -2 : -1);
     return tf_fail_with(v);
 }

@@ -19,11 +19,16 @@
   const _Uint8Array = Uint8Array;
   const _ArrayBuffer = ArrayBuffer;
   const _InternalError = G.InternalError;
-  const kinds = new _WeakMap(); // error object -> CallResult error kind
+  // error object -> the kind the prelude suggests; the host decides the kind from its own facts
+  // (wasm_engine.py:_decided_kind), so these are only read through captured methods for accuracy
+  const kinds = new _WeakMap();
+  const _apply = Reflect.apply;
+  const weakGet = _WeakMap.prototype.get;
+  const weakSet = _WeakMap.prototype.set;
 
   const call = (op, payload) => jsonParse(host(op, jsonStringify(payload)));
   const marked = (err, kind) => {
-    kinds.set(err, kind);
+    _apply(weakSet, kinds, [err, kind]);
     return err;
   };
   const hostError = (answer) => {

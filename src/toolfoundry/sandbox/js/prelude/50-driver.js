@@ -19,7 +19,7 @@
           "the module's promise never settled: nothing left to wait for (no timers, no host calls)",
         );
       if (err === -2) return answerError("timeout", "a pending timer is due after the time budget");
-      let kind = (typeof err === "object" || typeof err === "function") && err !== null ? kinds.get(err) : undefined;
+      let kind = (typeof err === "object" || typeof err === "function") && err !== null ? _apply(weakGet, kinds, [err]) : undefined;
       if (kind === undefined) {
         kind = "runtime_error";
         if (_InternalError && err instanceof _InternalError && err.message === "out of memory") kind = "memory_limit";
