@@ -17,7 +17,6 @@ import json
 import math
 import mmap
 import os
-import random
 import threading
 import time
 from pathlib import Path
@@ -54,9 +53,35 @@ TICK_NS = 1_000_000  # the guest clock's resolution: one epoch tick
 HEAP_SPARE = 1024 * 1024
 _WARM_UP = "export async function handler(a) { console.log(a); return JSON.stringify(a) }"
 
-# Math.random seeds: one getrandom() per process, not per call (the syscall costs ~20 µs under
-# load). Math.random is not a CSPRNG in any engine; crypto.getRandomValues uses os.urandom.
-_seeds = random.Random(os.urandom(32))
+
+class _OsSeeds:
+    """Math.random seeds for each call, straight from the OS CSPRNG (``os.urandom``).
+
+    Read 4 KiB at a time (one getrandom() per 512 calls: the syscall costs ~20 µs under load),
+    and every seed is used once. No seed is derived from another, so a tool that recovers its
+    own Math.random state learns nothing about any other call's (a process-wide Mersenne
+    Twister, as before, could be recovered and predicted). Math.random within one call stays
+    QuickJS's xorshift, not a CSPRNG; crypto.getRandomValues asks the host for os.urandom.
+    """
+
+    CHUNK = 4096
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._bytes = b""
+        self._at = 0
+
+    def take(self) -> int:
+        """A fresh non-zero 63-bit seed."""
+        with self._lock:
+            if self._at + 8 > len(self._bytes):
+                self._bytes, self._at = os.urandom(self.CHUNK), 0
+            word = self._bytes[self._at : self._at + 8]
+            self._at += 8
+        return (int.from_bytes(word, "little") >> 1) | 1
+
+
+_seeds = _OsSeeds()
 
 
 def prelude_source() -> str:
@@ -231,7 +256,7 @@ class WasmEngine:
         if remaining <= 0:
             return self._fail(host, ErrorKind.TIMEOUT, "the time budget was spent before start")
         budget_ms = (limits.deadline - started) * 1000.0
-        seed = _seeds.getrandbits(63) | 1
+        seed = _seeds.take()
         guest.store.set_epoch_deadline(math.ceil(remaining / TICK_S) + 1)
         outer = getattr(call_state, "state", None)  # a host op may itself run a script
         call_state.state = (host, guest)
