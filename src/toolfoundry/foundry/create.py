@@ -31,7 +31,7 @@ from toolfoundry.foundry.fixture_reach import fixture_refusals
 from toolfoundry.registry.faults import crash_point
 from toolfoundry.registry.records import NewVersion, RegistryError, ToolVersion
 from toolfoundry.registry.repository import Registry
-from toolfoundry.spec import Problem, StepResult, VersionStatus
+from toolfoundry.spec import Problem, StepResult, StepStatus, VersionStatus, version_identity
 from toolfoundry.spec.names import looks_like
 
 
@@ -48,6 +48,9 @@ class CreateResult:
         step: completed, or blocked with blockers (``invalid_draft``, ``static_check_failed``,
             ``tests_failed``, ``regression``, ``awaiting_approval``), or unavailable.
         duplicate_of: an active tool with the same code, or one that passes this draft's tests.
+        unchanged: True when the draft is identical (spec/binding.py:version_identity) to the
+            tool's current version or one of its pending versions: nothing was created, and
+            ``version``/``status`` are that existing version's.
     """
 
     status: str
@@ -57,6 +60,7 @@ class CreateResult:
     test_results: list[dict[str, Any]]
     step: StepResult
     duplicate_of: str | None = None
+    unchanged: bool = False
     report: ForgeReport | None = field(default=None, repr=False, compare=False)
 
     def to_dict(self) -> dict[str, Any]:
@@ -69,6 +73,7 @@ class CreateResult:
             "test_results": self.test_results,
             "step": self.step.to_dict(),
             "duplicate_of": self.duplicate_of,
+            "unchanged": self.unchanged,
         }
 
 
@@ -114,6 +119,9 @@ class Intake:
         refused = self._name_problems(parsed.name) + fixture_refusals(parsed, policy)
         if refused:
             return self._result(invalid_draft(parsed.name, refused))
+        same = self._identical(parsed)
+        if same is not None:  # nothing new to test, approve or store
+            return _unchanged(same)
         previous = self._previous(parsed.name)
         report = forge_draft(
             parsed,
@@ -243,6 +251,21 @@ class Intake:
         findings.append(Finding("behavioural_duplicate", Severity.WARNING, message, path="$.tests"))
         return twin
 
+    def _identical(self, draft: Draft) -> ToolVersion | None:
+        """The tool's current or pending version identical to ``draft``, if any (an older,
+        superseded version is not: resubmitting it is a new version, like any change)."""
+        try:
+            history = self.registry.history(draft.name)
+        except RegistryError:
+            return None
+        identity = _draft_identity(draft)
+        for version in reversed(history):
+            if not (version.current or version.status is VersionStatus.PENDING_APPROVAL):
+                continue
+            if _stored_identity(version) == identity:
+                return version
+        return None
+
     def _previous(self, name: str) -> ExistingTool | None:
         try:
             current = self.registry.get(name)
@@ -273,3 +296,46 @@ class Intake:
             duplicate_of=duplicate_of,
             report=report,
         )
+
+
+def _draft_identity(draft: Draft) -> str:
+    return version_identity(
+        code=draft.code,
+        description=draft.description,
+        parameters=draft.parameters,
+        returns=draft.returns,
+        tests=[t.to_dict() for t in draft.tests],
+        fixtures=[f.to_dict() for f in draft.fixtures],
+        capabilities=draft.capabilities,
+        language=draft.language.value,
+    )
+
+
+def _stored_identity(version: ToolVersion) -> str:
+    return version_identity(
+        code=version.code,
+        description=version.description,
+        parameters=version.parameters,
+        returns=version.returns,
+        tests=version.tests,
+        fixtures=version.fixtures,
+        capabilities=version.capabilities,
+        language=version.language,
+    )
+
+
+def _unchanged(version: ToolVersion) -> CreateResult:
+    """The answer to a resubmission identical to ``version``: that version, as it is."""
+    message = (
+        f"identical to {version.name} v{version.version} ({version.status.value}): "
+        "nothing was created"
+    )
+    return CreateResult(
+        status=version.status.value,
+        name=version.name,
+        version=version.version,
+        findings=[],
+        test_results=list(version.test_results),
+        step=StepResult(StepStatus.COMPLETED, message=message),
+        unchanged=True,
+    )

@@ -1,7 +1,7 @@
 """The shared vocabulary: ToolSpec, Param, Level, StepStatus, VersionStatus, CallResult,
 CallError, and the code and capability-set hashes an approval binds."""
 
-from toolfoundry.spec.binding import capabilities_hash, code_sha256
+from toolfoundry.spec.binding import capabilities_hash, code_sha256, version_identity
 from toolfoundry.spec.capabilities import Capabilities, StorageScope, UnknownCapability
 from toolfoundry.spec.declared_tool import DeclaredTool
 from toolfoundry.spec.limits import CallLimits
@@ -33,4 +33,5 @@ __all__ = [
     "capabilities_hash",
     "code_sha256",
     "validate_name",
+    "version_identity",
 ]

@@ -1,4 +1,5 @@
-"""The two hashes an approval is bound to: the code's and the capability set's.
+"""The two hashes an approval is bound to (the code's and the capability set's), and a
+version's identity (what an identical resubmission shares).
 
 These are the only implementations; the forge's report, the registry's rows and the approval
 check all call them, so a hash computed at create time is the one checked at approve time.
@@ -15,6 +16,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from toolfoundry.spec.capabilities import Capabilities
 
@@ -41,5 +44,36 @@ def capabilities_hash(capabilities: Capabilities, language: str = "javascript") 
         "system": capabilities.system,
     }
     # ensure_ascii (the default) escapes every non-ASCII character: the text is plain ASCII
+    text = json.dumps(canonical, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode("ascii")).hexdigest()
+
+
+def version_identity(
+    *,
+    code: str,
+    description: str,
+    parameters: Mapping[str, Any],
+    returns: Mapping[str, Any] | None,
+    tests: Sequence[Any],
+    fixtures: Sequence[Any],
+    capabilities: Capabilities,
+    language: str,
+) -> str:
+    """Hex SHA-256 of what makes two versions the same tool: an identical resubmission.
+
+    Covers the code, description, parameters and returns schemas, tests and fixtures (in their
+    stored JSON form, in order) and the capability set (through :func:`capabilities_hash`, so
+    the language too). Not the author, nor ``changes_tests``: those say who and why, not what.
+    Key order inside JSON objects does not matter (``sort_keys``); list order does.
+    """
+    canonical = {
+        "code": code_sha256(code),
+        "description": description,
+        "parameters": parameters,
+        "returns": returns,
+        "tests": list(tests),
+        "fixtures": list(fixtures),
+        "capabilities": capabilities_hash(capabilities, language),
+    }
     text = json.dumps(canonical, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode("ascii")).hexdigest()
