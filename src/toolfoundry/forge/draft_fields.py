@@ -6,9 +6,7 @@ import json
 import re
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
-from typing import Any
-
-from jsonschema import Draft202012Validator
+from typing import TYPE_CHECKING, Any
 
 from toolfoundry.forge.draft_json import FIXTURE_FIELDS
 from toolfoundry.sandbox.host.hosts import pattern_covered, pattern_problem
@@ -17,12 +15,11 @@ from toolfoundry.spec import JSON_SCHEMA_DIALECT, Capabilities, Problem
 from toolfoundry.spec.capabilities import KNOWN_CAPABILITIES, StorageScope
 from toolfoundry.spec.json_schema import InvalidSchema, compile_schema, schema_problems
 
+if TYPE_CHECKING:
+    from jsonschema import Draft202012Validator
+
 JsonObject = dict[str, Any]
 FETCH_METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE")
-# The meta-schema is the host's own (its patterns are fixed and linear), so Python's validator
-# may check a draft's schema against it; the draft's schema itself only ever runs in
-# spec/json_schema.py.
-_META = Draft202012Validator(Draft202012Validator.META_SCHEMA)
 _IDENT = re.compile(r"^[A-Za-z_$][A-Za-z0-9_$]*$")
 
 
@@ -37,6 +34,20 @@ class DraftError(ValueError):
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form: ``{"problems": [{"path", "message"}, ...]}``."""
         return {"problems": [p.to_dict() for p in self.problems]}
+
+
+@lru_cache(maxsize=1)
+def _meta_validator() -> Draft202012Validator:
+    """The 2020-12 meta-schema's validator, built on the first draft checked.
+
+    The meta-schema is the host's own (its patterns are fixed and linear), so Python's
+    validator may check a draft's schema against it; the draft's schema itself only ever runs
+    in spec/json_schema.py. Imported here, not at the top: jsonschema costs a quarter second
+    of import under load that opening a foundry or calling a tool never needs.
+    """
+    from jsonschema import Draft202012Validator
+
+    return Draft202012Validator(Draft202012Validator.META_SCHEMA)
 
 
 def canonical_json(value: Any) -> str:
@@ -76,7 +87,8 @@ def _remote_refs(schema: object, path: str) -> list[str]:
 def _meta_errors(schema_text: str) -> tuple[tuple[tuple[str | int, ...], str], ...]:
     # Cached by canonical text: an agent resubmits the same schema while it fixes its code.
     return tuple(
-        (tuple(e.absolute_path), e.message) for e in _META.iter_errors(json.loads(schema_text))
+        (tuple(e.absolute_path), e.message)
+        for e in _meta_validator().iter_errors(json.loads(schema_text))
     )
 
 
