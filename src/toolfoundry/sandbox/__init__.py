@@ -9,6 +9,7 @@ each answered (and checked) by the host according to the :class:`SandboxPolicy`.
 
 from __future__ import annotations
 
+import threading
 import time
 from typing import Any
 
@@ -18,6 +19,8 @@ from toolfoundry.spec import CallResult, ErrorKind
 __all__ = ["SandboxPolicy", "run_js"]
 
 _LIBRARY_COMPILE_BUDGET_S = 30.0
+_libraries_ready = threading.Event()
+_libraries_lock = threading.Lock()
 
 
 def run_js(code: str, args: Any = None, policy: SandboxPolicy | None = None) -> CallResult:
@@ -45,6 +48,7 @@ def run_js(code: str, args: Any = None, policy: SandboxPolicy | None = None) -> 
 
     try:
         engine = default_engine()  # process setup (compiling the guest) is not the script's time
+        prepare_libraries()  # so is compiling the libraries, before any tool's import runs
     except SandboxUnavailable as exc:
         return CallResult.failure(ErrorKind.SANDBOX_UNAVAILABLE, str(exc))
     started = time.monotonic()
@@ -70,8 +74,6 @@ def run_js(code: str, args: Any = None, policy: SandboxPolicy | None = None) -> 
     )
     result = engine.run(code, {} if args is None else args, limits, host)
     elapsed = (time.monotonic() - started) * 1000.0
-    for specifier in host.sources_served:  # once per library and process, off the call's time
-        _compile_library(specifier)
     return CallResult(
         ok=result.ok,
         value=result.value,
@@ -80,6 +82,31 @@ def run_js(code: str, args: Any = None, policy: SandboxPolicy | None = None) -> 
         duration_ms=elapsed,
         details={"fetches": host.fetch_count},
     )
+
+
+def prepare_libraries() -> None:
+    """Compile every bundled library once per process, before any tool's import runs.
+
+    Lazily, on the process's first JavaScript call (so ``serve`` starts without it), and
+    outside that call's time budget; calls made meanwhile wait for it. Afterwards the library
+    cache never changes, so no call can time an import to learn what earlier calls imported
+    (an import served from cached bytecode is 5-12x faster than one compiled from source).
+    A library whose bytecode cannot be cached is compiled from source in every call alike.
+    """
+    if _libraries_ready.is_set():
+        return
+    from toolfoundry.sandbox.js.modules import default_catalog
+
+    with _libraries_lock:
+        if _libraries_ready.is_set():
+            return
+        libraries = default_catalog()
+        for specifier in libraries.names():
+            for _attempt in range(2):  # a compile cut short by a loaded machine gets a retry
+                _compile_library(specifier)
+                if not libraries.wants_bytecode(specifier):
+                    break
+        _libraries_ready.set()
 
 
 def _compile_library(specifier: str) -> None:
