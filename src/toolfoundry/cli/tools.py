@@ -6,12 +6,9 @@ from __future__ import annotations
 import shutil
 import sys
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
-from rich.console import Console
-from rich.table import Table
-from rich.text import Text
 
 from toolfoundry.cli.options import (
     cell,
@@ -28,13 +25,21 @@ from toolfoundry.registry import RegistryError, ToolVersion
 from toolfoundry.spec.display import visible, visible_line
 from toolfoundry.spec.json_gate import encode
 
+if TYPE_CHECKING:  # rich loads only when a table or a styled line is printed, not when piped
+    from rich.console import Console
+    from rich.table import Table
+
 
 def console() -> Console:
+    from rich.console import Console
+
     return Console(soft_wrap=True)
 
 
 def version_table(rows: list[ToolVersion], title: str) -> Table:
     """A rich table of versions for people (every cell escaped, never read as markup)."""
+    from rich.table import Table
+
     table = Table(title=cell(title))
     for column in ("name", "version", "status", "current", "capabilities", "author", "created"):
         table.add_column(column)
@@ -101,6 +106,9 @@ def list_tools(
         click.echo("\n".join(plain_lines(title, cells)))
         return
     if len(rows) + 6 <= shutil.get_terminal_size().lines:
+        from rich.table import Table
+        from rich.text import Text
+
         table = Table(title=title)
         for column in LIST_COLUMNS:
             table.add_column(column)
@@ -153,6 +161,8 @@ def show(
     if as_json:
         emit({**v.to_dict(), "usage": stats.to_dict()})
         return
+    from rich.text import Text
+
     out = console()
     current = "  (current)" if v.current else ""
     out.print(Text.assemble((visible(v.name), "bold"), f" v{v.version}  {v.status.value}{current}"))
@@ -265,6 +275,8 @@ def search(
     if as_json:
         emit([h.to_dict() for h in hits])
         return
+    from rich.table import Table
+
     table = Table(title=cell(f"{len(hits)} result(s) for {query!r}"))
     for column in ("name", "version", "status", "score", "description"):
         table.add_column(column)
@@ -308,6 +320,8 @@ def audit(
     if as_json:
         emit([r.to_dict() for r in rows])
         return
+    from rich.table import Table
+
     table = Table(title="audit")
     for column in ("id", "at", "tool", "version", "event", "actor", "detail"):
         table.add_column(column)
