@@ -4,8 +4,10 @@
 
 Each document is decoded by ``json.loads`` (the baseline: no limits, RecursionError and
 Infinity possible) and by ``toolfoundry.spec.json_gate.decode``, interleaved round by round
-so both see the same machine load; the same for ``json.dumps`` and ``encode``. Printed: the
-median of each and the gate's ratio to the baseline. Also the cost of refusing hostile input.
+so both see the same machine load; the same for ``json.dumps`` and ``encode``, and for
+``json.dumps`` and ``check`` (a Python value, as ``Foundry.call`` checks its arguments).
+Printed: the median of each and the gate's ratio to the baseline. Also the cost of refusing
+hostile input.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from toolfoundry.spec.json_gate import InvalidJson, decode, encode
+from toolfoundry.spec.json_gate import InvalidJson, check, decode, encode
 
 
 def documents() -> dict[str, bytes]:
@@ -86,6 +88,13 @@ def main() -> None:
             inner,
         )
         print(f"encode {name:31} {base:11.1f} {gate:11.1f} {gate / base:7.2f}")
+        base, gate = pair(
+            lambda v=value: json.dumps(v, ensure_ascii=False, allow_nan=False),
+            lambda v=value: check(v),
+            rounds,
+            inner,
+        )
+        print(f"check  {name:31} {base:11.1f} {gate:11.1f} {gate / base:7.2f}")
     for name, data in hostile().items():
         print(f"refuse {name:31} {'':11} {median_us(lambda d=data: refuse(d), 5):11.1f}")
 

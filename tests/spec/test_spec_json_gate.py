@@ -91,7 +91,11 @@ def test_many_problems_are_reported_together() -> None:
 
 
 def test_check_holds_python_values_to_the_same_rules() -> None:
-    check({"a": [1, 2.5, "é", None, True], "b": {"c": (1, 2)}})
+    check({"a": [1, 2.5, "é", None, True], "b": {"c": (1, 2)}, "k": {1: "one"}})
+    check({"exact": 10**308})  # 309 digits, still a finite double: walked, then accepted
+    with pytest.raises(InvalidJson) as caught:
+        check(["x" * 100], JsonLimits(max_bytes=50))
+    assert caught.value.reason == "too_large"
     deep: list[Any] = []
     for _ in range(200):
         deep = [deep]
@@ -100,7 +104,8 @@ def test_check_holds_python_values_to_the_same_rules() -> None:
         ({"n": 10**5000}, "number", "$.n"),  # no int->str conversion is attempted
         ({"n": float("inf")}, "number", "$.n"),
         ({"n": float("nan")}, "number", "$.n"),
-        ({1: "x"}, "type", "$"),
+        ({(1, 2): "x"}, "type", "$"),  # a key json.dumps cannot write
+        ({"n": {7: [10**400]}}, "number", '$.n["7"][0]'),  # an int key is its digits
         ({"s": {1, 2}}, "type", "$.s"),
         ({"d": deep}, "too_deep", "$.d[0][0][0][0]...(118 more)[0][0][0][0][0]"),
     ]
@@ -190,3 +195,35 @@ def test_any_text_decodes_or_is_refused_with_invalid_json(parts: Any) -> None:
         except InvalidJson as exc:
             problems = exc.problems  # never empty: every refusal says why
         assert problems
+
+
+def _depth(value: Any) -> int:
+    if isinstance(value, list):
+        return 1 + max((_depth(v) for v in value), default=0)
+    if isinstance(value, dict):
+        return 1 + max((_depth(v) for v in value.values()), default=0)
+    return 0
+
+
+bracket_text = st.text(alphabet='[]{}"\\:,ab', max_size=6)
+bracketed_values = st.recursive(
+    bracket_text | st.integers(),
+    lambda children: (
+        st.lists(children, max_size=3) | st.dictionaries(bracket_text, children, max_size=3)
+    ),
+    max_leaves=25,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(bracketed_values)
+def test_the_depth_passes_are_exact_whatever_the_strings_hold(value: Any) -> None:
+    depth = _depth(value)
+    text = json.dumps(value)
+    assert decode(text, JsonLimits(max_depth=max(depth, 1))) == value
+    check(value, JsonLimits(max_depth=max(depth, 1)))
+    if depth > 1:
+        for refuse in (decode, check):
+            with pytest.raises(InvalidJson) as caught:
+                refuse(text if refuse is decode else value, JsonLimits(max_depth=depth - 1))
+            assert caught.value.reason == "too_deep"

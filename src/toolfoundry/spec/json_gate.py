@@ -142,7 +142,7 @@ def decode(data: str | bytes | bytearray | memoryview, limits: JsonLimits = JSON
     except RecursionError:  # unreachable after the depth scan; kept as a second fence
         raise InvalidJson([_deep(limits.max_depth, "$")]) from None
     escapes = b"\\ud" in raw or b"\\uD" in raw  # C-speed: most texts have none
-    if ill_formed or _hooks.refused or (escapes and _lone_surrogate_escape(raw)):
+    if ill_formed or _hooks.refused or (escapes and not _encodes_as_utf8(value)):
         found = problems(value, limits)
         if found:
             raise InvalidJson(found)
@@ -150,12 +150,29 @@ def decode(data: str | bytes | bytearray | memoryview, limits: JsonLimits = JSON
 
 
 def check(value: Any, limits: JsonLimits = JSON_LIMITS) -> None:
-    """Check a Python value as if it had been decoded: JSON types only, string keys, and the
-    depth, number and Unicode rules of :func:`decode` (size is the encoder's to measure).
+    """Check a Python value as if it had been decoded: JSON types only, and the size, depth,
+    number and Unicode rules of :func:`decode`. Keys are JSON's as ``json.dumps`` writes
+    them (an ``int`` key is its digits).
+
+    Fast path at C speed: the value's JSON text is written and measured (``json.dumps`` refuses
+    NaN, infinities, other types and cycles; strict UTF-8 refuses lone surrogates; the depth
+    passes and a scan for 309-digit runs do the rest); only a value that fails any of these
+    is walked in Python, to locate every problem.
 
     Raises:
         InvalidJson: every problem found, located.
     """
+    try:
+        raw = json.dumps(value, ensure_ascii=False, allow_nan=False).encode("utf-8")
+    except (TypeError, ValueError, RecursionError):  # UnicodeEncodeError is a ValueError
+        raw = None
+    if raw is not None:
+        if len(raw) > limits.max_bytes:
+            size = f"{len(raw)} bytes as JSON; the limit is {limits.max_bytes}"
+            raise InvalidJson([JsonProblem("too_large", "$", f"the value is {size}")])
+        long_digits = b"0" * MAX_INT_DIGITS in raw.translate(_DIGITS_AS_ZERO)
+        if not long_digits and not _too_deep(raw, limits.max_depth):
+            return
     found = problems(value, limits)
     if found:
         raise InvalidJson(found)
@@ -186,14 +203,15 @@ def problems(
                 continue
             if isinstance(item, dict):
                 for key, child in reversed(item.items()):
-                    if not isinstance(key, str):
+                    if not isinstance(key, str | int | float | None):  # what json.dumps takes
                         named = type(key).__name__
                         message = f"JSON has string keys only, not {named} keys"
                         found.append(JsonProblem("type", _render(where), message))
                         continue
-                    if _SURROGATE.search(key) is not None:
+                    if isinstance(key, str) and _SURROGATE.search(key) is not None:
                         found.append(_unicode(key, _render(where), "the key"))
-                    stack.append((child, depth + 1, (where, key)))
+                    named_key = key if isinstance(key, str) else json.dumps(key)
+                    stack.append((child, depth + 1, (where, named_key)))
             else:
                 for index in range(len(item) - 1, -1, -1):
                     stack.append((item[index], depth + 1, (where, index)))
@@ -270,10 +288,11 @@ def json_path(parts: list[str | int] | tuple[str | int, ...]) -> str:
 _Path = tuple[Any, str | int] | None  # (parent path, key), built only when a problem is found
 _IDENT = re.compile(r"^[A-Za-z_$][A-Za-z0-9_$]*$")
 _SURROGATE = re.compile("[\ud800-\udfff]")
-_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
-_SURROGATE_PAIR = re.compile(rb"\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}")
 _UNSAFE_OUT = re.compile(f"[{UNSAFE_CHARACTERS}]")
 _BRACKETS = bytes.maketrans(b"[]{}", b"()()")
+_DIGITS_AS_ZERO = bytes.maketrans(
+    bytes(range(256)), bytes(48 if 48 <= b <= 57 else 32 for b in range(256))
+)
 _NOT_STRUCTURE = bytes(set(range(256)) - set(b'"[]{}'))
 
 
@@ -303,15 +322,15 @@ def _render(where: _Path) -> str:
     return json_path(ordered)
 
 
-def _lone_surrogate_escape(raw: bytes) -> bool:
-    """Whether a ``\\uD800``-``\\uDFFF`` escape in ``raw`` is not half of a pair.
-
-    Exact, in C-speed passes: escaped backslashes go first (``\\\\ud800`` is a backslash,
-    then text; JSON reads backslash runs pairwise from the left, as ``bytes.replace`` does),
-    then every well-formed pair; any surrogate escape left is a lone one.
-    """
-    paired = _SURROGATE_PAIR.sub(b"", raw.replace(b"\\\\", b""))
-    return _SURROGATE_ESCAPE.search(paired) is not None
+def _encodes_as_utf8(value: Any) -> bool:
+    """Whether every string of a decoded value is well-formed: its JSON text written back at C
+    speed encodes as strict UTF-8 (a pair of surrogate escapes decoded to one character; a lone
+    one stays a surrogate, which UTF-8 cannot encode)."""
+    try:
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _deep(limit: int, path: str) -> JsonProblem:
@@ -357,8 +376,11 @@ def _too_deep(raw: bytes, limit: int) -> bool:
     if raw.count(b"[") + raw.count(b"{") <= limit:
         return False
     shape = raw.replace(b"\\\\", b"").replace(b'\\"', b"") if b"\\" in raw else raw
-    shape = shape.translate(None, _NOT_STRUCTURE)
-    if b'"' in shape:  # quotes now alternate open, close: keep what lies between strings
+    # Quotes now alternate open, close. Two adjacent ones enclose no bracket, whatever their
+    # roles (a close and the next open have only , : and scalars between them): drop them
+    # all at once; then drop what lies between the quote pairs left (strings with brackets).
+    shape = shape.translate(None, _NOT_STRUCTURE).replace(b'""', b"")
+    if b'"' in shape:
         shape = b"".join(shape.split(b'"')[::2])
     shape = shape.translate(_BRACKETS)
     level = 0
