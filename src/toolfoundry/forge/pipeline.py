@@ -249,6 +249,10 @@ def _test_and_decide(
         capabilities=draft.capabilities,
         tool=draft.name,
     )
+    unavailable = sandbox_unavailable(results)
+    if unavailable is not None:  # the sandbox never ran the code: there is nothing to judge
+        status = VersionStatus.REJECTED
+        return _report(started, status=status, step=unavailable, findings=tuple(findings), **base)
     blockers: list[str] = []
     messages: list[str] = []
     failed = [r.name for r in results if not r.passed]
@@ -258,10 +262,6 @@ def _test_and_decide(
     outcome = None
     if previous is not None:
         outcome = regression_gate(draft, previous, runner=runner, limits=limits)
-    unavailable = sandbox_unavailable(results)
-    if unavailable is not None:  # the sandbox never ran the code: there is nothing to judge
-        status = VersionStatus.REJECTED
-        return _report(started, status=status, step=unavailable, findings=tuple(findings), **base)
         if not outcome.passed:
             blockers.append("regression")
             messages.append(
