@@ -2,7 +2,7 @@
 
 An import served from cached bytecode is 5-12x faster than one compiled from source, and the
 cache is process-wide, so a cache filled by whatever calls imported was a timing channel
-between tools. ``sandbox.prepare_libraries`` compiles every bundled library on the process's
+between tools. ``sandbox._prepare_libraries`` compiles every bundled library on the process's
 first JavaScript call, before that call's code runs; the cache never changes afterwards. These
 tests assert the mechanism, not timings (bench/ measures those).
 """

@@ -48,7 +48,7 @@ def run_js(code: str, args: Any = None, policy: SandboxPolicy | None = None) -> 
 
     try:
         engine = default_engine()  # process setup (compiling the guest) is not the script's time
-        prepare_libraries()  # so is compiling the libraries, before any tool's import runs
+        _prepare_libraries()  # so is compiling the libraries, before any tool's import runs
     except SandboxUnavailable as exc:
         return CallResult.failure(ErrorKind.SANDBOX_UNAVAILABLE, str(exc))
     started = time.monotonic()
@@ -84,7 +84,7 @@ def run_js(code: str, args: Any = None, policy: SandboxPolicy | None = None) -> 
     )
 
 
-def prepare_libraries() -> None:
+def _prepare_libraries() -> None:
     """Compile every bundled library once per process, before any tool's import runs.
 
     Lazily, on the process's first JavaScript call (so ``serve`` starts without it), and

@@ -313,8 +313,13 @@ class WasmEngine:
         script throws is ``runtime_error``.
         """
         guest.store.set_epoch_deadline(1 << 40)  # the facts are read after the call's budget
-        if suggested == ErrorKind.MEMORY_LIMIT or message == "uncaught null":
-            # QuickJS throws null when it runs out of memory while reporting running out
+        if (
+            suggested == ErrorKind.MEMORY_LIMIT
+            or message == "uncaught null"
+            or message.startswith("InternalError:")
+        ):
+            # Out of memory while reporting running out, QuickJS throws null or an InternalError
+            # with another message ("Invalid error message"): the refused grow is the fact.
             if _guest_fact(guest, "tf_grow_refused") > 0:
                 return (
                     ErrorKind.MEMORY_LIMIT,
