@@ -76,6 +76,8 @@ class Draft:
     returns_json: str | None = None
     changes_tests: tuple[str | int, ...] = ()
     author: str | None = None
+    # the reason given for each entry of changes_tests, in order ("" for a bare name)
+    change_reasons: tuple[str, ...] = ()
 
     @property
     def parameters(self) -> dict[str, Any]:
@@ -114,7 +116,11 @@ class Draft:
         if self.returns_json is not None:
             out["returns"] = self.returns
         if self.changes_tests:
-            out["changes_tests"] = list(self.changes_tests)
+            reasons = self.change_reasons or ("",) * len(self.changes_tests)
+            out["changes_tests"] = [
+                {"test": t, "reason": r} if r else t
+                for t, r in zip(self.changes_tests, reasons, strict=True)
+            ]
         if self.author is not None:
             out["author"] = self.author
         return out
@@ -170,7 +176,7 @@ def _parse(data: Mapping[str, Any] | str | bytes, limits: DraftLimits) -> Draft:
         Fixture(**f) for f in check_fixtures(obj.get("fixtures"), "$.fixtures", problems)
     )
     tests = parse_cases(obj.get("tests"), parameters, returns, limits.max_tests, problems)
-    changes = _changes(obj.get("changes_tests"), problems)
+    changes, reasons = _changes(obj.get("changes_tests"), problems)
     author = obj.get("author")
     if author is not None and not isinstance(author, str):
         problems.append(Problem("$.author", "must be a string"))
@@ -193,6 +199,7 @@ def _parse(data: Mapping[str, Any] | str | bytes, limits: DraftLimits) -> Draft:
         returns_json=None if returns is None else canonical_json(returns),
         changes_tests=changes,
         author=author,
+        change_reasons=reasons,
     )
 
 
@@ -304,14 +311,40 @@ def _language(value: object, problems: list[Problem]) -> Language | None:
     return None
 
 
-def _changes(value: object, problems: list[Problem]) -> tuple[str | int, ...]:
+def _changes(
+    value: object, problems: list[Problem]
+) -> tuple[tuple[str | int, ...], tuple[str, ...]]:
+    """The tests a draft retires, and why: a name (``"T1"``: that name in every earlier
+    version; ``"v3:T1"``: version 3's), a 0-based index into the current version's own tests,
+    or ``{"test": name, "reason": "..."}`` (the reason is required in that form)."""
     if value is None:
-        return ()
+        return (), ()
     if not isinstance(value, list):
         problems.append(Problem("$.changes_tests", "must be a list of test names or indexes"))
-        return ()
+        return (), ()
     out: list[str | int] = []
+    reasons: list[str] = []
     for i, item in enumerate(value):
+        if isinstance(item, dict):
+            test, reason = item.get("test"), item.get("reason")
+            unknown = sorted(set(item) - {"test", "reason"})
+            if unknown:
+                problems.append(
+                    Problem(f"$.changes_tests[{i}]", f"unknown key(s) {', '.join(unknown)}")
+                )
+            elif not (isinstance(test, str) and test):
+                problems.append(Problem(f"$.changes_tests[{i}].test", "must be a test name"))
+            elif not (isinstance(reason, str) and reason.strip()):
+                problems.append(
+                    Problem(
+                        f"$.changes_tests[{i}].reason",
+                        "say why the test is retired (a non-empty string)",
+                    )
+                )
+            else:
+                out.append(test)
+                reasons.append(reason.strip())
+            continue
         ok_int = isinstance(item, int) and not isinstance(item, bool) and item >= 0
         if not ok_int and not (isinstance(item, str) and item):
             problems.append(
@@ -319,7 +352,8 @@ def _changes(value: object, problems: list[Problem]) -> tuple[str | int, ...]:
             )
         else:
             out.append(item)
-    return tuple(out)
+            reasons.append("")
+    return tuple(out), tuple(reasons)
 
 
 def located_fixtures(

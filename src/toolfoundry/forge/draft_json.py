@@ -107,11 +107,22 @@ DraftFixtures = Annotated[
     list[FixtureJson] | None,
     Field(description="canned HTTP answers that fetch returns while the tests run."),
 ]
+
+
+@with_config(_CLOSED)
+class TestChangeJson(TypedDict):
+    """One retired test and why."""
+
+    test: Annotated[str, Field(description='a test name, or "v3:name" for version 3\'s')]
+    reason: Annotated[str, Field(description="why the test no longer holds (required)")]
+
+
 DraftChangesTests = Annotated[
-    list[str | int] | None,
+    list[str | int | TestChangeJson] | None,
     Field(
-        description="names (or 0-based indexes) of the current version's tests this version "
-        "deliberately changes (they are not used as a regression gate)."
+        description="tests of earlier versions this version deliberately retires (they no "
+        'longer gate it): {"test": "name" or "v3:name", "reason": "..."}, or a bare name '
+        "(every earlier test of that name) or 0-based index into the current version's tests."
     ),
 ]
 DraftReturns = Annotated[

@@ -30,6 +30,7 @@ from toolfoundry.spec import (
     Problem,
     StepResult,
     StepStatus,
+    StorageScope,
     ToolSpec,
     VersionStatus,
     capabilities_hash,
@@ -265,9 +266,10 @@ def _test_and_decide(
         if not outcome.passed:
             blockers.append("regression")
             messages.append(
-                f"the update breaks version {previous.version}'s test(s) "
-                f"{', '.join(outcome.failed)}; "
-                "fix the code or list them in changes_tests if the change is deliberate"
+                f"the update breaks earlier test(s) {', '.join(outcome.failed)} "
+                "(vN:name is the version that added the test); fix the code, or retire them "
+                'in changes_tests as {"test": "vN:name", "reason": "..."} if the change is '
+                "deliberate"
             )
         for item in outcome.unknown_changes:
             findings.append(
@@ -275,7 +277,7 @@ def _test_and_decide(
                     "unknown_changed_test",
                     Severity.WARNING,
                     f"changes_tests names {item!r}, which is not a test of version "
-                    f"{previous.version}",
+                    f"{previous.version} or an earlier one",
                     path="$.changes_tests",
                 )
             )
@@ -296,7 +298,9 @@ def _test_and_decide(
             step=_blocked(blockers, "; ".join(messages)),
             **common,
         )
-    decision = policy.decide(draft.capabilities, draft.language.value)
+    decision = retirement_review(
+        policy.decide(draft.capabilities, draft.language.value), draft, outcome
+    )
     if decision.needs_approval:
         return _report(
             started,
@@ -317,6 +321,19 @@ def _test_and_decide(
         decision=decision,
         **common,
     )
+
+
+def retirement_review(
+    decision: CapabilityDecision, draft: Draft, outcome: RegressionOutcome | None
+) -> CapabilityDecision:
+    """A tool that reaches the network, credentials or storage and retires earlier tests needs
+    a human, like a capability change: its tests are what a reviewer approved it by."""
+    caps = draft.capabilities
+    risky = bool(caps.network or caps.credentials or caps.storage is not StorageScope.NONE)
+    if outcome is None or not outcome.retired or not risky:
+        return decision
+    shown = "; ".join(f"{r.test} ({r.reason})" for r in outcome.retired)
+    return CapabilityDecision(True, (*decision.reasons, f"retires tests: {shown}"))
 
 
 def _report(started: float, **fields: Any) -> ForgeReport:

@@ -1,9 +1,12 @@
-"""The regression gate (an update keeps the previous version's promises) and duplicate checks.
+"""The regression gate (an update keeps every earlier version's promises) and duplicate checks.
 
-An update must pass the previous active version's tests too, except those it names in
-``changes_tests``; a previous test whose input no longer fits the new parameters schema
-fails as well (callers relying on it would break). A behavioural duplicate is an active tool
-that already passes every test of a new draft.
+A tool's test suite accumulates: an update must pass every test of every earlier active
+version (the previous version's :attr:`ExistingTool.suite`), except those it retires in
+``changes_tests``. An earlier test is named ``v3:name`` after the first version that had it
+(an identical copy in a later version is the same test); a bare ``name`` retires every
+earlier test of that name. A previous test whose input no longer fits the new parameters
+schema fails as well (callers relying on it would break). A behavioural duplicate is an
+active tool that already passes every test of a new draft.
 """
 
 from __future__ import annotations
@@ -28,6 +31,55 @@ from toolfoundry.spec import CallLimits, Capabilities, Problem
 
 
 @dataclass(frozen=True)
+class SuiteTest:
+    """One test of the accumulated suite, with the first version that had it."""
+
+    case: TestCase
+    version: int
+
+    @property
+    def label(self) -> str:
+        """How results, refusals and ``changes_tests`` name it: ``v3:name``."""
+        return f"v{self.version}:{self.case.name}"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The stored form (``extra.suite.earlier``)."""
+        return {"version": self.version, "test": self.case.to_dict()}
+
+
+@dataclass(frozen=True)
+class Retirement:
+    """An earlier test a version no longer passes on purpose, and why."""
+
+    test: str
+    reason: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {"test": self.test, "reason": self.reason}
+
+
+def accumulate(
+    earlier: Iterable[SuiteTest], tests: Iterable[TestCase], version: int
+) -> list[SuiteTest]:
+    """``earlier`` plus ``version``'s own tests that are not identical copies of one of them."""
+    out = list(earlier)
+    seen = [s.case.to_dict() for s in out]
+    for case in tests:
+        if case.to_dict() not in seen:
+            out.append(SuiteTest(case, version))
+            seen.append(case.to_dict())
+    return out
+
+
+def parse_suite(items: Iterable[Mapping[str, Any]]) -> tuple[SuiteTest, ...]:
+    """The stored ``extra.suite.earlier`` form back to tests."""
+    items = list(items)
+    cases = parse_test_cases([i["test"] for i in items]) if items else ()
+    return tuple(SuiteTest(c, int(i["version"])) for c, i in zip(cases, items, strict=True))
+
+
+@dataclass(frozen=True)
 class ExistingTool:
     """A stored version the forge compares against: the previous version or a candidate."""
 
@@ -39,6 +91,13 @@ class ExistingTool:
     capabilities: Capabilities = field(default_factory=Capabilities)
     language: Language = Language.JAVASCRIPT
     parameters_json: str | None = None
+    # the tests of earlier versions this version was gated by (and did not retire)
+    earlier: tuple[SuiteTest, ...] = ()
+
+    @property
+    def suite(self) -> tuple[SuiteTest, ...]:
+        """Every test a next version must pass: the earlier ones, then this version's own."""
+        return tuple(accumulate(self.earlier, self.tests, self.version))
 
     @property
     def parameters(self) -> dict[str, Any] | None:
@@ -84,6 +143,7 @@ class ExistingTool:
             capabilities=Capabilities.from_dict(data.get("capabilities")),
             language=Language(language),
             parameters_json=None if parameters is None else json.dumps(parameters),
+            earlier=parse_suite(data.get("earlier") or ()),
         )
 
 
@@ -95,6 +155,8 @@ class RegressionOutcome:
     results: tuple[TestResult, ...]
     changed: tuple[str, ...] = ()
     unknown_changes: tuple[str | int, ...] = ()
+    retired: tuple[Retirement, ...] = ()
+    kept: tuple[SuiteTest, ...] = ()
 
     @property
     def failed(self) -> tuple[str, ...]:
@@ -114,36 +176,45 @@ class RegressionOutcome:
             "failed": list(self.failed),
             "changed": list(self.changed),
             "unknown_changes": list(self.unknown_changes),
+            "retired": [r.to_dict() for r in self.retired],
+            "suite": [s.label for s in self.kept],
             "results": [r.to_dict() for r in self.results],
         }
 
 
-def _changed_indexes(
-    changes: Iterable[str | int], tests: tuple[TestCase, ...]
-) -> tuple[set[int], list[str | int]]:
-    by_name = {t.name: i for i, t in enumerate(tests)}
-    found: set[int] = set()
+def _retired(
+    draft: Draft, previous: ExistingTool, suite: tuple[SuiteTest, ...]
+) -> tuple[dict[int, str], list[str | int]]:
+    """Which suite entries (by index) the draft retires, with the reason, and what
+    ``changes_tests`` names that is no test of the suite."""
+    reasons = draft.change_reasons or ("",) * len(draft.changes_tests)
+    found: dict[int, str] = {}
     unknown: list[str | int] = []
-    for item in changes:
-        if isinstance(item, int) and 0 <= item < len(tests):
-            found.add(item)
-        elif isinstance(item, str) and item in by_name:
-            found.add(by_name[item])
+    for item, reason in zip(draft.changes_tests, reasons, strict=True):
+        if isinstance(item, int):
+            own = previous.tests[item].to_dict() if 0 <= item < len(previous.tests) else None
+            hits = [i for i, s in enumerate(suite) if s.case.to_dict() == own]
         else:
+            hits = [i for i, s in enumerate(suite) if s.label == item]
+            hits = hits or [i for i, s in enumerate(suite) if s.case.name == item]
+        if not hits:
             unknown.append(item)
+        for i in hits:
+            found.setdefault(i, reason)
     return found, unknown
 
 
 def regression_gate(
     draft: Draft, previous: ExistingTool, *, runner: ToolRunner, limits: CallLimits
 ) -> RegressionOutcome:
-    """Run the previous version's tests (minus ``draft.changes_tests``) against the draft."""
-    changed, unknown = _changed_indexes(draft.changes_tests, previous.tests)
+    """Run the accumulated suite (minus what ``draft.changes_tests`` retires) on the draft."""
+    suite = previous.suite
+    retired, unknown = _retired(draft, previous, suite)
     schema = draft.parameters
     fixtures = merge_fixtures(previous.fixtures, draft.fixtures)
 
-    def work(case: TestCase) -> TestResult:
-        label = f"v{previous.version}:{case.name}"
+    def work(entry: SuiteTest) -> TestResult:
+        case, label = entry.case, entry.label
         problems: list[Problem] = []
         validate_instance(case.input, schema, "$", problems)
         if problems:
@@ -161,13 +232,17 @@ def regression_gate(
             label=label,
         )
 
-    kept = [case for i, case in enumerate(previous.tests) if i not in changed]
+    kept = [entry for i, entry in enumerate(suite) if i not in retired]
     results = in_parallel(work, kept, CASES_AT_ONCE)
     return RegressionOutcome(
         previous_version=previous.version,
         results=results,
-        changed=tuple(previous.tests[i].name for i in sorted(changed)),
+        changed=tuple(dict.fromkeys(suite[i].case.name for i in sorted(retired))),
         unknown_changes=tuple(unknown),
+        retired=tuple(
+            Retirement(suite[i].label, retired[i] or "(no reason given)") for i in sorted(retired)
+        ),
+        kept=tuple(kept),
     )
 
 

@@ -26,6 +26,8 @@ from toolfoundry.forge import (
     invalid_draft,
     parse_draft,
 )
+from toolfoundry.forge.cases import parse_test_cases
+from toolfoundry.forge.regression import SuiteTest, accumulate
 from toolfoundry.foundry.call import fetch_policy
 from toolfoundry.foundry.fixture_reach import fixture_refusals
 from toolfoundry.registry.faults import crash_point
@@ -198,7 +200,8 @@ class Intake:
                 findings=[f.to_dict() for f in findings],
                 test_results=results,
                 extra={
-                    "changes_tests": list(parsed.changes_tests),
+                    "changes_tests": parsed.to_dict().get("changes_tests", []),
+                    "suite": _suite(report, previous),
                     "regression": report.regression.to_dict() if report.regression else None,
                     "policy": report.decision.to_dict() if report.decision else None,
                 },
@@ -273,7 +276,26 @@ class Intake:
             return None
         if current.status is not VersionStatus.ACTIVE:
             return None
-        return ExistingTool.from_dict(current.to_dict())
+        suite = current.extra.get("suite")
+        if suite is not None:
+            earlier = suite.get("earlier", [])
+        else:  # stored before suites were: rebuild from the earlier active versions
+            earlier = self._legacy_earlier(name, current.version)
+        return ExistingTool.from_dict({**current.to_dict(), "earlier": earlier})
+
+    def _legacy_earlier(self, name: str, before: int) -> list[dict[str, Any]]:
+        """The earlier suite of a version stored without one: every test of each earlier
+        active version, minus the names later versions listed in ``changes_tests``."""
+        earlier: list[SuiteTest] = []
+        for version in self.registry.history(name):
+            if version.version >= before:
+                break
+            if version.status is not VersionStatus.ACTIVE:
+                continue
+            dropped = {c for c in version.extra.get("changes_tests") or [] if isinstance(c, str)}
+            earlier = [s for s in earlier if s.case.name not in dropped]
+            earlier = accumulate(earlier, parse_test_cases(version.tests), version.version)
+        return [s.to_dict() for s in earlier]
 
     def _result(
         self,
@@ -339,3 +361,15 @@ def _unchanged(version: ToolVersion) -> CreateResult:
         step=StepResult(StepStatus.COMPLETED, message=message),
         unchanged=True,
     )
+
+
+def _suite(report: ForgeReport, previous: ExistingTool | None) -> dict[str, Any]:
+    """The accumulated suite a version was gated by: the earlier tests it kept (with the
+    version each came from) and those it retired, with reasons; its own tests are its own."""
+    outcome = report.regression
+    if outcome is None or previous is None:
+        return {"earlier": [], "retired": []}
+    return {
+        "earlier": [s.to_dict() for s in outcome.kept],
+        "retired": [r.to_dict() for r in outcome.retired],
+    }

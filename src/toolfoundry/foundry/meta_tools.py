@@ -76,9 +76,10 @@ def builtin_tools(foundry: Foundry | Callable[[], Foundry] | None = None) -> lis
         The code is checked statically, its tests run in a sandbox with the network cut, and
         the capability policy decides: a pure tool becomes active at once; one asking for
         network, credentials, shared storage or system access waits for a human's approval.
-        A new version must also pass the current version's tests, except those listed in
-        ``changes_tests``. On refusal, read ``findings`` and ``test_results``, fix the code
-        and call again.
+        A new version must also pass every earlier version's tests (named ``v3:name`` after
+        the version that added them), except those it retires in ``changes_tests`` with a
+        reason. An identical resubmission creates nothing (``unchanged: true``). On refusal,
+        read ``findings`` and ``test_results``, fix the code and call again.
         """
         draft: dict[str, Any] = {
             "name": name,

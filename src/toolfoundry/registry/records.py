@@ -32,6 +32,7 @@ class AuditEvent(StrEnum):
     DISABLED = "disabled"
     ENABLED = "enabled"
     CALLED = "called"
+    TESTS_RETIRED = "tests_retired"
 
 
 @dataclass(frozen=True)

@@ -149,6 +149,11 @@ class Registry:
                 who,
                 {"sha256": new.sha256, "author": new.author},
             )
+            retired = (new.extra.get("suite") or {}).get("retired") or []
+            if retired:  # the tests it no longer passes on purpose, and why
+                audit_log.append(
+                    conn, new.name, number, AuditEvent.TESTS_RETIRED, who, {"retired": retired}
+                )
             passed = sum(1 for r in new.test_results if _passed(r))
             audit_log.append(
                 conn,
