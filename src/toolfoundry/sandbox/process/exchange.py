@@ -18,6 +18,7 @@ from typing import Any
 
 from toolfoundry.sandbox.answer import read_answer
 from toolfoundry.sandbox.host.protocols import FetchProvider
+from toolfoundry.sandbox.process import budget
 from toolfoundry.sandbox.process.allowlist import ALLOWED_MODULES
 from toolfoundry.sandbox.process.executor import ProcessLimits
 from toolfoundry.sandbox.process.jail import Jail
@@ -55,7 +56,8 @@ def request_bytes(
             "limits": {
                 "cpu_s": limits.cpu_s,
                 "memory_bytes": limits.memory_bytes,
-                "max_processes": limits.max_processes,
+                # without a group RLIMIT_AS binds one process only: then none may be added
+                "max_processes": limits.max_processes if budget.detect() is not None else 0,
                 "max_file_bytes": limits.max_file_bytes,
                 "output_bytes": limits.output_bytes,
             },
@@ -79,16 +81,41 @@ def exchange(
     """
     deadline = started + limits.timeout_s
     handler = fetch.handler(deadline=deadline, tool=tool) if fetch is not None else None
+    group = jail.group
+    refused: OSError | None = None
     try:
+        if group is not None:  # a warm jail's group gets this call's budget before the call
+            group.apply(limits.memory_bytes, limits.max_processes)
         collected = watch(jail, request, limits, deadline, handler)
+    except OSError as exc:  # only apply raises it: the kernel refused this call's budget
+        refused, collected = exc, Collected()
     finally:
         jail.kill()
+        # read the group before the reaper removes it
+        budget_hit = group is not None and group.oom_killed()
+        peak = group.peak_bytes() if group is not None else None
         # reaping a killed jail (PID namespace teardown) takes milliseconds: not on the call path
         threading.Thread(target=jail.close, name="jail-reaper", daemon=True).start()
+    details: dict[str, Any] = {"fetches": collected.fetches}
+    if peak is not None:
+        details["peak_memory_bytes"] = peak
+    if refused is not None or budget_hit:
+        message = (
+            f"the call's processes together used more than {limits.memory_bytes} bytes"
+            if refused is None
+            else f"cannot set the call's memory budget ({limits.memory_bytes} bytes): {refused}"
+        )
+        failed = CallResult.failure(
+            ErrorKind.MEMORY_LIMIT,
+            message,
+            logs=_logs(collected),
+            duration_ms=(time.monotonic() - started) * 1000,
+        )
+        return dataclasses.replace(failed, details=details)
     if not collected.result and not collected.timed_out:
         collected.returncode = jail.process.wait()  # how it ended matters only without a result
     result = _result(collected, limits, started)
-    return dataclasses.replace(result, details={"fetches": collected.fetches})
+    return dataclasses.replace(result, details=details)
 
 
 def _logs(out: Collected) -> tuple[str, ...]:

@@ -20,7 +20,9 @@ from dataclasses import dataclass, field
 from importlib.util import find_spec
 from pathlib import Path
 
-from toolfoundry.sandbox.process.executor import MIB
+from toolfoundry.sandbox.process import budget
+from toolfoundry.sandbox.process.budget import CallGroup
+from toolfoundry.sandbox.process.executor import MIB, ProcessLimits
 
 RUNNER_SOURCE = (Path(__file__).with_name("runner.py")).read_text(encoding="utf-8")
 SANDBOX_UID = 65534
@@ -143,6 +145,7 @@ class Jail:
     fetch_requests: int | None = None  # the jail's fetch requests arrive here
     fetch_answers: int | None = None  # and the host's answers go out here
     ready: bool = False
+    group: CallGroup | None = None  # the jail's memory and process budget, if groups work
 
     def await_ready(self, timeout: float) -> bool:
         """Wait until the runner is past start-up and blocks on its request."""
@@ -169,6 +172,8 @@ class Jail:
             if fd is not None:
                 with contextlib.suppress(OSError):
                     os.close(fd)
+        if self.group is not None:
+            self.group.remove()
 
 
 def spawn(config: JailConfig) -> Jail:
@@ -177,6 +182,7 @@ def spawn(config: JailConfig) -> Jail:
     Raises:
         JailUnavailable: bwrap cannot be started.
     """
+    group = _open_group()
     result_read, result_write = os.pipe()
     requests_read, requests_write = os.pipe()
     answers_read, answers_write = os.pipe()
@@ -192,6 +198,13 @@ def spawn(config: JailConfig) -> Jail:
         setpriv = [SETPRIV, f"--reuid={SANDBOX_UID}", f"--regid={SANDBOX_UID}", "--clear-groups"]
         argv = setpriv + argv
         switch_user = False
+    if group is not None:
+        # the first process joins the group before it executes anything: all the jail's
+        # processes are then charged to it, from bwrap to the tool's last child
+        count = len(group.procs_files)
+        joins = " && ".join(f'echo 0 > "${i + 1}"' for i in range(count))
+        script = f'{joins} && shift {count} && exec "$@"'
+        argv = ["/bin/sh", "-c", script, "sh", *group.procs_files, *argv]
     try:
         process = subprocess.Popen(
             argv,
@@ -209,11 +222,30 @@ def spawn(config: JailConfig) -> Jail:
     except OSError as exc:
         for fd in ours:
             os.close(fd)
+        if group is not None:
+            group.remove()
         raise JailUnavailable(f"cannot start bubblewrap ({config.bwrap}): {exc}") from exc
     finally:
         for fd in theirs:
             os.close(fd)
-    return Jail(process, result_read, requests_read, answers_write)
+    return Jail(process, result_read, requests_read, answers_write, group=group)
+
+
+def _open_group() -> CallGroup | None:
+    """A fresh budget group for one jail (None where this machine has no usable groups).
+
+    Raises:
+        JailUnavailable: groups work here but this one could not be made; a jail without
+            its group would run with a weaker budget than the runner was told to expect.
+    """
+    budgeter = budget.detect()
+    if budgeter is None:
+        return None
+    defaults = ProcessLimits()
+    try:
+        return budgeter.open(defaults.memory_bytes, defaults.max_processes)
+    except OSError as exc:
+        raise JailUnavailable(f"cannot create the jail's {budgeter.name} group: {exc}") from exc
 
 
 def probe(config: JailConfig | None = None, timeout: float = 10.0) -> str | None:

@@ -22,6 +22,7 @@ from toolfoundry.spec.json_gate import InvalidJson, decode, encode
 
 MAGIC = b"TFR1"
 FRAME_SLACK = 64 * 1024  # an error message and the frame header on top of the value cap
+OOM_POLL_S = 0.05  # how often a call's group is checked for a kill at its memory budget
 FETCH_REQUEST_CAP = 8 * 1024 * 1024  # a base64 request body of the fetch policy's 1 MiB, and more
 NO_FETCH = {
     "error": {
@@ -96,9 +97,14 @@ class _Watch:
                 if remaining <= 0:
                     self.out.timed_out = True
                     return self.out
+                group = self.jail.group
+                if group is not None:  # a kill for the group's budget ends the call at once
+                    remaining = min(remaining, OOM_POLL_S)
                 for key, _ in self.selector.select(remaining):
                     if self._step(int(key.fd), str(key.data)):
                         return self.out
+                if group is not None and group.oom_killed():
+                    return self.out
         try:
             process.wait(max(0.0, self.deadline - time.monotonic()))
         except subprocess.TimeoutExpired:  # the jail closed its pipes but lives on

@@ -1,0 +1,162 @@
+"""The per-call memory and process budget holds for the jail as a whole, children included,
+on calls and on a draft's tests, and without a control group no fork multiplies it."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from toolfoundry import Foundry
+from toolfoundry.config import Config
+from toolfoundry.sandbox.process import budget
+from toolfoundry.sandbox.process.bwrap import BwrapExecutor
+from toolfoundry.sandbox.process.executor import MIB, ProcessLimits
+from toolfoundry.sandbox.process.pool import WarmPool
+from toolfoundry.spec import CallLimits
+
+# 20 children of 100 MiB each (filled, so the memory is really used)
+FORK_AND_ALLOCATE = (
+    "def handler(a):\n"
+    "    os = __import__('os', {})\n"
+    "    time = __import__('time', {})\n"
+    "    pids = []\n"
+    "    for _ in range(20):\n"
+    "        pid = os.fork()\n"
+    "        if pid == 0:\n"
+    "            b = b'x' * (100 * 1024 * 1024)\n"
+    "            time.sleep(3)\n"
+    "            os._exit(0)\n"
+    "        pids.append(pid)\n"
+    "    return [os.waitpid(p, 0)[1] for p in pids]\n"
+)
+
+# 12 children (within the default 16 processes), in a form the static check lets through
+# (it is not a boundary: the jail is)
+DRAFT_FORK_AND_ALLOCATE = (
+    "import operator\nimport random\nimport time\n\n"
+    "def handler(args):\n"
+    "    os = operator.attrgetter('_' + 'os')(random)\n"
+    "    fork, wait, leave = operator.attrgetter('fo' + 'rk', 'waitpid', '_' + 'exit')(os)\n"
+    "    pids = []\n"
+    "    for _ in range(12):\n"
+    "        pid = fork()\n"
+    "        if pid == 0:\n"
+    "            b = b'x' * (100 * 1024 * 1024)\n"
+    "            time.sleep(3)\n"
+    "            leave(0)\n"
+    "        pids.append(pid)\n"
+    "    return [wait(p, 0)[1] for p in pids]\n"
+)
+
+needs_groups = pytest.mark.skipif(
+    budget.detect() is None, reason="no usable memory and pids control group on this machine"
+)
+
+
+def _leftover_groups() -> list[str]:
+    found = budget.detect()
+    parents = (
+        [found.memory_parent, found.pids_parent]
+        if isinstance(found, budget.CgroupV1)
+        else [found.parent]
+        if isinstance(found, budget.CgroupV2)
+        else []
+    )
+    return sorted(p.name for parent in parents for p in parent.glob(budget.GROUP_PREFIX + "*"))
+
+
+@needs_groups
+def test_forked_children_share_one_budget(cold: BwrapExecutor) -> None:
+    limits = ProcessLimits(timeout_s=20, max_processes=32, memory_bytes=512 * MIB)
+    started = time.monotonic()
+    result = cold.run(FORK_AND_ALLOCATE, {}, limits)
+    assert result.error is not None, result
+    assert result.error.kind.value == "memory_limit"
+    assert "together" in result.error.message
+    assert result.details["peak_memory_bytes"] <= 512 * MIB
+    assert time.monotonic() - started < 10  # stopped at the budget, not at the deadline
+
+
+@needs_groups
+def test_each_call_gets_a_fresh_budget(pool: WarmPool) -> None:
+    code = "def handler(a):\n    return len(bytearray(a['n'] * 1024 * 1024))\n"
+    for _ in range(3):  # a call near its budget does not leave the next one less
+        result = pool.run(code, {"n": 300}, ProcessLimits(memory_bytes=512 * MIB))
+        assert result.ok, result
+        assert 300 * MIB <= result.details["peak_memory_bytes"] <= 512 * MIB
+    small = pool.run(code, {"n": 100}, ProcessLimits(memory_bytes=64 * MIB))
+    assert small.error is not None
+    assert small.error.kind.value == "memory_limit"
+
+
+@needs_groups
+def test_a_fork_bomb_stops_at_the_process_budget(cold: BwrapExecutor) -> None:
+    code = (
+        "def handler(a):\n    os = __import__('os', {})\n    n = 0\n    while True:\n"
+        "        try:\n            pid = os.fork()\n"
+        "        except OSError:\n            return n\n"
+        "        if pid == 0:\n            __import__('time', {}).sleep(30)\n"
+        "            os._exit(0)\n        n += 1\n"
+    )
+    result = cold.run(code, {}, ProcessLimits(max_processes=8))
+    assert result.ok, result
+    assert result.value <= 8
+
+
+@needs_groups
+def test_groups_are_removed_after_the_call(cold: BwrapExecutor) -> None:
+    before = set(_leftover_groups())
+    for _ in range(3):
+        assert cold.run("def handler(a):\n    return 1\n", {}, ProcessLimits()).ok
+    deadline = time.monotonic() + 5
+    while set(_leftover_groups()) - before and time.monotonic() < deadline:
+        time.sleep(0.05)  # the reaper removes a group off the call path
+    assert not set(_leftover_groups()) - before
+
+
+def test_without_groups_the_tool_cannot_fork(
+    cold: BwrapExecutor, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(budget, "detect", lambda: None)
+    result = cold.run(FORK_AND_ALLOCATE, {}, ProcessLimits(timeout_s=20, max_processes=32))
+    assert result.error is not None
+    assert result.error.kind.value == "runtime_error"
+    assert "Resource temporarily unavailable" in result.error.message
+    alone = cold.run(
+        "def handler(a):\n    return len(bytearray(600 * 1024 * 1024))\n", {}, ProcessLimits()
+    )
+    assert alone.error is not None
+    assert alone.error.kind.value == "memory_limit"
+
+
+@pytest.fixture
+def foundry(tmp_path: Path) -> Iterator[Foundry]:
+    # time enough on a loaded machine: the budget, not the deadline, must stop the draft
+    config = Config(limits=CallLimits(timeout_s=10))
+    fd = Foundry.open(f"sqlite:///{tmp_path / 'registry.db'}", config=config)
+    yield fd
+    fd.close()
+
+
+@needs_groups
+def test_a_draft_whose_tests_fork_past_the_budget_is_rejected(foundry: Foundry) -> None:
+    draft: dict[str, Any] = {
+        "name": "fork_alloc",
+        "description": "Forks children that together allocate past the call's budget.",
+        "language": "python",
+        "parameters": {"type": "object", "properties": {}},
+        "code": DRAFT_FORK_AND_ALLOCATE,
+        "tests": [{"input": {}, "expected": [0] * 12}],
+    }
+    created = foundry.create_tool(draft)
+    assert created.status == "rejected", created.to_dict()
+    text = json.dumps(created.test_results)
+    if created.step.blockers != ("tests_failed",):  # refused statically: nothing ran
+        pytest.fail(f"the draft did not reach its tests: {created.to_dict()}")
+    assert created.test_results[0]["error"]["kind"] == "memory_limit", text
+    assert foundry.tools() == []
