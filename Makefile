@@ -52,9 +52,13 @@ test: $(STAMP)
 test-slow: $(STAMP)
 	$(BIN)/pytest -q -m slow || [ $$? -eq 5 ]
 
-# dist/toolfoundry-<version>-py3-none-any.whl and its sdist. uv builds the sdist, then the wheel
-# from it (so the sdist is proven to build); hatch_build.py checks the sandbox in both.
+# dist/toolfoundry-<version>-py3-none-any.whl and its sdist. The guest and the libraries are
+# brought up to date first (both return at once when they are), here where zig and node are;
+# uv builds the sdist, then the wheel from it (so the sdist is proven to build), and
+# hatch_build.py checks the sandbox in both.
 dist: $(STAMP)
+	$(BIN)/python -m toolfoundry.sandbox.js.guest.build
+	node jsbuild/build.mjs --install
 	rm -rf dist
 	$(BIN)/uv build --out-dir dist
 
