@@ -159,22 +159,60 @@ def forge_draft(
         A :class:`ForgeReport`; never raises for bad input.
     """
     started = time.perf_counter()
-    if isinstance(draft_or_data, Draft):
-        draft = draft_or_data
-    else:
-        try:
-            draft = parse_draft(draft_or_data, limits=draft_limits or DraftLimits())
-        except DraftError as exc:
-            name = draft_or_data.get("name") if isinstance(draft_or_data, Mapping) else None
-            return invalid_draft(name if isinstance(name, str) else None, exc.problems, started)
+    parsed = _parse_step(draft_or_data, draft_limits, started)
+    if isinstance(parsed, ForgeReport):
+        return parsed
+    draft = parsed
     number = version if version is not None else (previous.version + 1 if previous else 1)
-    base: dict[str, Any] = {
+    base = _report_base(draft, number)
+    findings = _static_check(draft, policy)
+    chosen = _choose_runner(draft, runner, python_runner)
+    if draft.language is Language.PYTHON and chosen is None:
+        return _python_tier_unavailable(started, base)
+    if any(f.blocking for f in findings):
+        return _static_check_failed(findings, started, base)
+    if chosen is None:
+        return _no_sandbox(findings, started, base)
+    return _test_and_decide(
+        draft,
+        previous,
+        policy or CapabilityPolicy(),
+        limits or CallLimits(),
+        chosen,
+        findings,
+        base,
+        started,
+    )
+
+
+def _parse_step(
+    draft_or_data: Draft | Mapping[str, Any] | str | bytes,
+    draft_limits: DraftLimits | None,
+    started: float,
+) -> Draft | ForgeReport:
+    """Parse: the draft itself, or the ``invalid_draft`` report when it cannot be parsed."""
+    if isinstance(draft_or_data, Draft):
+        return draft_or_data
+    try:
+        return parse_draft(draft_or_data, limits=draft_limits or DraftLimits())
+    except DraftError as exc:
+        name = draft_or_data.get("name") if isinstance(draft_or_data, Mapping) else None
+        return invalid_draft(name if isinstance(name, str) else None, exc.problems, started)
+
+
+def _report_base(draft: Draft, number: int) -> dict[str, Any]:
+    """The report fields every outcome of a parsed draft shares (name, hashes, spec)."""
+    return {
         "name": draft.name,
         "draft": draft,
         "code_sha256": code_sha256(draft.code),
         "capabilities_hash": capabilities_hash(draft.capabilities, draft.language.value),
         "spec": draft.spec(number),
     }
+
+
+def _static_check(draft: Draft, policy: CapabilityPolicy | None) -> list[Finding]:
+    """Static check: the language's checker's findings on the draft's code."""
     findings: list[Finding] = []
     if draft.language is Language.PYTHON:
         findings += check_python(
@@ -182,52 +220,61 @@ def forge_draft(
             allowed_packages=(policy or CapabilityPolicy()).python_packages,
             capabilities=draft.capabilities,
         )
-        runner = python_runner
-        if runner is None:
-            finding = Finding(
-                "python_tier_unavailable",
-                Severity.ERROR,
-                "the Python tier is not available in this foundry; write the tool in JavaScript",
-                path="$.language",
-            )
-            return _report(
-                started,
-                status=VersionStatus.REJECTED,
-                step=_blocked(["python_tier_unavailable"], finding.message),
-                findings=(finding,),
-                **base,
-            )
     else:
         findings += check_javascript(
             draft.code, capabilities=draft.capabilities, parameters=draft.parameters
         )
-        runner = runner or _default_runner()
-    if any(f.blocking for f in findings):
-        errors = sum(f.blocking for f in findings)
-        return _report(
-            started,
-            status=VersionStatus.REJECTED,
-            step=_blocked(["static_check_failed"], f"the static check found {errors} error(s)"),
-            findings=tuple(findings),
-            **base,
-        )
-    if runner is None:
-        return _report(
-            started,
-            status=VersionStatus.REJECTED,
-            step=unavailable_step("no sandbox is available to run tests"),
-            findings=tuple(findings),
-            **base,
-        )
-    return _test_and_decide(
-        draft,
-        previous,
-        policy or CapabilityPolicy(),
-        limits or CallLimits(),
-        runner,
-        findings,
-        base,
+    return findings
+
+
+def _choose_runner(
+    draft: Draft, runner: ToolRunner | None, python_runner: ToolRunner | None
+) -> ToolRunner | None:
+    """The runner for the draft's language: the Python runner, or the JS one (default sandbox)."""
+    if draft.language is Language.PYTHON:
+        return python_runner
+    return runner or _default_runner()
+
+
+def _python_tier_unavailable(started: float, base: dict[str, Any]) -> ForgeReport:
+    """The rejection of a Python draft when this foundry has no Python runner."""
+    finding = Finding(
+        "python_tier_unavailable",
+        Severity.ERROR,
+        "the Python tier is not available in this foundry; write the tool in JavaScript",
+        path="$.language",
+    )
+    return _report(
         started,
+        status=VersionStatus.REJECTED,
+        step=_blocked(["python_tier_unavailable"], finding.message),
+        findings=(finding,),
+        **base,
+    )
+
+
+def _static_check_failed(
+    findings: list[Finding], started: float, base: dict[str, Any]
+) -> ForgeReport:
+    """The rejection of a draft whose static check found errors."""
+    errors = sum(f.blocking for f in findings)
+    return _report(
+        started,
+        status=VersionStatus.REJECTED,
+        step=_blocked(["static_check_failed"], f"the static check found {errors} error(s)"),
+        findings=tuple(findings),
+        **base,
+    )
+
+
+def _no_sandbox(findings: list[Finding], started: float, base: dict[str, Any]) -> ForgeReport:
+    """The ``unavailable`` report when no sandbox exists to run the tests."""
+    return _report(
+        started,
+        status=VersionStatus.REJECTED,
+        step=unavailable_step("no sandbox is available to run tests"),
+        findings=tuple(findings),
+        **base,
     )
 
 
@@ -241,15 +288,7 @@ def _test_and_decide(
     base: dict[str, Any],
     started: float,
 ) -> ForgeReport:
-    results = run_cases(
-        runner,
-        draft.code,
-        draft.tests,
-        limits=limits,
-        fixtures=draft.fixtures,
-        capabilities=draft.capabilities,
-        tool=draft.name,
-    )
+    results = _run_own_tests(draft, runner, limits)
     unavailable = sandbox_unavailable(results)
     if unavailable is not None:  # the sandbox never ran the code: there is nothing to judge
         status = VersionStatus.REJECTED
@@ -260,36 +299,7 @@ def _test_and_decide(
     if failed:
         blockers.append("tests_failed")
         messages.append(f"{len(failed)} of {len(results)} test(s) failed: {', '.join(failed)}")
-    outcome = None
-    if previous is not None:
-        outcome = regression_gate(draft, previous, runner=runner, limits=limits)
-        if not outcome.passed:
-            blockers.append("regression")
-            messages.append(
-                f"the update breaks earlier test(s) {', '.join(outcome.failed)} "
-                "(vN:name is the version that added the test); fix the code, or retire them "
-                'in changes_tests as {"test": "vN:name", "reason": "..."} if the change is '
-                "deliberate"
-            )
-        for item in outcome.unknown_changes:
-            findings.append(
-                Finding(
-                    "unknown_changed_test",
-                    Severity.WARNING,
-                    f"changes_tests names {item!r}, which is not a test of version "
-                    f"{previous.version} or an earlier one",
-                    path="$.changes_tests",
-                )
-            )
-    elif draft.changes_tests:
-        findings.append(
-            Finding(
-                "unknown_changed_test",
-                Severity.WARNING,
-                "changes_tests is only meaningful for an update of an existing tool",
-                path="$.changes_tests",
-            )
-        )
+    outcome = _regression_step(draft, previous, runner, limits, findings, blockers, messages)
     common = {"findings": tuple(findings), "test_results": results, "regression": outcome, **base}
     if blockers:
         return _report(
@@ -298,6 +308,75 @@ def _test_and_decide(
             step=_blocked(blockers, "; ".join(messages)),
             **common,
         )
+    return _decide_policy(draft, policy, outcome, results, common, started)
+
+
+def _run_own_tests(draft: Draft, runner: ToolRunner, limits: CallLimits) -> tuple[TestResult, ...]:
+    """Run own tests: the draft's test cases in the sandbox, with its fixtures."""
+    return run_cases(
+        runner,
+        draft.code,
+        draft.tests,
+        limits=limits,
+        fixtures=draft.fixtures,
+        capabilities=draft.capabilities,
+        tool=draft.name,
+    )
+
+
+def _regression_step(
+    draft: Draft,
+    previous: ExistingTool | None,
+    runner: ToolRunner,
+    limits: CallLimits,
+    findings: list[Finding],
+    blockers: list[str],
+    messages: list[str],
+) -> RegressionOutcome | None:
+    """Regression gate: for an update, run earlier tests on the new code; appends the
+    ``regression`` blocker and message, and ``unknown_changed_test`` warnings, in place."""
+    if previous is None:
+        if draft.changes_tests:
+            findings.append(
+                Finding(
+                    "unknown_changed_test",
+                    Severity.WARNING,
+                    "changes_tests is only meaningful for an update of an existing tool",
+                    path="$.changes_tests",
+                )
+            )
+        return None
+    outcome = regression_gate(draft, previous, runner=runner, limits=limits)
+    if not outcome.passed:
+        blockers.append("regression")
+        messages.append(
+            f"the update breaks earlier test(s) {', '.join(outcome.failed)} "
+            "(vN:name is the version that added the test); fix the code, or retire them "
+            'in changes_tests as {"test": "vN:name", "reason": "..."} if the change is '
+            "deliberate"
+        )
+    for item in outcome.unknown_changes:
+        findings.append(
+            Finding(
+                "unknown_changed_test",
+                Severity.WARNING,
+                f"changes_tests names {item!r}, which is not a test of version "
+                f"{previous.version} or an earlier one",
+                path="$.changes_tests",
+            )
+        )
+    return outcome
+
+
+def _decide_policy(
+    draft: Draft,
+    policy: CapabilityPolicy,
+    outcome: RegressionOutcome | None,
+    results: tuple[TestResult, ...],
+    common: dict[str, Any],
+    started: float,
+) -> ForgeReport:
+    """Decide policy: ``pending_approval`` when a human must approve, else ``active``."""
     decision = retirement_review(
         policy.decide(draft.capabilities, draft.language.value), draft, outcome
     )
