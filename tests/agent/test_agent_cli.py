@@ -98,8 +98,10 @@ def test_a_replay_is_labelled_and_stops_cleanly_when_the_library_differs(tmp_pat
 def test_ask_prompts_at_the_terminal_and_records_the_answer(vendor, tmp_path):
     from .test_agent_loop import NETWORK_DRAFT
 
-    db = f"sqlite:///{tmp_path / 'r.db'}"
+    # one store per answer: the same draft sent again to the same store is an unchanged
+    # resubmission, which asks nobody
     for reply, status in (("y\n", "active"), ("n\n", "rejected")):
+        db = f"sqlite:///{tmp_path / (status + '.db')}"
         vendor.play(calls("compat", ("create_tool", NETWORK_DRAFT)), answer("compat", "done"))
         args = ["agent", "rates", "--model", "compat:m", "--base-url", vendor.base_url("compat")]
         result = CliRunner().invoke(main, [*args, "--db", db, "--ask"], input=reply)
