@@ -188,8 +188,8 @@ class Reflector(BaseHTTPRequestHandler):
             self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
             self.wfile.flush()
             time.sleep(0.05)  # separate reads on the client side
+        self.sent.append(body)  # before the last chunk: the client may return once it reads it
         self.wfile.write(b"0\r\n\r\n")
-        self.sent.append(body)
 
 
 @pytest.fixture(scope="module")
