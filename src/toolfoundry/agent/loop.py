@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from toolfoundry.agent.approval import ApprovalRequest, Approver, defer
-from toolfoundry.agent.providers.base import Message, Provider, ProviderError, ToolCall
+from toolfoundry.agent.providers.base import Message, Provider, ProviderError, ToolCall, Turn
 from toolfoundry.agent.retrieval import offered_tools
 from toolfoundry.agent.transcript import (
     AgentRun,
@@ -31,7 +31,7 @@ from toolfoundry.agent.transcript import (
     TurnRecord,
     now,
 )
-from toolfoundry.spec import CallResult, DeclaredTool, ErrorKind, StepStatus
+from toolfoundry.spec import CallResult, DeclaredTool, ErrorKind, StepStatus, ToolSpec
 from toolfoundry.spec.result import elapsed_ms
 
 if TYPE_CHECKING:
@@ -107,46 +107,133 @@ def run_agent(
     run = AgentRun(uuid.uuid4().hex, task, provider.model_id, now())
     runs = RunStore(foundry.registry) if store else None
     emit: EventSink = on_event or (lambda _event: None)
+    declared = _prepare_tools(foundry, tools)
+    loop = _Loop(
+        task,
+        provider,
+        foundry,
+        _Limits(max_turns, max_tokens, max_seconds, top_k, turn_tokens),
+        run=run,
+        runs=runs,
+        emit=emit,
+        declared=declared,
+        dispatcher=_Dispatcher(foundry, declared, approval, run, emit),
+        messages=[Message("system", system), Message("user", task)],
+    )
+    return loop.run_turns()
+
+
+def _prepare_tools(foundry: Foundry, tools: Sequence[DeclaredTool]) -> dict[str, DeclaredTool]:
+    """The tools offered on every turn, by name: the meta-tools, then ``tools`` (later wins)."""
     declared: dict[str, DeclaredTool] = {}
     for tool in [*meta_tools(foundry), *tools]:
         declared[tool.spec.name] = tool
-    dispatcher = _Dispatcher(foundry, declared, approval, run, emit)
-    messages = [Message("system", system), Message("user", task)]
-    started = time.monotonic()
+    return declared
 
-    def stop(reason: StopReason, message: str) -> AgentRun:
-        run.stop_reason, run.stop_message, run.finished_at = reason, message, now()
-        emit(AgentEvent("stop", len(run.turns), {"reason": reason.value, "message": message}))
-        if runs is not None:
-            runs.save(run)
-        return run
 
-    for index in range(max_turns):
-        used = run.input_tokens + run.output_tokens
-        if used >= max_tokens:
-            return stop(StopReason.MAX_TOKENS, f"{used} tokens used (limit {max_tokens})")
-        elapsed = time.monotonic() - started
-        if elapsed >= max_seconds:
-            return stop(StopReason.MAX_SECONDS, f"{elapsed:.1f} s elapsed (limit {max_seconds})")
-        offered = offered_tools(
-            foundry,
-            task,
-            top_k=top_k,
-            always=[t.spec for t in declared.values()],
-            pinned=dispatcher.pinned,
+@dataclass(frozen=True)
+class _Limits:
+    """The bounds of one run (see :func:`run_agent`)."""
+
+    max_turns: int
+    max_tokens: int
+    max_seconds: float
+    top_k: int | None
+    turn_tokens: int
+
+
+class _Loop:
+    """One run's steps: check the limits, take a turn, run its calls, record it, decide to stop."""
+
+    def __init__(
+        self,
+        task: str,
+        provider: Provider,
+        foundry: Foundry,
+        limits: _Limits,
+        *,
+        run: AgentRun,
+        runs: RunStore | None,
+        emit: EventSink,
+        declared: dict[str, DeclaredTool],
+        dispatcher: _Dispatcher,
+        messages: list[Message],
+    ) -> None:
+        self.task = task
+        self.provider = provider
+        self.foundry = foundry
+        self.limits = limits
+        self.run = run
+        self.runs = runs
+        self.emit = emit
+        self.declared = declared
+        self.dispatcher = dispatcher
+        self.messages = messages
+        self.started = time.monotonic()
+
+    def run_turns(self) -> AgentRun:
+        """Turn after turn until one stops the run, or the turn limit does."""
+        for index in range(self.limits.max_turns):
+            stopped = self._limit_stop()
+            if stopped is None:
+                stopped = self._one_turn(index + 1)
+            if stopped is not None:
+                return stopped
+        return self._stop(
+            StopReason.MAX_TURNS,
+            f"the model was still calling tools after {self.limits.max_turns} turns",
         )
-        emit(AgentEvent("turn", index + 1, {"offered": [s.name for s in offered]}))
+
+    def _used_tokens(self) -> int:
+        return self.run.input_tokens + self.run.output_tokens
+
+    def _limit_stop(self) -> AgentRun | None:
+        """Stop before a turn when the token or wall-time budget is spent."""
+        used, max_tokens = self._used_tokens(), self.limits.max_tokens
+        if used >= max_tokens:
+            return self._stop(StopReason.MAX_TOKENS, f"{used} tokens used (limit {max_tokens})")
+        elapsed, max_seconds = time.monotonic() - self.started, self.limits.max_seconds
+        if elapsed >= max_seconds:
+            return self._stop(
+                StopReason.MAX_SECONDS, f"{elapsed:.1f} s elapsed (limit {max_seconds})"
+            )
+        return None
+
+    def _one_turn(self, number: int) -> AgentRun | None:
+        """Offer tools, ask the model, run its calls and record the turn; the run if it stops."""
+        offered = self._offer_tools(number)
         turn_started = time.perf_counter()
+        budget = self.limits.max_tokens - self._used_tokens()
         try:
-            turn = provider.complete(
-                messages, offered, max_tokens=max(1, min(turn_tokens, max_tokens - used))
+            turn = self.provider.complete(
+                self.messages, offered, max_tokens=max(1, min(self.limits.turn_tokens, budget))
             )
         except ProviderError as exc:
-            return stop(StopReason.PROVIDER_ERROR, f"{exc.kind}: {exc.message}")
-        emit(
+            return self._stop(StopReason.PROVIDER_ERROR, f"{exc.kind}: {exc.message}")
+        self._emit_model(number, turn)
+        self.messages.append(Message("assistant", turn.text, tool_calls=turn.tool_calls))
+        outcomes = self._run_tool_calls(number, turn.tool_calls)
+        self._record_turn(number, offered, turn, outcomes, turn_started)
+        return self._decide_stop(turn)
+
+    def _offer_tools(self, number: int) -> list[ToolSpec]:
+        """The tools this turn offers (declared ones always), announced as a ``turn`` event."""
+        offered = offered_tools(
+            self.foundry,
+            self.task,
+            top_k=self.limits.top_k,
+            always=[t.spec for t in self.declared.values()],
+            pinned=self.dispatcher.pinned,
+        )
+        self.emit(AgentEvent("turn", number, {"offered": [s.name for s in offered]}))
+        return offered
+
+    def _emit_model(self, number: int, turn: Turn) -> None:
+        """Announce the model's text, calls and usage as a ``model`` event."""
+        self.emit(
             AgentEvent(
                 "model",
-                index + 1,
+                number,
                 {
                     "text": turn.text,
                     "calls": [_call_view(c) for c in turn.tool_calls],
@@ -157,12 +244,14 @@ def run_agent(
                 },
             )
         )
-        messages.append(Message("assistant", turn.text, tool_calls=turn.tool_calls))
+
+    def _run_tool_calls(self, number: int, calls: Sequence[ToolCall]) -> list[ToolOutcome]:
+        """Run each call in order, feeding each result back to the model as a tool message."""
         outcomes = []
-        for call in turn.tool_calls:
-            outcome = dispatcher.run(call, index + 1)
+        for call in calls:
+            outcome = self.dispatcher.run(call, number)
             outcomes.append(outcome)
-            messages.append(
+            self.messages.append(
                 Message(
                     "tool",
                     outcome.content,
@@ -171,9 +260,20 @@ def run_agent(
                     is_error=outcome.is_error,
                 )
             )
-        run.turns.append(
+        return outcomes
+
+    def _record_turn(
+        self,
+        number: int,
+        offered: Sequence[ToolSpec],
+        turn: Turn,
+        outcomes: Sequence[ToolOutcome],
+        turn_started: float,
+    ) -> None:
+        """Add the turn to the transcript and store the run so far."""
+        self.run.turns.append(
             TurnRecord(
-                index=index + 1,
+                index=number,
                 offered=tuple(s.name for s in offered),
                 text=turn.text,
                 outcomes=tuple(outcomes),
@@ -183,18 +283,30 @@ def run_agent(
                 duration_ms=elapsed_ms(turn_started),
             )
         )
-        if runs is not None:
-            runs.save(run)
-        if not turn.tool_calls:
-            run.final_text = turn.text
-            if turn.stop_reason in _CUT_OFF:
-                return stop(
-                    StopReason.MAX_TOKENS,
-                    f"the model's answer was cut at {turn_tokens} output tokens "
-                    f"({turn.stop_reason})",
-                )
-            return stop(StopReason.COMPLETED, turn.stop_reason or "the model answered")
-    return stop(StopReason.MAX_TURNS, f"the model was still calling tools after {max_turns} turns")
+        if self.runs is not None:
+            self.runs.save(self.run)
+
+    def _decide_stop(self, turn: Turn) -> AgentRun | None:
+        """A turn without calls is the answer (cut off or complete); otherwise go on."""
+        if turn.tool_calls:
+            return None
+        self.run.final_text = turn.text
+        if turn.stop_reason in _CUT_OFF:
+            return self._stop(
+                StopReason.MAX_TOKENS,
+                f"the model's answer was cut at {self.limits.turn_tokens} output tokens "
+                f"({turn.stop_reason})",
+            )
+        return self._stop(StopReason.COMPLETED, turn.stop_reason or "the model answered")
+
+    def _stop(self, reason: StopReason, message: str) -> AgentRun:
+        """End the run with ``reason``: announce it and store the run."""
+        run = self.run
+        run.stop_reason, run.stop_message, run.finished_at = reason, message, now()
+        self.emit(AgentEvent("stop", len(run.turns), {"reason": reason.value, "message": message}))
+        if self.runs is not None:
+            self.runs.save(run)
+        return run
 
 
 def meta_tools(foundry: Foundry) -> list[DeclaredTool]:
