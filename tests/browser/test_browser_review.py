@@ -146,9 +146,9 @@ def test_token_login_then_approve_with_the_session_cookie(
 ) -> None:
     url = f"sqlite:///{tmp_path / 'registry.db'}"
     with Foundry.open(url) as fd:
-        assert fd.create_tool(_network_tool("weather", "api.example.com")).status == (
-            "pending_approval"
-        )
+        # https: a plain-http fixture for a host [fetch] does not allow is refused at create
+        draft = network_draft("weather", "api.example.com", description="Current temperature")
+        assert fd.create_tool(draft).status == "pending_approval"
     served = serve_http(url, tmp_path, "--token", "browser-secret")
 
     async def scenario() -> None:
