@@ -12,7 +12,6 @@ its transcript is stored with the run after every turn.
 
 from __future__ import annotations
 
-import json
 import time
 import uuid
 import weakref
@@ -31,6 +30,7 @@ from toolfoundry.agent.transcript import (
     TurnRecord,
     now,
 )
+from toolfoundry.foundry.call import model_payload, model_text
 from toolfoundry.spec import CallResult, DeclaredTool, ErrorKind, StepStatus, ToolSpec
 from toolfoundry.spec.result import elapsed_ms
 
@@ -46,7 +46,6 @@ SYSTEM_PROMPT = (
     "message, problems) and step (status, blockers). When ok is false, read the blockers "
     "and the failing tests, fix the cause and try again. Answer in plain text when done."
 )
-MAX_RESULT_CHARS = 20_000
 # What each vendor says when a turn ran out of output tokens (chat, responses, anthropic).
 _CUT_OFF = frozenset({"length", "max_output_tokens", "max_tokens"})
 # Declaring the meta-tools builds pydantic models (tens of ms); they are bound to one foundry
@@ -350,7 +349,7 @@ class _Dispatcher:
             result = self.foundry.call(call.name, call.arguments)
             if result.ok:
                 self.pinned.add(call.name)
-        payload = _payload(result)
+        payload = model_payload(result)
         if result.ok and call.name == "create_tool":
             payload = self._after_create(payload, turn)
         elif result.ok and call.name == "search_tools" and isinstance(result.value, list):
@@ -359,9 +358,7 @@ class _Dispatcher:
         blockers = step.get("blockers", [])
         ok = step["status"] != StepStatus.BLOCKED.value
         is_error = not ok and blockers != ["awaiting_approval"]
-        content = json.dumps({"ok": ok, **payload}, ensure_ascii=False, default=str)
-        if len(content) > MAX_RESULT_CHARS:
-            content = content[:MAX_RESULT_CHARS] + " ...[truncated]"
+        content = model_text({"ok": ok, **payload})
         outcome = ToolOutcome(
             call=call,
             ok=ok,
@@ -418,23 +415,6 @@ class _Dispatcher:
             "approval": {"action": decision.action, "by": decision.by, "reason": decision.reason},
             "step": done.step.to_dict(),
         }
-
-
-def _payload(result: CallResult) -> dict[str, Any]:
-    """The JSON a model sees for a call: value or error, and the step outcome."""
-    step = result.details.get("step")
-    if result.error is not None:
-        if not isinstance(step, dict):
-            step = {"status": "blocked", "blockers": [result.error.kind.value]}
-        out: dict[str, Any] = {"error": result.error.to_dict(), "step": step}
-    else:
-        value = result.value
-        if isinstance(value, dict) and isinstance(value.get("step"), dict):
-            step = value["step"]
-        out = {"value": value, "step": step if isinstance(step, dict) else {"status": "completed"}}
-    if result.logs:
-        out["logs"] = list(result.logs)
-    return out
 
 
 def _call_view(call: ToolCall) -> dict[str, Any]:

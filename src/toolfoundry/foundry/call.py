@@ -28,11 +28,14 @@ from toolfoundry.spec import (
     StepStatus,
     StorageScope,
 )
-from toolfoundry.spec.json_gate import InvalidJson, check
+from toolfoundry.spec.json_gate import InvalidJson, check, encode
 from toolfoundry.spec.json_schema import CompiledSchema, InvalidSchema, compile_schema
 from toolfoundry.spec.result import elapsed_ms
 
 SHARED_NAMESPACE = "shared"
+# What a model is shown of one call at most (the agent loop and every framework adapter):
+# a model cannot use 1 MB of findings, and some frameworks refuse it.
+MAX_MODEL_TEXT = 20_000
 
 
 def arguments_validator(schema: Mapping[str, Any]) -> CompiledSchema | None:
@@ -227,3 +230,33 @@ def with_step(result: CallResult, *, version: int | None = None) -> CallResult:
     if version is not None:
         result.details["version"] = version
     return result
+
+
+def model_payload(result: CallResult) -> dict[str, Any]:
+    """The JSON a model sees for a call: ``value`` or ``error``, the step outcome, ``logs``.
+
+    A meta-tool's own outcome (create_tool's step) stands for the call's when it succeeded.
+    """
+    step = result.details.get("step")
+    if result.error is not None:
+        if not isinstance(step, dict):
+            step = {"status": StepStatus.BLOCKED.value, "blockers": [result.error.kind.value]}
+        out: dict[str, Any] = {"error": result.error.to_dict(), "step": step}
+    else:
+        value = result.value
+        if isinstance(value, dict) and isinstance(value.get("step"), dict):
+            step = value["step"]
+        if not isinstance(step, dict):
+            step = {"status": StepStatus.COMPLETED.value}
+        out = {"value": value, "step": step}
+    if result.logs:
+        out["logs"] = list(result.logs)
+    return out
+
+
+def model_text(payload: Mapping[str, Any], max_chars: int = MAX_MODEL_TEXT) -> str:
+    """``payload`` as the JSON text a model reads (the one encoder), cut at ``max_chars``."""
+    text = encode(payload, default=str, compact=False)
+    if len(text) > max_chars:
+        text = text[:max_chars] + " ...[truncated]"
+    return text

@@ -15,12 +15,12 @@ runs with ``approved_by`` and the pending version is approved in that name.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from toolfoundry.foundry import telemetry
+from toolfoundry.foundry.call import model_payload, model_text
 from toolfoundry.spec import (
     CallResult,
     Capabilities,
@@ -35,8 +35,6 @@ if TYPE_CHECKING:
     from toolfoundry.foundry import Foundry
 
 CREATE_TOOL = "create_tool"
-# Longer tool errors are cut: a model cannot use 1 MB of findings, and some frameworks refuse it.
-MAX_ERROR_CHARS = 20_000
 
 
 @dataclass(frozen=True)
@@ -70,10 +68,7 @@ class ToolAnswer:
 
     def error_text(self) -> str:
         """The failure as JSON text, for frameworks whose tool errors are strings."""
-        text = json.dumps({"ok": False, **self.payload}, ensure_ascii=False, default=str)
-        if len(text) > MAX_ERROR_CHARS:
-            text = text[:MAX_ERROR_CHARS] + " ...[truncated]"
-        return text
+        return model_text({"ok": False, **self.payload})
 
 
 class FoundryBridge:
@@ -149,7 +144,7 @@ class FoundryBridge:
                 result = instruments.call(
                     name, lambda: _call_local(local, name, args), call_id=call_id
                 )
-        payload = _payload(result)
+        payload = model_payload(result)
         if name == CREATE_TOOL and approved_by and result.ok:
             payload = self._approve_created(payload, approved_by)
         step = payload["step"]
@@ -179,22 +174,3 @@ def _call_local(tool: DeclaredTool, name: str, args: Any) -> CallResult:
             ErrorKind.INVALID_ARGUMENTS, message, problems=[Problem("$", message)]
         )
     return tool.call(args)
-
-
-def _payload(result: CallResult) -> dict[str, Any]:
-    """The JSON a model sees for a call: value or error, and the step outcome."""
-    step = result.details.get("step")
-    if result.error is not None:
-        if not isinstance(step, dict):
-            step = {"status": StepStatus.BLOCKED.value, "blockers": [result.error.kind.value]}
-        out: dict[str, Any] = {"error": result.error.to_dict(), "step": step}
-    else:
-        value = result.value
-        if isinstance(value, dict) and isinstance(value.get("step"), dict):
-            step = value["step"]  # a meta-tool's own outcome (create_tool's tests, ...)
-        if not isinstance(step, dict):
-            step = {"status": StepStatus.COMPLETED.value}
-        out = {"value": value, "step": step}
-    if result.logs:
-        out["logs"] = list(result.logs)
-    return out
