@@ -162,20 +162,43 @@ def check(value: Any, limits: JsonLimits = JSON_LIMITS) -> None:
     Raises:
         InvalidJson: every problem found, located.
     """
+    _checked_text(value, limits)
+
+
+def encode_checked(value: Any, limits: JsonLimits = JSON_LIMITS) -> str:
+    """:func:`check` then compact :func:`encode`, from one serialization of ``value`` (what a
+    sandbox does with a call's arguments on every call).
+
+    Raises:
+        InvalidJson: every problem found, located.
+    """
+    text = _checked_text(value, limits)
+    if text is None:  # refused by json.dumps yet nothing located: let encode say why
+        return encode(value)
+    if _UNSAFE_OUT.search(text) is not None:
+        text = _UNSAFE_OUT.sub(_escape_out, text)
+    return text
+
+
+def _checked_text(value: Any, limits: JsonLimits) -> str | None:
+    """The compact JSON text of a value that passes the gate (None when json.dumps refused
+    it but no problem could be located); raises InvalidJson otherwise."""
     try:
-        raw = json.dumps(value, ensure_ascii=False, allow_nan=False).encode("utf-8")
+        text = json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+        raw = text.encode("utf-8")
     except (TypeError, ValueError, RecursionError):  # UnicodeEncodeError is a ValueError
-        raw = None
+        text, raw = None, None
     if raw is not None:
         if len(raw) > limits.max_bytes:
             size = f"{len(raw)} bytes as JSON; the limit is {limits.max_bytes}"
             raise InvalidJson([JsonProblem("too_large", "$", f"the value is {size}")])
         long_digits = b"0" * MAX_INT_DIGITS in raw.translate(_DIGITS_AS_ZERO)
         if not long_digits and not _too_deep(raw, limits.max_depth):
-            return
+            return text
     found = problems(value, limits)
     if found:
         raise InvalidJson(found)
+    return text
 
 
 def problems(

@@ -41,7 +41,7 @@ from toolfoundry.sandbox.js.module_cache import cache_key, cached_bytes, cached_
 from toolfoundry.sandbox.js.modules import BUILD_DIR, LibraryCatalog, polyfills_source
 from toolfoundry.sandbox.js.snapshot import bake
 from toolfoundry.spec import CallResult, ErrorKind
-from toolfoundry.spec.json_gate import InvalidJson, check, encode
+from toolfoundry.spec.json_gate import InvalidJson, encode_checked
 
 PRELUDE_DIR = Path(__file__).resolve().parent / "prelude"
 PAGE = 65536
@@ -232,8 +232,8 @@ class WasmEngine:
         """
         started = time.monotonic()
         try:
-            check(args)  # the JSON gate: depth, finite numbers, valid Unicode, JSON types
-            args_json = encode(args)
+            # the JSON gate (depth, finite numbers, valid Unicode, JSON types), one serialization
+            args_json = encode_checked(args)
         except InvalidJson as exc:
             problems = [p.problem() for p in exc.problems]
             message = f"args are not JSON the sandbox takes: {exc}"
