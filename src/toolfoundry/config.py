@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +24,7 @@ from toolfoundry.spec import CallLimits
 CONFIG_FILE = "toolfoundry.toml"
 SECTIONS = ("registry", "policy", "fetch", "limits", "provider", "catalog")
 FETCH_KEYS = ("allow", "allow_http", "allow_private", "max_requests", "credentials")
-CALL_LIMIT_KEYS = ("timeout_s", "memory_mib", "output_bytes")  # CallLimits' fields
+CALL_LIMIT_KEYS = tuple(f.name for f in fields(CallLimits))
 LIMIT_KEYS = (*CALL_LIMIT_KEYS, "max_code_bytes", "duplicate_candidates")
 # how many similar active tools (by search) a new draft's tests are run against, to warn about
 # behavioural duplicates; 0 turns the check off

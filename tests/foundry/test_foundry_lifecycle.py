@@ -257,3 +257,18 @@ def test_an_ascii_host_is_shown_as_it_is(db_url: str) -> None:
     assert (
         idn["shown"] == "bücher.example (punycode xn--bcher-kva.example)"
     )  # one script: no warning
+
+
+@pytest.mark.parametrize(
+    ("pattern", "shown"),
+    [
+        ("[::1]:8080", "[::1]:8080"),
+        ("*.example.com", "*.example.com"),
+        ("a.test:8443", "a.test:8443"),
+    ],
+)
+def test_a_host_is_shown_as_its_pattern_spells_it(pattern: str, shown: str) -> None:
+    from toolfoundry.forge.host_display import host_view
+
+    view = host_view(pattern)
+    assert (view.unicode, view.ascii, view.warning) == (shown, shown, None)

@@ -49,11 +49,9 @@ def host_view(text: str) -> HostView:
         pattern = HostPattern.parse(text)
     except HostPatternError:
         return HostView(text, None, "not a valid host name")
-    prefix = "*." if pattern.wildcard else ""
-    suffix = f":{pattern.port}" if pattern.port is not None else ""
-    ascii_form = f"{prefix}{pattern.host}{suffix}"
+    ascii_form = str(pattern)  # HostPattern's own spelling: brackets around an IPv6 host
     labels = [_unicode_label(label) for label in pattern.host.split(".")]
-    unicode_form = prefix + ".".join(labels) + suffix
+    unicode_form = ascii_form.replace(pattern.host, ".".join(labels), 1)
     problems = []
     for label in labels:
         mixed = mixed_scripts(label)

@@ -10,12 +10,11 @@ judged when the URL names it literally, the rest at call time as always.
 
 from __future__ import annotations
 
+from toolfoundry.config import CONFIG_FILE as CONFIG
 from toolfoundry.forge.draft import Draft, located_fixtures
 from toolfoundry.sandbox.host.fetch import FetchPolicy
 from toolfoundry.sandbox.host.netguard import FetchError, ParsedURL, parse_url
 from toolfoundry.spec import Problem
-
-CONFIG = "toolfoundry.toml"
 
 
 def fixture_refusals(draft: Draft, policy: FetchPolicy | None) -> list[Problem]:

@@ -61,7 +61,6 @@ SCOPE = "toolfoundry"
 OPERATION = "gen_ai.operation.name"
 TOOL_NAME = "gen_ai.tool.name"
 TOOL_CALL_ID = "gen_ai.tool.call.id"
-TOOL_DESCRIPTION = "gen_ai.tool.description"
 TOOL_TYPE = "gen_ai.tool.type"
 ERROR_TYPE = "error.type"
 VERSION = "toolfoundry.tool.version"
@@ -126,7 +125,6 @@ class Instruments:
         run: Callable[[], CallResult],
         *,
         call_id: str | None = None,
-        description: str | None = None,
     ) -> CallResult:
         """Run one tool call inside an ``execute_tool <name>`` span and count it."""
         if not self.recording():
@@ -134,8 +132,6 @@ class Instruments:
         attributes: dict[str, str] = {OPERATION: "execute_tool", TOOL_NAME: name}
         if call_id:
             attributes[TOOL_CALL_ID] = call_id
-        if description:
-            attributes[TOOL_DESCRIPTION] = description
         attributes[TOOL_TYPE] = "function"
         started = time.perf_counter()
         with self.tracer.start_as_current_span(
