@@ -27,7 +27,7 @@ from toolfoundry.forge.draft_fields import DraftError
 from toolfoundry.forge.draft_json import DraftJson, Language
 from toolfoundry.forge.findings import Finding, Severity
 from toolfoundry.forge.jscheck import bundled_libraries, check_javascript
-from toolfoundry.forge.pipeline import ForgeReport, forge_draft, invalid_draft
+from toolfoundry.forge.pipeline import ForgeReport, forge_draft, invalid_draft, parse_or_report
 from toolfoundry.forge.policy import CapabilityDecision, CapabilityPolicy, CapabilityPolicyError
 from toolfoundry.forge.pycheck import check_python
 from toolfoundry.forge.regression import (
@@ -84,6 +84,7 @@ __all__ = [
     "json_diff",
     "json_equal",
     "parse_draft",
+    "parse_or_report",
     "parse_test_cases",
     "regression_gate",
     "run_cases",

@@ -159,7 +159,7 @@ def forge_draft(
         A :class:`ForgeReport`; never raises for bad input.
     """
     started = time.perf_counter()
-    parsed = _parse_step(draft_or_data, draft_limits, started)
+    parsed = parse_or_report(draft_or_data, draft_limits, started)
     if isinstance(parsed, ForgeReport):
         return parsed
     draft = parsed
@@ -185,10 +185,10 @@ def forge_draft(
     )
 
 
-def _parse_step(
+def parse_or_report(
     draft_or_data: Draft | Mapping[str, Any] | str | bytes,
     draft_limits: DraftLimits | None,
-    started: float,
+    started: float | None = None,
 ) -> Draft | ForgeReport:
     """Parse: the draft itself, or the ``invalid_draft`` report when it cannot be parsed."""
     if isinstance(draft_or_data, Draft):

@@ -14,7 +14,6 @@ from typing import Any
 from toolfoundry.config import Config
 from toolfoundry.forge import (
     Draft,
-    DraftError,
     ExistingTool,
     Finding,
     ForgeReport,
@@ -24,7 +23,7 @@ from toolfoundry.forge import (
     behaves_like,
     forge_draft,
     invalid_draft,
-    parse_draft,
+    parse_or_report,
 )
 from toolfoundry.forge.cases import parse_test_cases
 from toolfoundry.forge.regression import SuiteTest, accumulate
@@ -110,21 +109,21 @@ class Intake:
         Never raises for bad input: a malformed or failing draft gives a ``rejected`` result
         with structured findings, and the store is left unchanged.
         """
-        try:
-            parsed = (
-                draft if isinstance(draft, Draft) else parse_draft(draft, limits=self._draft_limits)
-            )
-        except DraftError:
-            return self._result(forge_draft(draft, draft_limits=self._draft_limits))
+        parsed = parse_or_report(draft, self._draft_limits)
+        if isinstance(parsed, ForgeReport):
+            return self._result(parsed)
+        # one read of the tool's versions serves every check below ([] for a new tool)
+        history = self._history(parsed.name)
+        current = next((v for v in history if v.current), None)
         # tested on requests its calls could never make, a tool would pass and then fail
         policy = fetch_policy(parsed.capabilities, self._fetch)
-        refused = self._name_problems(parsed.name) + fixture_refusals(parsed, policy)
+        refused = self._name_problems(parsed.name, current) + fixture_refusals(parsed, policy)
         if refused:
             return self._result(invalid_draft(parsed.name, refused))
-        same = self._identical(parsed)
+        same = _identical(parsed, history)
         if same is not None:  # nothing new to test, approve or store
             return _unchanged(same)
-        previous = self._previous(parsed.name)
+        previous = _previous(current, history)
         report = forge_draft(
             parsed,
             previous=previous,
@@ -150,12 +149,16 @@ class Intake:
             duplicate_of=duplicate_of,
         )
 
-    def _name_problems(self, name: str) -> list[Problem]:
+    def _history(self, name: str) -> list[ToolVersion]:
+        try:
+            return self.registry.history(name)
+        except RegistryError:  # a new tool
+            return []
+
+    def _name_problems(self, name: str, current: ToolVersion | None) -> list[Problem]:
         """Why no version may be added under ``name`` now: a person disabled the tool, or it
         is a new name that passes for an existing tool's (spec/names.py:name_keys)."""
-        try:
-            current = self.registry.get(name)
-        except RegistryError:
+        if current is None:
             twin = looks_like(name, self.registry.tool_names())
             if twin is None:
                 return []
@@ -254,49 +257,6 @@ class Intake:
         findings.append(Finding("behavioural_duplicate", Severity.WARNING, message, path="$.tests"))
         return twin
 
-    def _identical(self, draft: Draft) -> ToolVersion | None:
-        """The tool's current or pending version identical to ``draft``, if any (an older,
-        superseded version is not: resubmitting it is a new version, like any change)."""
-        try:
-            history = self.registry.history(draft.name)
-        except RegistryError:
-            return None
-        identity = _draft_identity(draft)
-        for version in reversed(history):
-            if not (version.current or version.status is VersionStatus.PENDING_APPROVAL):
-                continue
-            if _stored_identity(version) == identity:
-                return version
-        return None
-
-    def _previous(self, name: str) -> ExistingTool | None:
-        try:
-            current = self.registry.get(name)
-        except RegistryError:
-            return None
-        if current.status is not VersionStatus.ACTIVE:
-            return None
-        suite = current.extra.get("suite")
-        if suite is not None:
-            earlier = suite.get("earlier", [])
-        else:  # stored before suites were: rebuild from the earlier active versions
-            earlier = self._legacy_earlier(name, current.version)
-        return ExistingTool.from_dict({**current.to_dict(), "earlier": earlier})
-
-    def _legacy_earlier(self, name: str, before: int) -> list[dict[str, Any]]:
-        """The earlier suite of a version stored without one: every test of each earlier
-        active version, minus the names later versions listed in ``changes_tests``."""
-        earlier: list[SuiteTest] = []
-        for version in self.registry.history(name):
-            if version.version >= before:
-                break
-            if version.status is not VersionStatus.ACTIVE:
-                continue
-            dropped = {c for c in version.extra.get("changes_tests") or [] if isinstance(c, str)}
-            earlier = [s for s in earlier if s.case.name not in dropped]
-            earlier = accumulate(earlier, parse_test_cases(version.tests), version.version)
-        return [s.to_dict() for s in earlier]
-
     def _result(
         self,
         report: ForgeReport,
@@ -318,6 +278,45 @@ class Intake:
             duplicate_of=duplicate_of,
             report=report,
         )
+
+
+def _identical(draft: Draft, history: list[ToolVersion]) -> ToolVersion | None:
+    """The tool's current or pending version identical to ``draft``, if any (an older,
+    superseded version is not: resubmitting it is a new version, like any change)."""
+    identity = _draft_identity(draft)
+    for version in reversed(history):
+        if not (version.current or version.status is VersionStatus.PENDING_APPROVAL):
+            continue
+        if _stored_identity(version) == identity:
+            return version
+    return None
+
+
+def _previous(current: ToolVersion | None, history: list[ToolVersion]) -> ExistingTool | None:
+    """The active current version the draft must not regress from, with its earlier suite."""
+    if current is None or current.status is not VersionStatus.ACTIVE:
+        return None
+    suite = current.extra.get("suite")
+    if suite is not None:
+        earlier = suite.get("earlier", [])
+    else:  # stored before suites were: rebuild from the earlier active versions
+        earlier = _legacy_earlier(history, current.version)
+    return ExistingTool.from_dict({**current.to_dict(), "earlier": earlier})
+
+
+def _legacy_earlier(history: list[ToolVersion], before: int) -> list[dict[str, Any]]:
+    """The earlier suite of a version stored without one: every test of each earlier
+    active version, minus the names later versions listed in ``changes_tests``."""
+    earlier: list[SuiteTest] = []
+    for version in history:
+        if version.version >= before:
+            break
+        if version.status is not VersionStatus.ACTIVE:
+            continue
+        dropped = {c for c in version.extra.get("changes_tests") or [] if isinstance(c, str)}
+        earlier = [s for s in earlier if s.case.name not in dropped]
+        earlier = accumulate(earlier, parse_test_cases(version.tests), version.version)
+    return [s.to_dict() for s in earlier]
 
 
 def _draft_identity(draft: Draft) -> str:
