@@ -228,7 +228,7 @@ class Foundry:
     ) -> Decision:
         try:
             if version is None:
-                waiting = [v.version for v in self.registry.pending() if v.name == name]
+                waiting = self.registry.pending_numbers(name)
                 if len(waiting) > 1:
                     return Decision(name, None, None, ambiguous_step(name, waiting))
                 version = waiting[0] if waiting else None

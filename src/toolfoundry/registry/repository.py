@@ -12,7 +12,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from sqlalchemy import func, insert, select, update
+from sqlalchemy import ColumnElement, func, insert, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import Connection, Engine, Row
@@ -269,6 +269,11 @@ class Registry:
         with self._read() as conn:
             return version_reads.pending(conn)
 
+    def pending_numbers(self, name: str) -> list[int]:
+        """The numbers of ``name``'s versions waiting for a human decision, ascending."""
+        with self._read() as conn:
+            return _pending_numbers(conn, tools.c.name == name)
+
     def find_active_by_sha(self, sha256: str, *, exclude: str | None = None) -> ToolVersion | None:
         """A current, active tool whose code has this hash (duplicate detection)."""
         with self._read() as conn:
@@ -300,13 +305,7 @@ class Registry:
         with self._write() as conn:
             tool = self._lock_tool(conn, name)
             if version is None:
-                waiting = conn.execute(
-                    select(versions.c.version).where(
-                        versions.c.tool_id == tool.id,
-                        versions.c.status == VersionStatus.PENDING_APPROVAL.value,
-                    )
-                ).scalars()
-                numbers = sorted(int(n) for n in waiting)
+                numbers = _pending_numbers(conn, tools.c.id == tool.id)
                 if not numbers:
                     raise RegistryError("not_pending", f"{name!r} has no version awaiting approval")
                 if len(numbers) > 1:
@@ -508,3 +507,13 @@ def _passed(result: Any) -> bool:
     if isinstance(result, dict):
         return bool(result.get("passed", result.get("ok", False)))
     return bool(getattr(result, "passed", False))
+
+
+def _pending_numbers(conn: Connection, which_tool: ColumnElement[bool]) -> list[int]:
+    query = (
+        select(versions.c.version)
+        .join(tools, tools.c.id == versions.c.tool_id)
+        .where(which_tool, versions.c.status == VersionStatus.PENDING_APPROVAL.value)
+        .order_by(versions.c.version)
+    )
+    return [int(n) for n in conn.execute(query).scalars()]
