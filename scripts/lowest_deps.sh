@@ -17,10 +17,25 @@ VENV=$(mktemp -d)/lowest
 trap 'rm -rf "$(dirname "$VENV")"' EXIT
 "$UV" venv -q --python .venv/bin/python "$VENV"
 "$UV" pip install -q --python "$VENV/bin/python" --resolution lowest-direct -e ".[dev]"
+# What was resolved for the names pyproject.toml lists (its [project] dependencies and the
+# extras named), read from pyproject itself so the list cannot fall behind it.
+resolved() {
+  "$1" - "${@:2}" <<'PY'
+import re, sys, tomllib
+from importlib.metadata import PackageNotFoundError, version
+project = tomllib.load(open("pyproject.toml", "rb"))["project"]
+specs = list(project["dependencies"])
+for extra in sys.argv[1:]:
+    specs += project["optional-dependencies"][extra]
+for name in sorted({re.match(r"[A-Za-z0-9_.-]+", s).group() for s in specs} - {"toolfoundry"}):
+    try:
+        print(f"  {name} {version(name)}")
+    except PackageNotFoundError:
+        pass
+PY
+}
 echo "lowest direct dependencies:"
-"$UV" pip list --python "$VENV/bin/python" 2>/dev/null \
-  | grep -iE "^(mcp|pydantic|click|rich|sqlalchemy|alembic|httpx|starlette|uvicorn|jsonschema|openai|anthropic|psycopg|wasmtime|tree-sitter|pytest) " \
-  | awk '{printf "  %s %s\n", $1, $2}'
+resolved "$VENV/bin/python" postgres agents server
 "$VENV/bin/pytest" -n 2 -q -p no:cacheprovider --ignore=tests/jslibs --ignore=tests/process "$@"
 
 # The dev extra's other packages may raise a floor of a user-facing extra (openai-agents wants a
@@ -33,6 +48,5 @@ USER_VENV=$(dirname "$VENV")/all
 # shellcheck disable=SC2086
 "$UV" pip install -q --python "$USER_VENV/bin/python" --resolution lowest-direct -e ".[all]" $TOOLS
 echo "lowest for [all] alone:"
-"$UV" pip list --python "$USER_VENV/bin/python" 2>/dev/null \
-  | grep -iE "^(mcp|openai|anthropic|psycopg|starlette|uvicorn) " | awk '{printf "  %s %s\n", $1, $2}'
+resolved "$USER_VENV/bin/python" postgres agents server
 "$USER_VENV/bin/pytest" -n 2 -q -p no:cacheprovider tests/agent tests/evaluation tests/server "$@"
