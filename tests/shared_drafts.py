@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 
@@ -39,3 +40,23 @@ def network_draft(
         "fixtures": [{"url": f"{scheme}://{host}/w?city=Oslo", "body": '{"temp": -3}'}],
         "tests": [test],
     }
+
+
+WORD_COUNT: dict[str, Any] = {
+    "name": "word_count",
+    "description": "Count the words of a text.",
+    "parameters": {
+        "type": "object",
+        "properties": {"text": {"type": "string", "description": "the text"}},
+        "required": ["text"],
+    },
+    "code": (
+        "export function handler({ text }) { return text.split(/\\s+/).filter(Boolean).length; }"
+    ),
+    "tests": [{"input": {"text": "one two  three"}, "expected": 3}],
+}
+
+
+def word_count_draft() -> dict[str, Any]:
+    """A fresh copy of the pure word-count draft (the tests' everyday pure tool)."""
+    return copy.deepcopy(WORD_COUNT)

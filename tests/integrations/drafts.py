@@ -2,28 +2,21 @@
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
-WORD_COUNT: dict[str, Any] = {
-    "name": "word_count",
-    "description": "Count the words of a text.",
-    "parameters": {
-        "type": "object",
-        "properties": {"text": {"type": "string", "minLength": 1, "description": "the text"}},
-        "required": ["text"],
-    },
-    "code": (
-        "export function handler({ text }) { return text.split(/\\s+/).filter(Boolean).length; }"
-    ),
-    "tests": [{"input": {"text": "one two  three"}, "expected": 3}],
-}
+from tests.shared_drafts import word_count_draft as plain_word_count
+
+
+def word_count_draft() -> dict[str, Any]:
+    """The shared word-count draft, its text at least one character long (so a schema-only
+    violation reaches the foundry: smolagents checks top-level types itself)."""
+    draft = plain_word_count()
+    draft["parameters"]["properties"]["text"]["minLength"] = 1
+    return draft
+
+
+WORD_COUNT: dict[str, Any] = word_count_draft()
 # A number where the schema wants a string: the foundry answers invalid_arguments at $.text.
 BAD_ARGUMENTS: dict[str, Any] = {"text": 42}
 # The right type, but too short: only a JSON Schema validator sees it (smolagents checks types).
 TOO_SHORT: dict[str, Any] = {"text": ""}
-
-
-def word_count_draft() -> dict[str, Any]:
-    """A fresh copy of the pure draft."""
-    return copy.deepcopy(WORD_COUNT)

@@ -16,6 +16,7 @@ import mcp_types as types
 import pytest
 from click.testing import CliRunner
 from starlette.testclient import TestClient
+from tests.shared_drafts import word_count_draft
 
 from toolfoundry import Foundry
 from toolfoundry.cli import main
@@ -26,17 +27,7 @@ from toolfoundry.server.app import create_app
 from toolfoundry.server.mcp_results import call_tool_result
 from toolfoundry.spec import ErrorKind
 
-WORD_COUNT: dict[str, Any] = {
-    "name": "word_count",
-    "description": "Count the words of a text.",
-    "parameters": {
-        "type": "object",
-        "properties": {"text": {"type": "string"}},
-        "required": ["text"],
-    },
-    "code": "export function handler({ text }) { return text.split(' ').filter(Boolean).length }",
-    "tests": [{"input": {"text": "one two"}, "expected": 2}],
-}
+WORD_COUNT = word_count_draft()
 # A case that expects an error containing a word the sandbox's own message also contains:
 # judged on that message, it would pass.
 EXPECTS_AN_ERROR = {
