@@ -136,11 +136,33 @@ def unavailable(problem: str) -> SandboxUnavailable:
 
 
 def require(files: SandboxFiles | None = None) -> None:
-    """Raise :class:`SandboxUnavailable` when a built file is missing or damaged."""
-    problems = (files or installed()).problems()
+    """Raise :class:`SandboxUnavailable` when a built file is missing or damaged.
+
+    A check that passed is not hashed again in this process while no file of the folder
+    changed (size and modification time): ``serve`` checks before it starts, and the first
+    JavaScript call would otherwise hash the same 11 MB again.
+    """
+    files = files or installed()
+    seen = _fingerprint(files.root)
+    if seen in _verified:
+        return
+    problems = files.problems()
     if problems:
         more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
         raise unavailable(problems[0] + more)
+    _verified.add(seen)
+
+
+_verified: set[tuple[Path, tuple[tuple[str, int, int], ...]]] = set()
+
+
+def _fingerprint(root: Path) -> tuple[Path, tuple[tuple[str, int, int], ...]]:
+    stats = []
+    for path in root.rglob("*"):
+        if path.is_file():
+            st = path.stat()
+            stats.append((str(path.relative_to(root)), st.st_size, st.st_mtime_ns))
+    return root, tuple(sorted(stats))
 
 
 _installed = SandboxFiles()
