@@ -15,7 +15,7 @@ import json
 from dataclasses import dataclass, replace
 from typing import Any
 
-from toolfoundry.spec import CallError, ErrorKind
+from toolfoundry.spec import CallError, CallResult, ErrorKind
 from toolfoundry.spec.json_gate import InvalidJson, JsonLimits, decode, well_formed
 
 OK_PREFIX = b'{"ok":true,"value":'
@@ -36,6 +36,14 @@ class GuestAnswer:
     kind: str | None = None
     message: str = ""
     refused: CallError | None = None
+
+    def refusal(self, logs: tuple[str, ...] | list[str], duration_ms: float = 0.0) -> CallResult:
+        """The failed call for an answer the host refused (``refused`` is set)."""
+        assert self.refused is not None
+        error = self.refused
+        return CallResult.failure(
+            error.kind, error.message, problems=error.problems, logs=logs, duration_ms=duration_ms
+        )
 
 
 def read_answer(raw: bytes) -> GuestAnswer:

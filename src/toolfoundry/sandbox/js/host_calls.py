@@ -98,11 +98,6 @@ class CallHost:
         self._sources_served.add(specifier)
         return b"S" + source.encode("utf-8")
 
-    @property
-    def sources_served(self) -> frozenset[str]:
-        """Libraries this call compiled from source (no trusted bytecode was cached yet)."""
-        return frozenset(self._sources_served)
-
     def _bytecode(self, payload: bytes) -> None:
         # Kept only from a trusted call, and only for a source it was just given.
         name, sep, code = payload.partition(b"\0")

@@ -289,10 +289,7 @@ class WasmEngine:
             return self._fail(host, ErrorKind.INVALID_OUTPUT, message)
         answer = read_answer(guest.read(ptr, length))  # through the JSON gate
         if answer.refused is not None:
-            refused = answer.refused
-            return CallResult.failure(
-                refused.kind, refused.message, problems=refused.problems, logs=host.logs
-            )
+            return answer.refusal(host.logs)
         if answer.kind is None:
             return CallResult.success(answer.value, logs=host.logs)
         kind, message = self._decided_kind(guest, host, answer.kind, answer.message)

@@ -45,7 +45,7 @@ def request_bytes(
     Raises:
         InvalidJson: ``args`` breaks the JSON gate's rules (a ValueError, located).
     """
-    check(args)
+    check(args)  # located under $ (the arguments), before they join the request
     return encode(
         {
             "code": code,
@@ -147,10 +147,7 @@ def _result(out: Collected, limits: ProcessLimits, started: float) -> CallResult
         return fail(ErrorKind.RUNTIME_ERROR, "the tool wrote to the result channel; refused")
     answer = read_answer(body)  # through the JSON gate
     if answer.refused is not None:
-        refused = answer.refused
-        return CallResult.failure(
-            refused.kind, refused.message, problems=refused.problems, logs=logs, duration_ms=elapsed
-        )
+        return answer.refusal(logs, elapsed)
     if answer.kind is None:
         return CallResult.success(answer.value, logs=logs, duration_ms=elapsed)
     if answer.kind not in TOOL_KINDS:
