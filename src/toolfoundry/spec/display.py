@@ -18,7 +18,8 @@ import re
 
 # One character class, also used by the JSON encoder (which escapes the same characters as
 # JSON \\u escapes, losslessly). \n and \t are layout, not control, and stay.
-UNSAFE_CHARACTERS = "\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff"
+SURROGATES = "\ud800-\udfff"  # a character class range: lone surrogates, not valid Unicode
+UNSAFE_CHARACTERS = "\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069" + SURROGATES
 _UNSAFE = re.compile(f"[{UNSAFE_CHARACTERS}]")
 
 

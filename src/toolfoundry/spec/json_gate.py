@@ -37,7 +37,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
-from toolfoundry.spec.display import UNSAFE_CHARACTERS
+from toolfoundry.spec.display import SURROGATES, UNSAFE_CHARACTERS
 from toolfoundry.spec.result import Problem
 
 # syntax, too_large, too_deep and encoding (bytes that are not UTF-8) are about the text;
@@ -310,7 +310,7 @@ def json_path(parts: list[str | int] | tuple[str | int, ...]) -> str:
 
 _Path = tuple[Any, str | int] | None  # (parent path, key), built only when a problem is found
 _IDENT = re.compile(r"^[A-Za-z_$][A-Za-z0-9_$]*$")
-_SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATE = re.compile(f"[{SURROGATES}]")
 _UNSAFE_OUT = re.compile(f"[{UNSAFE_CHARACTERS}]")
 _BRACKETS = bytes.maketrans(b"[]{}", b"()()")
 _DIGITS_AS_ZERO = bytes.maketrans(
