@@ -137,3 +137,19 @@ def test_a_recording_must_say_its_format(tmp_path):
     path.write_text('{"sessions": {}}')
     with pytest.raises(ProviderError, match="toolfoundry-replay/1"):
         ReplayProvider(str(path))
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        "[" * 5000 + "]" * 5000,  # deeper than the stdlib parser's recursion limit
+        '{"n": ' + "7" * 5000 + "}",  # past the 4300-digit int conversion limit
+        '{"x": 1e999}',  # Infinity
+        '{"s": "\\ud800"}',  # a lone surrogate
+    ],
+    ids=["deep", "huge-int", "infinity", "lone-surrogate"],
+)
+def test_hostile_tool_call_arguments_are_unreadable_not_a_crash(raw: str) -> None:
+    from toolfoundry.agent.providers.calls import parse_arguments
+
+    assert parse_arguments(raw) == (None, raw)

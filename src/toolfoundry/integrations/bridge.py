@@ -30,6 +30,7 @@ from toolfoundry.spec import (
     StepStatus,
     ToolSpec,
 )
+from toolfoundry.spec.json_gate import encode
 
 if TYPE_CHECKING:
     from toolfoundry.foundry import Foundry
@@ -65,6 +66,12 @@ class ToolAnswer:
             return self.result.error.kind.value
         blockers = self.payload["step"].get("blockers") or [""]
         return str(blockers[0])
+
+    def value_text(self) -> str:
+        """A successful call's value as text, for frameworks whose tool outputs are strings
+        (a string as it is; anything else as JSON, through the one encoder)."""
+        value = self.value
+        return value if isinstance(value, str) else encode(value, default=str, compact=False)
 
     def error_text(self) -> str:
         """The failure as JSON text, for frameworks whose tool errors are strings."""

@@ -165,8 +165,7 @@ def _can_interrupt() -> bool:
 def _returned(answer: ToolAnswer) -> Any:
     if answer.is_error:
         raise ToolException(answer.error_text())
-    value = answer.value
-    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+    return answer.value_text()
 
 
 class FoundryMiddleware(AgentMiddleware):

@@ -26,13 +26,13 @@ Approval: ``create_tool`` of a draft the foundry's policy holds for a human has
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from toolfoundry.integrations.bridge import CREATE_TOOL, FoundryBridge, ToolAnswer
 from toolfoundry.spec import DeclaredTool, ToolSpec
 from toolfoundry.spec.extras import requires_extra
+from toolfoundry.spec.json_gate import InvalidJson, decode
 
 with requires_extra("openai-agents", "toolfoundry.integrations.openai_agents"):
     import anyio.to_thread
@@ -112,9 +112,9 @@ class _Toolbox:
 
     async def _invoke(self, name: str, ctx: ToolContext[Any], raw: str) -> str:
         try:
-            args: Any = json.loads(raw) if raw else {}
-        except json.JSONDecodeError:
-            args = raw  # not an object: the foundry answers invalid_arguments
+            args: Any = decode(raw) if raw else {}  # the one gate, as for every client's input
+        except InvalidJson:
+            args = raw  # not JSON the gate takes: the foundry answers invalid_arguments
         # needs_approval held this call until a human approved it: record that approval
         approved = self.approval and bool(self.bridge.approval_reasons(name, args))
         answer = await anyio.to_thread.run_sync(
@@ -144,7 +144,4 @@ class _Toolbox:
 
 
 def _output(answer: ToolAnswer) -> str:
-    if answer.is_error:
-        return answer.error_text()
-    value = answer.value
-    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+    return answer.error_text() if answer.is_error else answer.value_text()

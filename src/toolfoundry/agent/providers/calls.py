@@ -12,6 +12,7 @@ from toolfoundry.agent.providers.base import Message, ProviderError, ToolCall, T
 from toolfoundry.agent.providers.names import ToolNames
 from toolfoundry.catalog import restore_arguments
 from toolfoundry.spec import ToolSpec
+from toolfoundry.spec.json_gate import InvalidJson, decode
 
 
 def parse_arguments(raw: Any) -> tuple[dict[str, Any] | None, str]:
@@ -28,8 +29,8 @@ def parse_arguments(raw: Any) -> tuple[dict[str, Any] | None, str]:
     if not text.strip():
         return {}, text
     try:
-        value = json.loads(text)
-    except json.JSONDecodeError:
+        value = decode(text)  # the one gate: a model's 5000-digit number or deep nest is refused
+    except InvalidJson:
         return None, text
     return (value, text) if isinstance(value, dict) else (None, text)
 
