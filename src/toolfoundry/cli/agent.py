@@ -283,7 +283,7 @@ def agent(
         )
     if record:
         recording.setdefault("sessions", {})[run.id[:8]] = recording_session(run)
-        text = json.dumps(recording, indent=1, ensure_ascii=False) + "\n"
+        text = encode(recording, indent=1) + "\n"
         Path(record).write_text(text, encoding="utf-8")
         console.print(f"[dim]recorded as session {run.id[:8]} in {markup_safe(record)}[/]")
     if as_json:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import click
@@ -21,6 +20,7 @@ from toolfoundry.agent.evaluation import (
     select_model,
 )
 from toolfoundry.agent.evaluation.scenarios import SCORED_STATUSES
+from toolfoundry.spec.json_gate import encode
 
 # the arguments scenarios constrain; free text (reasons, query changes) is not shown
 _SCORED_ARGUMENTS = ("step", "blocker", "via", "dependency")
@@ -98,7 +98,7 @@ def degradation(
             raise
         raise click.ClickException(f"{model}: {exc}") from None
     if as_json:
-        click.echo(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
+        click.echo(encode(report.to_dict(), indent=2))
     else:
         _print(report)
     if min_share is not None and report.overall.share < min_share:
@@ -134,7 +134,7 @@ def scenarios_command(
                 "messages": [{"role": m.role, "content": m.content} for m in messages],
                 "tools": [spec.to_dict() for spec in tools],
             }
-            click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+            click.echo(encode(data, indent=2))
         else:
             offered = "\n".join(
                 f"- {t.name}({', '.join(p.name for p in t.params)}): {t.description}" for t in tools
@@ -154,7 +154,7 @@ def scenarios_command(
             }
             for s in scenarios
         ]
-        click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
+        click.echo(encode(rows, indent=2))
         return
     table = Table(title=f"{len(scenarios)} degradation scenarios")
     for column in ("scenario", "status", "expected", "why"):
