@@ -75,7 +75,9 @@ def run(
         from toolfoundry.sandbox.process.jail import find_bwrap
 
         if find_bwrap() is None:
-            raise click.ClickException("bubblewrap (bwrap) is not installed; run scripts/setup.sh")
+            raise click.ClickException(
+                "bubblewrap (bwrap) is not installed (Debian: apt-get install bubblewrap)"
+            )
         chosen: Any = BwrapExecutor()
     else:
         chosen = default_executor()
