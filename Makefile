@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup demo serve test test-slow lint format typecheck catalog docs docs-check guest jslibs dist clean
+.PHONY: setup demo serve test test-slow lint format typecheck catalog docs docs-check jslibs dist clean
 
 $(STAMP): pyproject.toml scripts/setup.sh jsbuild/package-lock.json jsbuild/checksums.json
 	bash scripts/setup.sh
