@@ -47,6 +47,17 @@ def assert_escaped(out: subprocess.CompletedProcess[bytes]) -> str:
     return text
 
 
+def strings(value: Any) -> list[str]:
+    """Every string in a JSON value, keys included."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for k, v in value.items() for s in (k, *strings(v))]
+    if isinstance(value, list):
+        return [s for item in value for s in strings(item)]
+    return []
+
+
 def hostile_draft(name: str) -> dict[str, Any]:
     draft = network_draft(name, "api.example.com", description=f"Weather. {HOSTILE}")
     draft["code"] = f"// {HOSTILE}\n" + draft["code"]
@@ -137,3 +148,40 @@ def test_js_run_timeout_must_be_a_sensible_number(tmp_path: Path, timeout: str) 
     out = cli(tmp_path, "js", "run", "t.js", "--timeout", timeout)
     assert out.returncode == 2  # a usage error, not an OverflowError traceback
     assert b"--timeout" in out.stderr
+
+
+def test_describe_and_the_skill_catalogue_show_control_characters_escaped(tmp_path: Path) -> None:
+    draft = {
+        "name": "shout",
+        "description": f"Says something loud. {HOSTILE}",
+        "parameters": {
+            "type": "object",
+            "properties": {"word": {"type": "string", "description": f"word {HOSTILE}"}},
+        },
+        "code": "export function handler({ word }) { return word }",
+        "tests": [{"input": {"word": "hi"}, "expected": "hi"}],
+    }
+    assert create(tmp_path, draft).returncode == 0
+    for format_ in ("json", "skill"):  # every format: tests/catalog/test_catalog_escaping.py
+        out = cli(tmp_path, "describe", "--format", format_)
+        assert out.returncode == 0, (format_, out.stderr)
+        text = assert_escaped(out)
+        if format_ == "skill":  # Markdown: shown visibly
+            assert all(shown in text for shown in SHOWN), text
+        else:  # JSON: the encoder's \\u escapes, lossless
+            assert any(HOSTILE in s for s in strings(json.loads(text))), format_
+    # the project's own declared tools, in the committed catalogue files and their check
+    (tmp_path / "loud.py").write_text(
+        "from toolfoundry import tool\n\n\n@tool\ndef loud(word: str) -> str:\n"
+        f"    {json.dumps('Shouts. ' + HOSTILE)}\n    return word\n",
+        encoding="utf-8",
+    )
+    for name in ("SKILL.md",):
+        wrote = cli(tmp_path, "catalog", "write", "--source", "loud.py", "--out", name)
+        assert wrote.returncode == 0, wrote.stderr
+        written = (tmp_path / name).read_text(encoding="utf-8")
+        for raw in ("\x1b", "\x07", "\u202e", "\x9b"):
+            assert raw not in written, (name, raw)
+        assert "\\x1b[1A" in written or "\\u001b[1A" in written, written
+        checked = cli(tmp_path, "catalog", "check", "--source", "loud.py", "--out", name)
+        assert checked.returncode == 0, checked.stderr

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
@@ -14,6 +13,7 @@ from toolfoundry.catalog.openai_chat import openai_chat_tools
 from toolfoundry.catalog.openai_responses import openai_responses_tools
 from toolfoundry.catalog.skill import skill_markdown
 from toolfoundry.spec import ToolSpec
+from toolfoundry.spec.json_gate import encode
 
 _DATA: dict[str, Callable[[Sequence[ToolSpec]], Any]] = {
     "json": describe,
@@ -40,6 +40,10 @@ def project(format: str, specs: Iterable[ToolSpec]) -> Any:
 def render(format: str, specs: Iterable[ToolSpec], *, skill_name: str | None = None) -> str:
     """Render a catalogue as text: pretty JSON (ending in a newline), or Markdown for ``skill``.
 
+    The JSON is written by the one encoder (``spec/json_gate.encode``: control, C1 and bidi
+    characters in a tool's text are ``\\u`` escapes), the Markdown through
+    ``spec/display.visible``, so neither a terminal nor a reader obeys what a model wrote.
+
     Args:
         format: one of ``json``, ``openai``, ``responses``, ``anthropic``, ``gemini``, ``mcp``,
             ``skill``.
@@ -54,7 +58,7 @@ def render(format: str, specs: Iterable[ToolSpec], *, skill_name: str | None = N
     if format not in _DATA:
         raise UnknownFormat(_unknown(format, FORMATS))
     data = project(format, specs)
-    return json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    return encode(data, indent=2) + "\n"
 
 
 def _unknown(format: str, known: tuple[str, ...]) -> str:

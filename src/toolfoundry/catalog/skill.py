@@ -15,6 +15,7 @@ from collections.abc import Iterable, Sequence
 from toolfoundry.catalog.ordering import ordered
 from toolfoundry.catalog.schema_transform import type_label
 from toolfoundry.spec import Capabilities, Level, Param, StorageScope, ToolSpec
+from toolfoundry.spec.display import visible
 
 SKILL_NAME_PATTERN = r"^[a-z0-9]+(?:-[a-z0-9]+)*$"
 MAX_NAME = 64
@@ -112,7 +113,9 @@ def skill_markdown(
             lines += ["", "None."]
         for spec in members:
             lines += ["", *_tool_section(spec)]
-    return "\n".join(lines) + "\n"
+    # Markdown has no lossless escape: ESC, C1 and bidi characters from a tool's text are
+    # written visibly (\x1b), so neither a terminal showing the file nor its reader obeys them.
+    return visible("\n".join(lines) + "\n")
 
 
 def _tool_section(spec: ToolSpec) -> list[str]:
