@@ -28,6 +28,7 @@ SUMMARY_KEYS = [
     "created_at",
     "parent_version",
     "description",
+    "pending_versions",
 ]
 NAMES = ["alpha", "bravo", "charlie", "delta", "echo"]
 
@@ -75,6 +76,7 @@ def test_json_rows_keep_their_shape(db: str) -> None:
     assert rows[1]["capabilities"] == {"network": ["api.example.com"]}
     assert rows[0]["description"] == "Tool alpha\x1b[2K\nsecond line"  # JSON: lossless
     assert [r["status"] for r in rows].count("pending_approval") == 1
+    assert [r["pending_versions"] for r in rows] == [[], [], [], [1], []]
 
 
 def test_limit_and_offset_page_by_name(db: str) -> None:
@@ -150,3 +152,28 @@ def test_a_terminal_gets_the_table_or_the_pager(db: str) -> None:
     assert lines[0] == "5 tool(s)"
     assert lines[1].split() == ["name", "version", "status", "capabilities", "description"]
     assert [line.split()[0] for line in lines[2:7]] == NAMES
+
+
+def test_a_tool_with_a_pending_version_is_flagged(db: str) -> None:
+    registry = Registry.open(db)
+    for status in (VersionStatus.PENDING_APPROVAL, VersionStatus.PENDING_APPROVAL):
+        registry.add_version(
+            NewVersion(
+                name="bravo",
+                code="export function handler() { return 2 }\n",
+                description="Tool bravo, next",
+                parameters={"type": "object"},
+                status=status,
+                capabilities=Capabilities.from_dict({"network": ["api.example.org"]}),
+            )
+        )
+    registry.engine.dispose()
+    rows = {r["name"]: r for r in listed(db)}
+    assert (rows["bravo"]["version"], rows["bravo"]["status"]) == (1, "active")
+    assert rows["bravo"]["pending_versions"] == [2, 3]
+    assert rows["delta"]["pending_versions"] == [1]  # its own current version: no flag
+    lines = {line.split()[0]: line for line in run(db).splitlines()[2:]}
+    assert "  active, v2 v3 pending  " in lines["bravo"]
+    assert "pending" not in lines["alpha"]
+    assert "pending_approval  " in lines["delta"]
+    assert "v1 pending" not in lines["delta"]

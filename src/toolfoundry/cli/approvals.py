@@ -19,6 +19,7 @@ from toolfoundry.cli.options import (
     say,
     store_options,
 )
+from toolfoundry.cli.tools import suite_lines
 from toolfoundry.forge.host_display import capabilities_text
 from toolfoundry.foundry.review import pending_reviews, version_review
 from toolfoundry.registry import RegistryError, ToolVersion
@@ -96,13 +97,22 @@ def show(target: str, db: str | None, config_path: str | None, as_json: bool) ->
         )
     for reason in packet["reasons"]:
         out.print(cell(f"  asks for {reason}"), highlight=False)
+    against = packet["capability_changes"]["against"]
     for cap in packet["capability_details"]:
         shown = cap.get("shown", cap["value"])  # a host in both forms, with its warning
-        out.print(cell(f"  {cap['capability']} {shown}: {cap['meaning']}"))
+        new = f" [new since v{against}]" if against and cap["change"] == "added" else ""
+        out.print(cell(f"  {cap['capability']} {shown}{new}: {cap['meaning']}"))
+    for cap in packet["capability_changes"]["removed"]:
+        shown = cap.get("shown", cap["value"])
+        out.print(cell(f"  {cap['capability']} {shown} [removed since v{against}]"))
     for f in packet["findings"]:
         out.print(cell(f"  {f['severity']} {f['rule']}: {f['message']}"), highlight=False)
     passed = sum(1 for t in packet["test_results"] if t.get("passed"))
     out.print(f"  tests: {passed}/{len(packet['test_results'])} passed", highlight=False)
+    for line in suite_lines(v):
+        out.print(cell(f"  {line}"), highlight=False)
+    if packet["identical_to"]:
+        out.print(f"  code and parameters identical to v{packet['identical_to']}", highlight=False)
     against = packet["diff_against"]
     out.print(f"diff against v{against}:" if against else "code:", highlight=False)
     out.print(cell(packet["diff"] or v.code), highlight=False)

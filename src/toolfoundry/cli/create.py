@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import textwrap
 from pathlib import Path
 
 import click
@@ -62,6 +63,8 @@ def create(draft_path: str, db: str | None, config_path: str | None, as_json: bo
             if not t.get("passed"):
                 reason = t.get("reason") or t.get("error")
                 out.print(cell(f"  test {t['name']} failed: {reason}"), highlight=False)
+                if t.get("diff"):  # expected vs got, as --json has it
+                    out.print(cell(textwrap.indent(t["diff"], "    ")), highlight=False)
         if result.duplicate_of:
             out.print(cell(f"  note: duplicate of {result.duplicate_of}"))
     sys.exit(1 if result.status == "rejected" else 0)

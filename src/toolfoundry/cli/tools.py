@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import shutil
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -97,10 +97,20 @@ def list_tools(
     """
     with open_foundry(db, config_path) as fd:
         rows = fd.tools(include_inactive=not active, limit=limit, offset=offset)
+        pending = fd.registry.pending_by_tool() if rows else {}
     if as_json:
-        emit([{**v.summary(), "description": v.description} for v in rows])
+        emit(
+            [
+                {
+                    **v.summary(),
+                    "description": v.description,
+                    "pending_versions": pending.get(v.name, []),
+                }
+                for v in rows
+            ]
+        )
         return
-    cells = [listing_cells(v) for v in rows]
+    cells = [listing_cells(v, pending.get(v.name, [])) for v in rows]
     title = f"{len(rows)} tool(s)" + (f" from #{offset + 1}" if offset and rows else "")
     if not sys.stdout.isatty():
         click.echo("\n".join(plain_lines(title, cells)))
@@ -119,13 +129,16 @@ def list_tools(
     click.echo_via_pager(line + "\n" for line in plain_lines(title, cells))
 
 
-def listing_cells(v: ToolVersion) -> tuple[str, ...]:
-    """One listing row, each cell on one line with its control characters escaped."""
+def listing_cells(v: ToolVersion, pending: Sequence[int] = ()) -> tuple[str, ...]:
+    """One listing row, each cell on one line with its control characters escaped; the
+    status names the tool's other versions waiting for a human (``active, v3 pending``)."""
     caps = "-" if v.capabilities.is_pure else encode(v.capabilities.to_dict())
+    waiting = [f"v{n}" for n in pending if n != v.version]
+    status = v.status.value + (f", {' '.join(waiting)} pending" if waiting else "")
     return (
         visible_line(v.name),
         str(v.version),
-        v.status.value,
+        status,
         visible_line(caps),
         visible_line(v.description),
     )
@@ -172,7 +185,39 @@ def show(
     out.print(cell(f"parameters: {encode(v.parameters, indent=2)}"))
     passed = sum(1 for r in v.test_results if r.get("passed"))
     out.print(cell(f"tests: {passed}/{len(v.test_results)} passed   calls: {stats.calls}"))
+    for line in suite_lines(v):
+        out.print(cell(line), highlight=False)
     out.print(cell(v.code), highlight=False)
+
+
+def suite_lines(v: ToolVersion) -> list[str]:
+    """The suite ``v`` was gated by, one test a line (label, input, what it must give,
+    result), each test's canned HTTP answers under it, then the tests it retired."""
+    from toolfoundry.foundry.review import gating_suite
+
+    suite = gating_suite(v)
+    lines = [f"suite: {len(suite['tests'])} test(s) gated v{v.version}"]
+    for t in suite["tests"]:
+        wants = (
+            f"error containing {encode(t['error'])}" if "error" in t else encode(t.get("expected"))
+        )
+        result = t["result"]
+        verdict = "not run" if result is None else ("passed" if result.get("passed") else "FAILED")
+        lines.append(f"  {t['label']}: {encode(t['input'])} -> {wants}   {verdict}")
+        for f in t["fixtures"]:
+            lines.append(f"      fixture {fixture_text(f)}")
+    for f in v.fixtures:
+        lines.append(f"  fixture (every test) {fixture_text(f)}")
+    for r in suite["retired"]:
+        lines.append(f"  retired {r['test']}: {r['reason']}")
+    return lines
+
+
+def fixture_text(f: dict[str, Any]) -> str:
+    """A canned HTTP answer on one line: the request it answers, the status and the body."""
+    body = str(f.get("body", ""))
+    shown = body if len(body) <= 200 else body[:200] + f"... ({len(body)} characters)"
+    return f"{f.get('method', 'GET')} {f.get('url')} -> {f.get('status', 200)} {encode(shown)}"
 
 
 @tools.command()

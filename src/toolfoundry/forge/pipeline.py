@@ -386,7 +386,8 @@ def _decide_policy(
             status=VersionStatus.PENDING_APPROVAL,
             step=_blocked(
                 ["awaiting_approval"],
-                "tests passed; a human must approve: " + "; ".join(decision.reasons),
+                f"{_passed(results, outcome)}; a human must approve: "
+                + "; ".join(decision.reasons),
             ),
             decision=decision,
             **common,
@@ -395,11 +396,21 @@ def _decide_policy(
         started,
         status=VersionStatus.ACTIVE,
         step=StepResult(
-            StepStatus.COMPLETED, message=f"all {len(results)} test(s) passed; the tool is active"
+            StepStatus.COMPLETED, message=f"{_passed(results, outcome)}; the tool is active"
         ),
         decision=decision,
         **common,
     )
+
+
+def _passed(results: tuple[TestResult, ...], outcome: RegressionOutcome | None) -> str:
+    """How many tests passed: the draft's own and, for an update, the earlier versions' that
+    ran (a count of the own tests alone undersells what gated the version)."""
+    earlier = len(outcome.results) if outcome is not None else 0
+    if not earlier:
+        return f"all {len(results)} test(s) passed"
+    total = len(results) + earlier
+    return f"all {total} test(s) passed ({len(results)} own, {earlier} from earlier versions)"
 
 
 def retirement_review(

@@ -1,5 +1,5 @@
 """What a human reviewer is shown about a version: the web page, its API and
-``toolfoundry approvals`` all show this one packet."""
+``toolfoundry approvals`` all show this one packet (``tools show`` shows its suite)."""
 
 from __future__ import annotations
 
@@ -7,38 +7,122 @@ from typing import Any
 
 from toolfoundry.forge import code_diff, explain_capabilities
 from toolfoundry.foundry import Foundry
-from toolfoundry.registry import RegistryError, ToolVersion
+from toolfoundry.registry import ToolVersion, VersionStatus
 
 
-def _current(fd: Foundry, name: str) -> ToolVersion | None:
-    try:
-        return fd.show(name)
-    except RegistryError:
-        return None
+def gating_suite(v: ToolVersion) -> dict[str, Any]:
+    """The tests ``v`` was gated by, each with its input, expected value (or expected error),
+    its own fixtures and how it went; then the earlier tests it retired, with the reasons.
+
+    The earlier tests come first, labelled ``vN:name`` after the version that added them (as
+    the regression gate names them), then the version's own. Stored in ``extra.suite`` by the
+    forge (foundry/create.py); a version stored before suites were lists its own tests only.
+    """
+    stored = v.extra.get("suite") or {}
+    regression = v.extra.get("regression") or {}
+    earlier_results = {r.get("name"): r for r in regression.get("results") or []}
+    own_results = {r.get("name"): r for r in v.test_results}
+    tests: list[dict[str, Any]] = []
+    for item in stored.get("earlier") or []:
+        case = item["test"]
+        label = f"v{item['version']}:{case.get('name')}"
+        tests.append(_entry(label, int(item["version"]), case, earlier_results.get(label)))
+    for case in v.tests:
+        tests.append(
+            _entry(str(case.get("name")), v.version, case, own_results.get(case.get("name")))
+        )
+    return {"tests": tests, "retired": list(stored.get("retired") or [])}
+
+
+def _entry(
+    label: str, version: int, case: dict[str, Any], result: dict[str, Any] | None
+) -> dict[str, Any]:
+    out: dict[str, Any] = {"label": label, "version": version, "input": case.get("input")}
+    for key in ("expected", "error", "error_kind"):
+        if key in case:
+            out[key] = case[key]
+    out["fixtures"] = list(case.get("fixtures") or [])
+    out["result"] = None
+    if result is not None:
+        keys = ("passed", "duration_ms", "reason", "diff")
+        out["result"] = {k: result[k] for k in keys if k in result}
+    return out
+
+
+def capability_changes(v: ToolVersion, approved: ToolVersion | None) -> dict[str, Any]:
+    """``v``'s capabilities against the version a reviewer or the policy already accepted:
+    each of ``v``'s marked ``added`` or ``kept``, and those it no longer asks for (``removed``).
+    Hosts, credentials, the storage scope and system access are each one entry."""
+    mine = explain_capabilities(v.capabilities, v.language)
+    theirs = explain_capabilities(approved.capabilities, approved.language) if approved else []
+    keys = {(c["capability"], str(c["value"])) for c in theirs}
+    own = {(c["capability"], str(c["value"])) for c in mine}
+    return {
+        "against": approved.version if approved else None,
+        "details": [
+            {**c, "change": "kept" if (c["capability"], str(c["value"])) in keys else "added"}
+            for c in mine
+        ],
+        "removed": [
+            {**c, "change": "removed"}
+            for c in theirs
+            if (c["capability"], str(c["value"])) not in own
+        ],
+    }
+
+
+def _approved(v: ToolVersion, history: list[ToolVersion]) -> ToolVersion | None:
+    """The version ``v`` is reviewed against: the current one when it is active and another;
+    else the newest earlier active version (the one ``v`` replaced), if any."""
+    current = next((h for h in history if h.current), None)
+    active = VersionStatus.ACTIVE
+    if current is not None and current.version != v.version and current.status is active:
+        return current
+    earlier = [h for h in history if h.version < v.version and h.status is active]
+    return earlier[-1] if earlier else None
+
+
+def _identical_to(v: ToolVersion, history: list[ToolVersion]) -> int | None:
+    """The newest other version with the same code and parameters (an empty diff), if any."""
+    same = [
+        h.version
+        for h in history
+        if h.version != v.version and h.sha256 == v.sha256 and h.parameters == v.parameters
+    ]
+    return same[-1] if same else None
 
 
 def version_review(fd: Foundry, name: str, version: int) -> dict[str, Any]:
     """One version in full, plus what a reviewer needs: the diff against the current
     version (for the current version itself: against the version it was made from; for a
-    first version: against nothing), what each capability means, and why the policy asked
-    for a human.
+    first version: against nothing), what each capability means and which are new since the
+    approved version, the suite it was gated by, whether it is identical to another version,
+    and why the policy asked for a human.
 
     Raises:
         RegistryError: ``not_found``.
     """
-    v = fd.show(name, version)
-    current = _current(fd, name)
+    history = fd.history(name)  # one read serves every comparison below
+    v = next((h for h in history if h.version == version), None)
+    if v is None:
+        v = fd.show(name, version)  # raises not_found, with the registry's own message
+    by_number = {h.version: h for h in history}
+    current = next((h for h in history if h.current), None)
     against, base = None, "none"
     if current is not None and current.version != v.version:
         against, base = current, "current"
-    elif v.parent_version is not None:
+    elif v.parent_version is not None and v.parent_version in by_number:
         # The current version itself: show what it changed from the version it was made from.
-        against, base = fd.show(name, v.parent_version), "parent"
+        against, base = by_number[v.parent_version], "parent"
     policy = v.extra.get("policy") or {}
+    changes = capability_changes(v, _approved(v, history))
     return {
         **v.to_dict(),
         "reasons": list(policy.get("reasons", [])),
-        "capability_details": explain_capabilities(v.capabilities, v.language),
+        "capability_details": changes["details"],
+        "capability_changes": {"against": changes["against"], "removed": changes["removed"]},
+        "suite": gating_suite(v),
+        "identical_to": _identical_to(v, history),
         "current_version": current.version if current else None,
         "diff_against": against.version if against else None,
         "diff_base": base,

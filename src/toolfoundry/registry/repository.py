@@ -274,6 +274,21 @@ class Registry:
         with self._read() as conn:
             return _pending_numbers(conn, tools.c.name == name)
 
+    def pending_by_tool(self) -> dict[str, list[int]]:
+        """Every tool with versions waiting for a human: its name -> their numbers, ascending
+        (one narrow query, for listings that flag such tools)."""
+        query = (
+            select(tools.c.name, versions.c.version)
+            .join(tools, tools.c.id == versions.c.tool_id)
+            .where(versions.c.status == VersionStatus.PENDING_APPROVAL.value)
+            .order_by(tools.c.name, versions.c.version)
+        )
+        out: dict[str, list[int]] = {}
+        with self._read() as conn:
+            for name, number in conn.execute(query):
+                out.setdefault(str(name), []).append(int(number))
+        return out
+
     def find_active_by_sha(self, sha256: str, *, exclude: str | None = None) -> ToolVersion | None:
         """A current, active tool whose code has this hash (duplicate detection)."""
         with self._read() as conn:

@@ -26,6 +26,7 @@ from toolfoundry.server.security import CSRF_FIELD, csrf_token
 from toolfoundry.server.web import review
 from toolfoundry.server.web.highlight import highlighted, stylesheet
 from toolfoundry.spec.display import visible
+from toolfoundry.spec.json_gate import encode
 
 _HERE = Path(__file__).parent
 _DEFAULT_REVIEWER = "web reviewer"
@@ -54,6 +55,7 @@ _env = Environment(
     finalize=_shown,
 )
 _env.filters["host"] = host_label  # both forms of a host and its lookalike warning
+_env.filters["json"] = lambda value: encode(value, indent=2)  # the one encoder; then escaped
 _env.globals["highlighted"] = highlighted
 _env.globals["csrf_field"] = CSRF_FIELD
 

@@ -16,7 +16,8 @@ __all__ = ["last_error", "pending_reviews", "tool_detail", "tool_rows", "version
 
 
 def tool_rows(fd: Foundry, *, active_only: bool = False) -> list[dict[str, Any]]:
-    """Every tool's current version with its description, usage and last error.
+    """Every tool's current version with its description, usage, last error and the numbers
+    of its versions waiting for a human.
 
     The registry reads every tool's counters in one transaction, and tools never called cost
     no query: the listing stays fast with hundreds of tools.
@@ -24,12 +25,14 @@ def tool_rows(fd: Foundry, *, active_only: bool = False) -> list[dict[str, Any]]
     current = fd.tools(include_inactive=not active_only)
     stats = fd.registry.usage_of([v.name for v in current])
     errors = fd.registry.last_failures()
+    pending = fd.registry.pending_by_tool()
     return [
         {
             **v.summary(),
             "description": v.description,
             "usage": stats[v.name].to_dict(),
             "last_error": errors[v.name].to_dict() if v.name in errors else None,
+            "pending_versions": pending.get(v.name, []),
         }
         for v in current
     ]

@@ -84,10 +84,15 @@ COMPONENTS: dict[str, dict[str, Any]] = {
         "allOf": [
             ref("VersionSummary"),
             _obj(
-                ["description", "usage", "last_error"],
+                ["description", "usage", "last_error", "pending_versions"],
                 description=_STR,
                 usage=ref("Usage"),
                 last_error=ref("LastError"),
+                pending_versions={
+                    "type": "array",
+                    "items": _INT,
+                    "description": "The tool's versions waiting for a human, ascending.",
+                },
             ),
         ]
     },
@@ -128,15 +133,23 @@ COMPONENTS: dict[str, dict[str, Any]] = {
                     "diff_against",
                     "diff_base",
                     "current_version",
+                    "capability_changes",
+                    "suite",
+                    "identical_to",
                 ],
                 reasons={"type": "array", "items": _STR},
                 capability_details={
                     "type": "array",
                     "items": _obj(
-                        ["capability", "value", "meaning"],
+                        ["capability", "value", "meaning", "change"],
                         capability=_STR,
                         value={"description": "The hosts, the storage scope, or true."},
                         meaning=_STR,
+                        change={
+                            "enum": ["added", "kept"],
+                            "description": "Against capability_changes.against: asked for "
+                            "anew, or already held.",
+                        },
                         shown={
                             **_STR,
                             "description": "A host as a person must read it: its Unicode and "
@@ -150,6 +163,24 @@ COMPONENTS: dict[str, dict[str, Any]] = {
                         ),
                     ),
                 },
+                capability_changes=_obj(
+                    ["against", "removed"],
+                    against={
+                        **_OPT_INT,
+                        "description": "The active version compared with: the current one, "
+                        "else the newest earlier active one (null: a new tool).",
+                    },
+                    removed={
+                        "type": "array",
+                        "items": _DICT,
+                        "description": "Capabilities that version held and this one drops.",
+                    },
+                ),
+                suite=ref("Suite"),
+                identical_to={
+                    **_OPT_INT,
+                    "description": "Another version with the same code and parameters.",
+                },
                 diff=_STR,
                 diff_against=_OPT_INT,
                 diff_base={"enum": ["current", "parent", "none"]},
@@ -157,6 +188,37 @@ COMPONENTS: dict[str, dict[str, Any]] = {
             ),
         ]
     },
+    "Suite": _obj(
+        ["tests", "retired"],
+        tests={
+            "type": "array",
+            "description": "The tests the version was gated by: earlier versions' (vN:name), "
+            "then its own.",
+            "items": _obj(
+                ["label", "version", "input", "fixtures", "result"],
+                label=_STR,
+                version=_INT,
+                input=_DICT,
+                expected={"description": "The value the tool must return."},
+                error={**_STR, "description": "A substring the error message must contain."},
+                error_kind=_STR,
+                fixtures={"type": "array", "items": _DICT},
+                result={
+                    "type": ["object", "null"],
+                    "properties": {
+                        "passed": _BOOL,
+                        "duration_ms": _NUM,
+                        "reason": _OPT_STR,
+                        "diff": _OPT_STR,
+                    },
+                },
+            ),
+        },
+        retired={
+            "type": "array",
+            "items": _obj(["test", "reason"], test=_STR, reason=_STR),
+        },
+    ),
     "Diff": _obj(
         ["name", "from", "to", "diff"], name=_STR, **{"from": _INT, "to": _INT}, diff=_STR
     ),
