@@ -20,6 +20,7 @@ from toolfoundry.catalog.skill import SKILL_NAME_PATTERN
 from toolfoundry.forge import CapabilityPolicy, CapabilityPolicyError, DraftLimits
 from toolfoundry.sandbox.host.credentials import Credential, CredentialError
 from toolfoundry.spec import CallLimits
+from toolfoundry.spec.limits import CALL_LIMIT_BOUNDS, Bound
 
 CONFIG_FILE = "toolfoundry.toml"
 SECTIONS = ("registry", "policy", "fetch", "limits", "provider", "catalog")
@@ -29,6 +30,13 @@ LIMIT_KEYS = (*CALL_LIMIT_KEYS, "max_code_bytes", "duplicate_candidates")
 # how many similar active tools (by search) a new draft's tests are run against, to warn about
 # behavioural duplicates; 0 turns the check off
 DUPLICATE_CANDIDATES = 3
+# every [limits] key's accepted range: the call limits' from spec/limits.py, the rest here
+LIMIT_BOUNDS: dict[str, Bound] = {
+    **CALL_LIMIT_BOUNDS,
+    "max_code_bytes": Bound(1, DraftLimits().max_draft_bytes),
+    "duplicate_candidates": Bound(0, 100),
+}
+MAX_REQUESTS = Bound(1, 10_000)
 CATALOG_KEYS = ("sources", "pythonpath", "skill_name", "out")
 
 
@@ -98,7 +106,7 @@ def load_config(path: str | Path | None = None) -> Config:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError as exc:
         raise ConfigError(f"{path}: no such configuration file") from exc
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+    except (tomllib.TOMLDecodeError, ValueError) as exc:  # ValueError: a 4300+ digit integer
         raise ConfigError(f"{path}: not valid TOML: {exc}") from exc
     return parse_config(data, path=path)
 
@@ -171,8 +179,8 @@ def _fetch(table: Mapping[str, Any], problems: list[str]) -> FetchSettings:
         except (CredentialError, TypeError) as exc:
             problems.append(f"fetch.credentials[{i}]: {exc}")
     max_requests = table.get("max_requests", 20)
-    if not isinstance(max_requests, int) or isinstance(max_requests, bool) or max_requests < 1:
-        problems.append("fetch.max_requests must be a positive integer")
+    if (problem := MAX_REQUESTS.problem(max_requests)) is not None:
+        problems.append(f"fetch.max_requests {problem}")
         max_requests = 20
     return FetchSettings(
         allow=_hosts(table, "allow", problems) if "allow" in table else None,
@@ -193,14 +201,11 @@ def _limits(table: Mapping[str, Any], problems: list[str]) -> tuple[CallLimits, 
     for key in LIMIT_KEYS:
         if key not in table:
             continue
-        value = table[key]
-        numeric = isinstance(value, int | float) and not isinstance(value, bool)
-        floor_ok = value >= 0 if key == "duplicate_candidates" else value > 0
-        if not numeric or not floor_ok or (key != "timeout_s" and not isinstance(value, int)):
-            kind = "a positive number" if key == "timeout_s" else "a positive integer"
-            problems.append(f"limits.{key} must be {kind}")
+        problem = LIMIT_BOUNDS[key].problem(table[key])  # inf, nan, negative, huge: refused
+        if problem is not None:
+            problems.append(f"limits.{key} {problem}")
             continue
-        values[key] = float(value) if key == "timeout_s" else value
+        values[key] = float(table[key]) if key == "timeout_s" else table[key]
     call = CallLimits(**{k: values[k] for k in CALL_LIMIT_KEYS if k in values})
     draft = DraftLimits()
     if "max_code_bytes" in values:

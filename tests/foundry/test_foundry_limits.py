@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+import math
+import tomllib
 
+import pytest
 from click.testing import CliRunner
 
 from toolfoundry import Foundry
-from toolfoundry.config import parse_config
+from toolfoundry.config import LIMIT_BOUNDS, LIMIT_KEYS, ConfigError, load_config, parse_config
 from toolfoundry.foundry.meta_tools import builtin_tools
 from toolfoundry.sandbox import SandboxPolicy
 from toolfoundry.sandbox.process.executor import ProcessLimits
@@ -77,3 +80,84 @@ def test_the_defaults_are_written_once():
     assert ProcessLimits().output_bytes == limits.output_bytes
     bounded = ProcessLimits().bounded_by(CallLimits(timeout_s=0.5, output_bytes=300))
     assert (bounded.timeout_s, bounded.output_bytes) == (0.5, 300)
+
+
+HOSTILE_NUMBERS = ["inf", "-inf", "nan", "-1", "0", "1e300", "9" * 5000, "true", '"2"']
+
+
+@pytest.mark.parametrize("key", [*LIMIT_KEYS, "max_requests"])
+@pytest.mark.parametrize("number", HOSTILE_NUMBERS)
+def test_config_refuses_a_non_finite_or_out_of_range_limit(tmp_path, key, number):
+    if key == "duplicate_candidates" and number == "0":
+        return  # 0 turns the duplicate check off
+    section = "fetch" if key == "max_requests" else "limits"
+    path = tmp_path / "toolfoundry.toml"
+    path.write_text(f"[{section}]\n{key} = {number}\n")
+    with pytest.raises(ConfigError) as err:  # never a ValueError or OverflowError
+        load_config(path)
+    message = str(err.value)
+    assert len(message) < 400  # a 5000-digit number is not echoed back
+    if len(number) > 4300:  # tomllib itself refuses it, without saying where
+        assert message.startswith(f"{path}: not valid TOML: "), message
+    else:
+        assert message.startswith(f"{path}: {section}.{key} must be "), message  # file, key
+
+
+def test_every_limit_key_has_one_range():
+    assert set(LIMIT_BOUNDS) == set(LIMIT_KEYS)
+    assert load_config_text("[limits]\ntimeout_s = 3600\nmemory_mib = 8\n").limits == CallLimits(
+        timeout_s=3600.0, memory_mib=8
+    )
+
+
+def load_config_text(text):
+    return parse_config(tomllib.loads(text))
+
+
+@pytest.mark.parametrize("bad", [math.inf, math.nan, -1.0, 0, 1e300, 10**400, True])
+def test_the_python_api_refuses_the_same_numbers(bad):
+    for build in (
+        lambda: CallLimits(timeout_s=bad),
+        lambda: SandboxPolicy(timeout_s=bad),
+        lambda: ProcessLimits(timeout_s=bad),
+        lambda: CallLimits(memory_mib=bad),
+        lambda: SandboxPolicy(memory_bytes=bad),
+        lambda: ProcessLimits(memory_bytes=bad),
+    ):
+        with pytest.raises(ValueError, match="must be"):
+            build()
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["js", "run", "t.js", "--timeout", "inf"],
+        ["js", "run", "t.js", "--memory", "9" * 5000],
+        ["js", "run", "t.js", "--memory", "1"],
+        ["executor", "run", "t.py", "--timeout", "nan"],
+        ["executor", "run", "t.py", "--memory", "-512"],
+        ["agent", "task", "--model", "scripted:correct", "--max-seconds", "nan"],
+        ["agent", "task", "--model", "scripted:correct", "--max-seconds", "inf"],
+    ],
+)
+def test_cli_flags_reach_the_same_check(tmp_path, monkeypatch, args):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "t.js").write_text("export default 1")
+    (tmp_path / "t.py").write_text("def handler(a):\n    return 1\n")
+    from toolfoundry.cli import main
+
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 2, (result.output, result.exception)  # a usage error
+    assert "Invalid value for '--" in result.stderr, result.stderr
+    assert "Traceback" not in result.output
+    assert len(result.stderr) < 600
+
+
+def test_a_config_limit_out_of_range_is_a_usage_error_of_the_cli(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "toolfoundry.toml").write_text("[limits]\ntimeout_s = inf\n")
+    from toolfoundry.cli import main
+
+    result = CliRunner().invoke(main, ["call", "anything", "--db", "sqlite:///r.db"])
+    assert result.exit_code == 2, (result.output, result.exception)
+    assert "limits.timeout_s must be a number in (0, 3600], got inf" in result.stderr

@@ -33,6 +33,7 @@ from toolfoundry.agent.providers.replay import FORMAT
 from toolfoundry.agent.transcript import recording_session
 from toolfoundry.cli.catalog import load_project, source_option
 from toolfoundry.cli.options import (
+    Seconds,
     cell,
     emit,
     json_option,
@@ -42,6 +43,7 @@ from toolfoundry.cli.options import (
 )
 from toolfoundry.spec.display import visible
 from toolfoundry.spec.json_gate import encode
+from toolfoundry.spec.limits import Bound
 
 _SHOWN = 240
 
@@ -186,7 +188,7 @@ def terminal_approver(console: Console) -> Approver:
 )
 @click.option(
     "--max-seconds",
-    type=click.FloatRange(0),
+    type=Seconds(Bound(0, 7 * 24 * 3600, integer=False)),
     default=600.0,
     show_default=True,
     help="Wall time at most.",

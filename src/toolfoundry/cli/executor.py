@@ -9,9 +9,13 @@ from typing import Any
 
 import click
 
-from toolfoundry.cli.options import Seconds, host_port, json_args, print_result
+from toolfoundry.cli.options import Bounded, Seconds, host_port, json_args, print_result
 from toolfoundry.sandbox.process import EXECUTOR_TOKEN_ENV
-from toolfoundry.sandbox.process.executor import MIB, ProcessLimits
+from toolfoundry.sandbox.process.executor import MIB, PROCESS_LIMIT_BOUNDS, ProcessLimits
+from toolfoundry.spec.limits import Bound
+
+_MEMORY = PROCESS_LIMIT_BOUNDS["memory_bytes"]  # the tier's range, in MiB for the flag
+MEMORY_MIB = Bound(_MEMORY.low // MIB, _MEMORY.high // MIB)
 
 
 @click.group()
@@ -55,7 +59,14 @@ def serve(address: str, token: str | None, pool_size: int, packages: tuple[str, 
 @click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--args", "args_json", metavar="JSON", help="Arguments passed to handler(args).")
 @click.option("--timeout", type=Seconds(), default=5.0, show_default=True, help="Seconds.")
-@click.option("--memory", "memory_mib", type=int, default=512, show_default=True, help="MiB.")
+@click.option(
+    "--memory",
+    "memory_mib",
+    type=Bounded(MEMORY_MIB),
+    default=512,
+    show_default=True,
+    help="MiB.",
+)
 @click.option("--package", "packages", multiple=True, metavar="NAME", help="Allowed package.")
 @click.option("--json", "as_json", is_flag=True, help="Print the whole CallResult as JSON.")
 def run(

@@ -8,9 +8,10 @@ from typing import Any
 
 import click
 
-from toolfoundry.cli.options import Seconds, json_args, print_result
+from toolfoundry.cli.options import Bounded, Seconds, json_args, print_result
 from toolfoundry.sandbox.policy import MIB
 from toolfoundry.spec import CallLimits
+from toolfoundry.spec.limits import CALL_LIMIT_BOUNDS
 
 DEFAULT = CallLimits()  # the defaults of every call: js run starts from them too
 
@@ -53,7 +54,7 @@ def js() -> None:
 )
 @click.option(
     "--memory",
-    type=click.IntRange(min=8),
+    type=Bounded(CALL_LIMIT_BOUNDS["memory_mib"]),
     default=DEFAULT.memory_mib,
     show_default=True,
     metavar="MIB",

@@ -7,7 +7,6 @@ be opened is a one-line failure (exit 1), never a traceback.
 
 from __future__ import annotations
 
-import math
 import os
 import sys
 from collections.abc import Callable, Iterator
@@ -18,6 +17,7 @@ from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 import click
 
 from toolfoundry.spec.display import visible
+from toolfoundry.spec.limits import CALL_LIMIT_BOUNDS, Bound
 
 if TYPE_CHECKING:
     from rich.text import Text
@@ -64,18 +64,56 @@ def store_options(func: F) -> F:
     return db_option()(config_option(func))
 
 
-class Seconds(click.FloatRange):
-    """A time budget in seconds: a number in (0, ``most``]. ``inf``, ``nan``, a negative or a
-    huge value is a usage error (exit 2), not an OverflowError deep in the sandbox."""
+def _too_long(value: Any, bound: Bound) -> str | None:
+    text = str(value)
+    return f"a {len(text)}-character value is not {bound.wanted}" if len(text) > 40 else None
 
-    def __init__(self, most: float = 3600.0) -> None:
-        super().__init__(min=0, max=most, min_open=True)
+
+def _checked(bound: Bound, number: Any, fail: Callable[[str], Any]) -> Any:
+    problem = bound.problem(number)  # nan passes click's range comparisons; this does not
+    if problem is not None:
+        fail(problem)
+    return number
+
+
+class BoundedFloat(click.FloatRange):
+    """A number a limit accepts (``spec/limits.Bound``): the same check as ``[limits]`` in
+    toolfoundry.toml, so ``inf``, ``nan``, a negative or a huge value is a usage error (exit
+    2) here too, not an OverflowError deep in a sandbox."""
+
+    def __init__(self, bound: Bound) -> None:
+        super().__init__(min=bound.low, max=bound.high, min_open=bound.low_open)
+        self.bound = bound
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
-        seconds = super().convert(value, param, ctx)
-        if math.isnan(seconds):  # passes both range comparisons
-            self.fail(f"{value!r} is not a number of seconds", param, ctx)
-        return seconds
+        if (long := _too_long(value, self.bound)) is not None:
+            self.fail(long, param, ctx)
+        number = super().convert(value, param, ctx)
+        return _checked(self.bound, number, lambda m: self.fail(m, param, ctx))
+
+
+class BoundedInt(click.IntRange):
+    """:class:`BoundedFloat` for a whole number (``Bound.integer``)."""
+
+    def __init__(self, bound: Bound) -> None:
+        super().__init__(min=int(bound.low), max=int(bound.high), min_open=bound.low_open)
+        self.bound = bound
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if (long := _too_long(value, self.bound)) is not None:
+            self.fail(long, param, ctx)
+        number = super().convert(value, param, ctx)
+        return _checked(self.bound, number, lambda m: self.fail(m, param, ctx))
+
+
+def Bounded(bound: Bound) -> BoundedFloat | BoundedInt:
+    """The click type of a limit's flag: its range shown in ``--help``, checked by ``bound``."""
+    return BoundedInt(bound) if bound.integer else BoundedFloat(bound)
+
+
+def Seconds(bound: Bound | None = None) -> BoundedFloat | BoundedInt:
+    """A time budget in seconds: the call limits' ``timeout_s`` range unless told another."""
+    return Bounded(bound or CALL_LIMIT_BOUNDS["timeout_s"])
 
 
 def json_option(func: F) -> F:

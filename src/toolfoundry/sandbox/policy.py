@@ -7,8 +7,8 @@ from typing import Any
 
 from toolfoundry.sandbox.host.protocols import FetchProvider, StorageBackend
 from toolfoundry.sandbox.host.storage import StorageQuota
+from toolfoundry.spec.limits import CALL_LIMIT_BOUNDS, Bound, CallLimits
 from toolfoundry.spec.limits import MIB as MIB  # re-exported: the sandbox sizes in bytes
-from toolfoundry.spec.limits import CallLimits
 
 # The defaults are the configured call limits' (spec/limits.py), written there once.
 _DEFAULT = CallLimits()
@@ -49,12 +49,18 @@ class SandboxPolicy:
     tool: str | None = None
 
     def __post_init__(self) -> None:
-        if not self.timeout_s > 0:
-            raise ValueError(f"timeout_s must be positive, got {self.timeout_s!r}")
-        if self.memory_bytes < 8 * MIB:
-            raise ValueError(f"memory_bytes must be at least 8 MiB, got {self.memory_bytes!r}")
-        if self.output_bytes <= 0 or self.log_lines < 0 or self.log_bytes < 0:
-            raise ValueError("output_bytes must be positive and log caps non-negative")
+        memory = CALL_LIMIT_BOUNDS["memory_mib"]  # the configured range, here in bytes
+        bounds = {
+            "timeout_s": CALL_LIMIT_BOUNDS["timeout_s"],
+            "memory_bytes": Bound(memory.low * MIB, memory.high * MIB),
+            "output_bytes": CALL_LIMIT_BOUNDS["output_bytes"],
+        }
+        for name, bound in bounds.items():
+            problem = bound.problem(getattr(self, name))
+            if problem is not None:
+                raise ValueError(f"{name} {problem}")
+        if self.log_lines < 0 or self.log_bytes < 0:
+            raise ValueError("log caps must be non-negative")
 
     @classmethod
     def under(cls, limits: CallLimits, **capabilities: Any) -> SandboxPolicy:

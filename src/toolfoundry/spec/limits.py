@@ -9,9 +9,62 @@ into what each runtime enforces.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import math
+from dataclasses import dataclass, fields
 
 MIB = 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Bound:
+    """The numbers one limit accepts: finite, in [low, high] (``low`` itself excluded when
+    ``low_open``), whole when ``integer``. ``inf``, ``nan``, a negative, a huge value or a
+    bool is refused by :meth:`problem`, wherever the limit is read (``toolfoundry.toml``,
+    a CLI flag, the Python API), so nothing out of range reaches a runtime.
+    """
+
+    low: float
+    high: float
+    integer: bool = True
+    low_open: bool = False
+
+    def problem(self, value: object) -> str | None:
+        """Why ``value`` is refused (``"must be ..."``), or None when it is accepted."""
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            return f"must be {self.wanted}"
+        if self.integer and not isinstance(value, int):
+            return f"must be {self.wanted}"
+        # compared without converting: an int beyond a double's range is simply too big
+        finite = isinstance(value, int) or math.isfinite(value)
+        below = value <= self.low if self.low_open else value < self.low
+        if not finite or below or value > self.high:
+            return f"must be {self.wanted}, got {_number(value)}"
+        return None
+
+    @property
+    def wanted(self) -> str:
+        """What is accepted, in words: ``a number in (0, 3600]``."""
+        kind = "an integer" if self.integer else "a number"
+        opening = "(" if self.low_open else "["
+        return f"{kind} in {opening}{_number(self.low)}, {_number(self.high)}]"
+
+
+def _number(value: float) -> str:
+    if isinstance(value, int) and value.bit_length() > 64:  # str() of 4300+ digits raises
+        return f"an integer of {value.bit_length()} bits"
+    if isinstance(value, float) and math.isfinite(value) and value.is_integer():
+        return str(int(value)) if abs(value) < 1e16 else repr(value)
+    return repr(value)
+
+
+# The one home of each call limit's accepted range. timeout_s: an hour at most (the epoch
+# deadline is ticks of 1 ms); memory_mib: the JavaScript sandbox needs 8 MiB, and wasm32
+# linear memory ends at 4 GiB; output_bytes: a result is decoded whole by the host.
+CALL_LIMIT_BOUNDS: dict[str, Bound] = {
+    "timeout_s": Bound(0, 3600, integer=False, low_open=True),
+    "memory_mib": Bound(8, 4096),
+    "output_bytes": Bound(1, 256 * MIB),
+}
 
 
 @dataclass(frozen=True)
@@ -29,10 +82,10 @@ class CallLimits:
     output_bytes: int = 1 * MIB
 
     def __post_init__(self) -> None:
-        if not self.timeout_s > 0:
-            raise ValueError(f"timeout_s must be positive, got {self.timeout_s!r}")
-        if self.memory_mib <= 0 or self.output_bytes <= 0:
-            raise ValueError("memory_mib and output_bytes must be positive")
+        for item in fields(self):
+            problem = CALL_LIMIT_BOUNDS[item.name].problem(getattr(self, item.name))
+            if problem is not None:
+                raise ValueError(f"{item.name} {problem}")
 
     @property
     def memory_bytes(self) -> int:

@@ -13,7 +13,20 @@ from typing import Any, Protocol
 
 from toolfoundry.sandbox.host.protocols import FetchProvider
 from toolfoundry.spec import CallLimits, CallResult
+from toolfoundry.spec.limits import CALL_LIMIT_BOUNDS, Bound
 from toolfoundry.spec.limits import MIB as MIB  # re-exported for the tier's modules
+
+# What each of the tier's own limits accepts (time and output are the call limits' ranges):
+# a CPython process needs some 16 MiB of address space to start at all.
+PROCESS_LIMIT_BOUNDS: dict[str, Bound] = {
+    "timeout_s": CALL_LIMIT_BOUNDS["timeout_s"],
+    "cpu_s": Bound(1, 3600),
+    "memory_bytes": Bound(16 * MIB, 1024 * 1024 * MIB),
+    "max_processes": Bound(1, 4096),
+    "max_file_bytes": Bound(0, 1024 * 1024 * MIB),
+    "output_bytes": CALL_LIMIT_BOUNDS["output_bytes"],
+    "log_bytes": Bound(0, 256 * MIB),
+}
 
 
 @dataclass(frozen=True)
@@ -44,6 +57,12 @@ class ProcessLimits:
     output_bytes: int = CallLimits().output_bytes
     log_bytes: int = 64 * 1024
     allowed_packages: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        for name, bound in PROCESS_LIMIT_BOUNDS.items():
+            problem = bound.problem(getattr(self, name))
+            if problem is not None:
+                raise ValueError(f"{name} {problem}")
 
     def bounded_by(self, limits: CallLimits) -> ProcessLimits:
         """These limits with the time and output of ``limits`` (a call's configured ones)."""

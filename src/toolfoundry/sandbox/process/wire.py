@@ -56,7 +56,10 @@ def limits_from_dict(data: Any, ceiling: ProcessLimits) -> ProcessLimits:
             raise WireError(f"limits.{name} must be a positive number")
         else:
             values[name] = type(cap)(min(value, cap))
-    return dataclasses.replace(ceiling, **values)
+    try:
+        return dataclasses.replace(ceiling, **values)
+    except ValueError as exc:  # ProcessLimits' own ranges (e.g. cpu_s 0.5 is 0 seconds)
+        raise WireError(f"limits.{exc}") from None
 
 
 def result_from_dict(data: Any) -> CallResult:
