@@ -9,6 +9,7 @@ read and write through :class:`Registry`'s methods; only this package speaks SQL
 """
 
 from toolfoundry.registry.engine import StoreError, default_url, resolve_url
+from toolfoundry.registry.notify import ChangeFeed
 from toolfoundry.registry.records import (
     AGENT_ACTOR,
     Approval,
@@ -31,6 +32,7 @@ __all__ = [
     "Approval",
     "AuditEntry",
     "AuditEvent",
+    "ChangeFeed",
     "LastFailure",
     "NewVersion",
     "Registry",

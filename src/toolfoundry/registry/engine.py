@@ -18,7 +18,7 @@ DEFAULT_DIR = Path(".toolfoundry")
 DEFAULT_FILE = "registry.db"
 # The newest migration's revision id; opening a database already at this revision skips
 # Alembic entirely (a test keeps this in step with the migration scripts).
-SCHEMA_HEAD = "0005"
+SCHEMA_HEAD = "0006"
 BUSY_TIMEOUT_MS = 30_000
 _MIGRATION_LOCK = 0x7466_7265  # an arbitrary advisory-lock key for PostgreSQL ("tfre")
 

@@ -1,13 +1,19 @@
 """Noticing when the active tool set changes, whoever changed it.
 
-Every server process polls a fingerprint of the active set: a SHA-256 over the sorted
-``(name, current version)`` pairs of the tools whose current version is active. A change made
-by this process, by the CLI, or by another server sharing the same PostgreSQL database shows
-up at the next poll. :meth:`Registry.active_set` reads one narrow row per active tool (no
-versions, no JSON): with 300 active tools a poll takes about 1 ms on SQLite and 5 ms on
-PostgreSQL on a loaded 2-core machine (``tests/server/test_server_mcp_changes.py::
-test_poll_cost``), so the default half-second interval costs under 1% of a core. Polling is
-the same on both backends and needs no trigger or ``NOTIFY`` in the registry's write paths.
+Every server process keeps a fingerprint of the active set: a SHA-256 over the sorted
+``(name, current version)`` pairs of the tools whose current version is active, read by
+:meth:`Registry.active_set` (one narrow row per active tool, no JSON: about 1 ms on SQLite and
+5 ms on PostgreSQL with 300 active tools, ``tests/server/test_server_mcp_changes.py::
+test_poll_and_listing_cost``). It is checked again
+
+- on PostgreSQL, when the registry's trigger notifies (:class:`toolfoundry.registry.ChangeFeed`
+  listens on a dedicated connection): a change made by any process reaches every server in a
+  few milliseconds, and the load is one check per change per server, not one per interval.
+  A slow safety poll (``SAFETY_INTERVAL_S``) remains, and while the feed is reconnecting the
+  fast poll below takes over;
+- on SQLite (no cross-process notification), every ``interval_s`` (half a second by default:
+  under 1% of a core);
+- at once after this process changed the registry itself (:meth:`ActiveSetWatcher.nudge`).
 """
 
 from __future__ import annotations
@@ -19,11 +25,13 @@ from collections.abc import Awaitable, Callable
 import anyio
 import anyio.to_thread
 
-from toolfoundry.registry import Registry, StoreError
+from toolfoundry.registry import ChangeFeed, Registry, StoreError
 
 logger = logging.getLogger(__name__)
 
 DEFAULT_INTERVAL_S = 0.5
+# While the change feed listens, polling is only a safety net against a lost notification.
+SAFETY_INTERVAL_S = 15.0
 
 
 def active_set_fingerprint(registry: Registry) -> str:
@@ -36,12 +44,15 @@ def active_set_fingerprint(registry: Registry) -> str:
 
 
 class ActiveSetWatcher:
-    """Polls the active-set fingerprint and awaits ``on_change`` when it moves.
+    """Checks the active-set fingerprint when told to or when due; awaits ``on_change`` when
+    it moved.
 
     Args:
         registry: the registry to watch.
         on_change: awaited once per detected change (never concurrently with itself).
-        interval_s: seconds between polls.
+        interval_s: seconds between polls without a change feed (SQLite, or PostgreSQL while
+            the feed reconnects).
+        safety_interval_s: seconds between polls while the change feed listens.
     """
 
     def __init__(
@@ -50,13 +61,20 @@ class ActiveSetWatcher:
         on_change: Callable[[], Awaitable[None]],
         *,
         interval_s: float = DEFAULT_INTERVAL_S,
+        safety_interval_s: float = SAFETY_INTERVAL_S,
     ) -> None:
         self.registry = registry
         self.interval_s = interval_s
+        self.safety_interval_s = safety_interval_s
         self._on_change = on_change
         self._wake = anyio.Event()
         self._last: str | None = None
         self.polls = 0
+        self.feed = (
+            ChangeFeed(registry.engine, self.nudge)
+            if ChangeFeed.supports(registry.engine)
+            else None
+        )
 
     async def _fingerprint(self) -> str | None:
         try:
@@ -79,15 +97,23 @@ class ActiveSetWatcher:
         return changed
 
     def nudge(self) -> None:
-        """Poll as soon as possible (after this process changed the registry itself)."""
+        """Check as soon as possible (this process changed the registry, or the feed heard of
+        a change)."""
         self._wake.set()
 
+    def _interval(self) -> float:
+        listening = self.feed is not None and self.feed.listening
+        return self.safety_interval_s if listening else self.interval_s
+
     async def run(self) -> None:
-        """Poll until cancelled (the first poll only sets the baseline)."""
+        """Watch until cancelled (the first check only sets the baseline)."""
         if self._last is None:
             await self.check()
-        while True:
-            with anyio.move_on_after(self.interval_s):
-                await self._wake.wait()
-            self._wake = anyio.Event()
-            await self.check()
+        async with anyio.create_task_group() as tasks:
+            if self.feed is not None:
+                tasks.start_soon(self.feed.run)
+            while True:
+                with anyio.move_on_after(self._interval()):
+                    await self._wake.wait()
+                self._wake = anyio.Event()
+                await self.check()
