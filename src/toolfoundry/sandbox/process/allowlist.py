@@ -8,6 +8,8 @@ The jail contains all of them anyway; the list keeps refusals early and readable
 
 from __future__ import annotations
 
+import contextlib
+import functools
 from collections.abc import Iterable
 
 ALLOWED_MODULES: frozenset[str] = frozenset(
@@ -76,3 +78,35 @@ def module_allowed(name: str, allowed: Iterable[str], *, parent_ok: bool = True)
         if parent_ok and entry.startswith(name + "."):
             return True
     return False
+
+
+# Modules no allowed module's attributes may lead to, whether or not one holds them here.
+ALWAYS_REFUSED = frozenset({"os", "sys", "builtins", "importlib", "inspect", "gc", "ctypes"})
+
+
+@functools.cache
+def module_escapes() -> frozenset[str]:
+    """Attribute names by which an allowed stdlib module (or a loaded submodule of one) holds a
+    module tools may not import: ``shlex.os``, ``random._os``, ``dataclasses.inspect``,
+    ``collections._sys``... plus :data:`ALWAYS_REFUSED`.
+
+    Computed from this interpreter's own modules (imported here once, on the first Python
+    check), so a new Python version's new private imports are covered without a list to keep.
+    """
+    import importlib
+    import sys
+    import types
+
+    for name in ALLOWED_MODULES:
+        with contextlib.suppress(ImportError):
+            importlib.import_module(name)
+    names: set[str] = set(ALWAYS_REFUSED)
+    for name, module in list(sys.modules.items()):
+        if module is None or not module_allowed(name, ALLOWED_MODULES, parent_ok=False):
+            continue
+        for attribute, value in list(vars(module).items()):
+            if isinstance(value, types.ModuleType) and not module_allowed(
+                value.__name__, ALLOWED_MODULES, parent_ok=False
+            ):
+                names.add(attribute)
+    return frozenset(names)
