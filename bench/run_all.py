@@ -45,6 +45,7 @@ SCRIPTS: dict[str, list[str]] = {
     "bench_json_gate.py": ["--rounds", "15"],
     "bench_redaction.py": ["--rounds", "10"],
     "bench_otel.py": ["--rounds", "30", "--calls", "30"],
+    "bench_fleet.py": ["--rounds", "3", "--seconds", "5"],
 }
 MARKDOWN = {"bench_sandbox.py"}
 
