@@ -1,5 +1,6 @@
 """The HTTP application of ``toolfoundry serve --http``: MCP at ``/mcp``, the review page at
-``/ui`` and the JSON API at ``/api``, all behind :func:`toolfoundry.server.security.secure`.
+``/ui``, the JSON API at ``/api`` and ``/healthz`` (:mod:`toolfoundry.server.health`), all
+behind :func:`toolfoundry.server.security.secure`.
 
 Loopback binds need no token; any other bind refuses to start without one, and then every
 MCP and API request must carry ``Authorization: Bearer <token>`` (401 otherwise).
@@ -17,6 +18,7 @@ from starlette.types import ASGIApp
 
 from toolfoundry.foundry import Foundry
 from toolfoundry.server.changes import DEFAULT_INTERVAL_S
+from toolfoundry.server.health import health_route
 from toolfoundry.server.mcp_server import build_mcp_server
 from toolfoundry.server.security import is_loopback, secure
 from toolfoundry.server.web import web_routes
@@ -70,6 +72,7 @@ def create_app(
     )
     routes: list[BaseRoute] = [
         Route(MCP_PATH, endpoint=StreamableHTTPASGIApp(manager)),
+        health_route(foundry),
         *web_routes(lambda: foundry),
     ]
     app = Starlette(routes=routes, lifespan=lambda _app: manager.run())

@@ -3,7 +3,8 @@
 ``secure(app, token=..., bind_host=...)`` wraps the composed ASGI application:
 
 - **Who may come in.** Loopback binds without a token need no login. With a token (always
-  off loopback), the API and MCP need ``Authorization: Bearer <token>``; the page takes
+  off loopback), the API and MCP need ``Authorization: Bearer <token>`` (``GET /healthz``,
+  which says only up or down, needs none); the page takes
   ``/ui?token=<token>`` once, which sets a session cookie (HttpOnly, SameSite=Strict) and
   redirects to the same address without the token. Refusals are 401.
 - **DNS rebinding.** On a loopback bind the ``Host`` header must name loopback, or a page on
@@ -40,6 +41,7 @@ CSRF_FIELD = "csrf_token"
 CSRF_SCOPE_KEY = "toolfoundry.csrf_token"
 PAGE_PREFIX = "/ui"
 API_PREFIX = "/api"
+HEALTH_PATH = "/healthz"  # answers up or down only, so it needs no token (load balancers)
 MAX_FORM_BYTES = 64 * 1024
 _SAFE_METHODS = {"GET", "HEAD", "OPTIONS"}
 # The page has no scripts and must never be framed: a framed approve button is clickjacking.
@@ -136,6 +138,9 @@ class Guard:
         host = headers.get("host", "")
         if self.loopback and not is_loopback(host):
             await _refuse(send, 403, "forbidden_host", f"Host {host!r} is not a loopback name")
+            return
+        if path == HEALTH_PATH and method in _SAFE_METHODS:
+            await self.app(scope, receive, send)
             return
         sid = self._session(_cookies(headers).get(SESSION_COOKIE))
         set_cookie: str | None = None
