@@ -16,10 +16,10 @@ from toolfoundry.sandbox import run_js
 from toolfoundry.spec import Problem
 from toolfoundry.spec.json_gate import JSON_LIMITS
 from toolfoundry.spec.json_schema import (
-    CompiledSchema,
+    _CACHE,
+    CACHE_BYTES,
+    CACHE_ENTRIES,
     InvalidSchema,
-    _BoundedCache,
-    canonical,
     compile_schema,
     schema_problems,
 )
@@ -166,18 +166,13 @@ def test_compiled_once_and_the_cache_is_bounded() -> None:
     schema = {"type": "object", "properties": {"n": {"type": "integer"}}}
     first = compile_schema(schema)
     assert compile_schema(json.loads(json.dumps(schema))) is first
-    cache = _BoundedCache(entries=3, approx_bytes=10_000_000)
-    for i in range(5):
-        text = canonical({"const": i})
-        cache.put(text, CompiledSchema(compile_schema({"const": i}).validator, text))
-    assert len(cache) == 3
-    small = _BoundedCache(entries=100, approx_bytes=50_000)
-    big = canonical({"const": "x" * 5_000})
-    for i in range(10):
-        text = big + str(i)
-        small.put(text, first)
-    assert small.size <= 50_000
-    assert len(small) < 10
+    assert _CACHE.max_entries == CACHE_ENTRIES
+    assert _CACHE.max_bytes == CACHE_BYTES  # the one SizedLRU (tests/spec/test_spec_lru.py)
+    big = {"const": "x" * 300_000}
+    for i in range(60):  # 60 distinct ~1.2 MB costs: the cache keeps what 64 MiB holds
+        compile_schema({**big, "title": str(i)})
+    assert _CACHE.size <= CACHE_BYTES
+    assert compile_schema({**big, "title": "59"}) is compile_schema({**big, "title": "59"})
 
 
 def test_a_deep_value_against_a_recursive_schema_is_refused_not_a_crash() -> None:

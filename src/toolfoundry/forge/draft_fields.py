@@ -14,6 +14,7 @@ from toolfoundry.sandbox.host.netguard import FetchError, parse_url
 from toolfoundry.spec import JSON_SCHEMA_DIALECT, Capabilities, Problem
 from toolfoundry.spec.capabilities import KNOWN_CAPABILITIES, StorageScope
 from toolfoundry.spec.json_schema import InvalidSchema, compile_schema, schema_problems
+from toolfoundry.spec.lru import SizedLRU, text_cost
 
 if TYPE_CHECKING:
     from jsonschema import Draft202012Validator
@@ -83,12 +84,26 @@ def _remote_refs(schema: object, path: str) -> list[str]:
     return found
 
 
-@lru_cache(maxsize=256)
-def _meta_errors(schema_text: str) -> tuple[tuple[tuple[str | int, ...], str], ...]:
-    # Cached by canonical text: an agent resubmits the same schema while it fixes its code.
-    return tuple(
-        (tuple(e.absolute_path), e.message)
-        for e in _meta_validator().iter_errors(json.loads(schema_text))
+MetaErrors = tuple[tuple[tuple[str | int, ...], str], ...]
+
+
+def _meta_cost(text: str, errors: MetaErrors) -> int:
+    return text_cost(text, *(message for _, message in errors), overhead=512 + 256 * len(errors))
+
+
+# Cached by canonical text: an agent resubmits the same schema while it fixes its code. By
+# bytes: a cache of 256 texts of 1 MB each held 256 MB (150 distinct rejected drafts grew a
+# server by 150 MB).
+_META_ERRORS: SizedLRU[str, MetaErrors] = SizedLRU(256, 16 * 1024 * 1024, _meta_cost)
+
+
+def _meta_errors(schema_text: str) -> MetaErrors:
+    return _META_ERRORS.get_or_make(
+        schema_text,
+        lambda: tuple(
+            (tuple(e.absolute_path), e.message)
+            for e in _meta_validator().iter_errors(json.loads(schema_text))
+        ),
     )
 
 

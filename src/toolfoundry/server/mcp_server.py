@@ -48,6 +48,9 @@ from toolfoundry.server.changes import (
 )
 from toolfoundry.server.mcp_results import call_tool_result
 from toolfoundry.spec import DeclaredTool, ToolSpec
+from toolfoundry.spec.json_gate import encode
+from toolfoundry.spec.limits import MIB
+from toolfoundry.spec.lru import SizedLRU, text_cost
 from toolfoundry.spec.names import META_TOOL_NAMES
 
 logger = logging.getLogger(__name__)
@@ -215,7 +218,10 @@ def build_mcp_server(
     local_output = {name: mcp_tool(t.spec).get("outputSchema") for name, t in local.items()}
     listing = ToolListing(foundry, meta, tools)
     watcher = ActiveSetWatcher(foundry.registry, fan_out.send, interval_s=poll_interval_s)
-    output_schemas: dict[tuple[str, int], dict[str, Any] | None] = {}
+    # each called version's outputSchema (None: it has none), bounded like every cache
+    output_schemas: SizedLRU[tuple[str, int], tuple[dict[str, Any] | None]] = SizedLRU(
+        1024, 16 * MIB, lambda key, kept: text_cost(key[0], encode(kept[0]))
+    )
 
     @asynccontextmanager
     async def lifespan(_: Server[dict[str, Any]]) -> AsyncIterator[dict[str, Any]]:
@@ -247,10 +253,11 @@ def build_mcp_server(
         if number is None:
             raise MCPError(types.INVALID_PARAMS, f"unknown tool {name!r}")
         key = (name, number)
-        if key not in output_schemas:
+        kept = output_schemas.get(key)
+        if kept is None:
             spec = await anyio.to_thread.run_sync(_spec_of, foundry, name, number)
-            output_schemas[key] = mcp_tool(spec).get("outputSchema")
-        return call_tool_result(result, output_schemas[key])
+            kept = output_schemas.put(key, (mcp_tool(spec).get("outputSchema"),))
+        return call_tool_result(result, kept[0])
 
     async def on_initialized(
         ctx: ServerRequestContext[dict[str, Any]], params: types.NotificationParams

@@ -27,8 +27,6 @@ from __future__ import annotations
 
 import json
 import re
-import threading
-from collections import OrderedDict
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -36,6 +34,7 @@ from typing import Any
 import jsonschema_rs
 
 from toolfoundry.spec.json_gate import JSON_LIMITS, json_path
+from toolfoundry.spec.lru import SizedLRU
 from toolfoundry.spec.result import Problem
 
 # A compiled pattern's program and its lazy DFA are each capped (the crate's own defaults are
@@ -406,47 +405,10 @@ def _first_line(text: str) -> str:
 # ---- the cache ----
 
 
-class _BoundedCache:
-    """Least recently used, bounded by entries and by the schemas' text size (a proxy for the
-    compiled size, which grows with it)."""
-
-    def __init__(self, entries: int, approx_bytes: int) -> None:
-        self.entries = entries
-        self.approx_bytes = approx_bytes
-        self._items: OrderedDict[str, CompiledSchema] = OrderedDict()
-        self._bytes = 0
-        self._lock = threading.Lock()
-
-    def get(self, key: str) -> CompiledSchema | None:
-        with self._lock:
-            item = self._items.get(key)
-            if item is not None:
-                self._items.move_to_end(key)
-            return item
-
-    def put(self, key: str, value: CompiledSchema) -> None:
-        with self._lock:
-            if key in self._items:
-                return
-            self._items[key] = value
-            self._bytes += _cost(key)
-            while self._items and (
-                len(self._items) > self.entries or self._bytes > self.approx_bytes
-            ):
-                old, _ = self._items.popitem(last=False)
-                self._bytes -= _cost(old)
-
-    def __len__(self) -> int:
-        return len(self._items)
-
-    @property
-    def size(self) -> int:
-        """Approximate bytes held."""
-        return self._bytes
+def _cost(key: str, _: CompiledSchema) -> int:
+    # the text (key and CompiledSchema.text are one object) plus the compiled keywords and
+    # regex programs, which cost a few times the text
+    return 4 * len(key) + 4096
 
 
-def _cost(key: str) -> int:
-    return 4 * len(key) + 4096  # compiled keywords and regex programs cost a few times the text
-
-
-_CACHE = _BoundedCache(CACHE_ENTRIES, CACHE_BYTES)
+_CACHE: SizedLRU[str, CompiledSchema] = SizedLRU(CACHE_ENTRIES, CACHE_BYTES, _cost)
