@@ -35,7 +35,9 @@ from toolfoundry.spec.extras import requires_extra
     type=click.FloatRange(min=0.05, max=60),
     default=0.5,
     show_default=True,
-    help="Seconds between checks of the registry for tool-list changes.",
+    help="Seconds between checks of the registry for tool-list changes (SQLite; on "
+    "PostgreSQL changes are notified, and this is the poll while the notification "
+    "connection reconnects).",
 )
 @store_options
 @source_option
