@@ -57,6 +57,54 @@ def test_invalid_arguments_report_every_problem_with_its_path(fd, kit):
     assert not fd.call("pairs", ["not", "an", "object"]).ok
 
 
+ECHO = {
+    "name": "echo",
+    "description": "Return the value it was given, unchanged",
+    "parameters": {
+        "type": "object",
+        "properties": {"value": {"type": ["string", "number", "array", "object"]}},
+        "required": ["value"],
+    },
+    "code": "export function handler({ value }) { return value; }\n",
+    "tests": [{"input": {"value": "a"}, "expected": "a"}],
+}
+
+
+def _nest(depth: int) -> object:
+    value: object = "a"
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+@pytest.mark.parametrize(
+    ("value", "path", "words"),
+    [
+        ("x\ud800", "$.value", "surrogate"),
+        ({"k\udc00": 1}, "$.value", "surrogate"),
+        (10**400, "$.value", "range"),
+        (float("nan"), "$.value", "json number"),
+        (_nest(200), "$.value[0][0]", "deep"),
+        (True, "$.value", "string"),  # valid JSON, refused by the schema
+    ],
+)
+def test_hostile_arguments_are_refused_before_the_sandbox(fd, value, path, words):
+    fd.create_tool(ECHO)
+    out = fd.call("echo", {"value": value})
+    assert out.error is not None
+    assert out.error.kind.value == "invalid_arguments"
+    assert out.error.problems[0].path.startswith(path)
+    assert words in out.error.problems[0].message.lower()
+
+
+def test_the_sandbox_runs_on_the_arguments_that_passed_the_gate(fd):
+    fd.create_tool(ECHO)
+    value = {"t": "caf\u00e9 \u2028 \u202e \x00 \U0001f600", "n": [2**53, -0.5, 1e300]}
+    out = fd.call("echo", {"value": value})
+    assert out.ok
+    assert out.value == value
+
+
 def test_unknown_tools_and_versions_are_not_found(fd, kit):
     assert fd.call("nope", {}).error.kind.value == "not_found"
     fd.create_tool(kit.slugify())

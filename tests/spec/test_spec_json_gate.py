@@ -14,6 +14,8 @@ from toolfoundry.spec.json_gate import (
     check,
     decode,
     encode,
+    encode_checked,
+    gated,
     json_path,
     lone_surrogate_at,
     well_formed,
@@ -227,3 +229,15 @@ def test_the_depth_passes_are_exact_whatever_the_strings_hold(value: Any) -> Non
             with pytest.raises(InvalidJson) as caught:
                 refuse(text if refuse is decode else value, JsonLimits(max_depth=depth - 1))
             assert caught.value.reason == "too_deep"
+
+
+def test_a_gated_value_is_encoded_once_and_rechecked_under_other_limits():
+    value = {"a": [[1]], "t": "\u2028"}
+    checked = gated(value)
+    assert checked.text == encode_checked(value) == '{"a":[[1]],"t":"\\u2028"}'
+    assert encode_checked(checked) is checked.text
+    with pytest.raises(InvalidJson) as refused:  # stricter limits: the value is checked again
+        encode_checked(checked, JsonLimits(max_depth=2))
+    assert refused.value.reason == "too_deep"
+    with pytest.raises(InvalidJson):
+        gated({"x": "\ud800"})

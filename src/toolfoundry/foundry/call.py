@@ -28,7 +28,7 @@ from toolfoundry.spec import (
     StepStatus,
     StorageScope,
 )
-from toolfoundry.spec.json_gate import InvalidJson, check, encode
+from toolfoundry.spec.json_gate import GatedJson, InvalidJson, encode, gated
 from toolfoundry.spec.json_schema import CompiledSchema, InvalidSchema, compile_schema
 from toolfoundry.spec.result import elapsed_ms
 
@@ -57,18 +57,30 @@ def argument_problems(
     The JSON gate comes first (depth, finite numbers, valid Unicode, JSON types), so neither
     the validator nor a sandbox ever sees a 5000-digit integer or a lone surrogate.
     """
+    return gated_arguments(schema, args, validator=validator)[1]
+
+
+def gated_arguments(
+    schema: Mapping[str, Any], args: Any, *, validator: CompiledSchema | None = None
+) -> tuple[GatedJson | None, list[Problem]]:
+    """``args`` through the gate and ``schema``: (the gated value, []) or (None, problems).
+
+    The gated value carries the arguments' JSON text, which the sandbox takes as it is: one
+    serialization and one gate pass per call, not one here and another in the engine.
+    """
     if not isinstance(args, Mapping):
-        return [Problem("$", f"arguments must be a JSON object, got {type(args).__name__}")]
+        return None, [Problem("$", f"arguments must be a JSON object, got {type(args).__name__}")]
     try:
-        check(args)
+        checked = gated(args if type(args) is dict else dict(args))
     except InvalidJson as exc:
-        return [p.problem() for p in exc.problems]
+        return None, [p.problem() for p in exc.problems]
     if validator is None:
         try:
             validator = compile_schema(schema)
         except InvalidSchema as exc:  # a version stored before create time checked this
-            return [Problem("$", f"the tool's parameters schema is invalid: {exc}")]
-    return validator.problems(dict(args))
+            return None, [Problem("$", f"the tool's parameters schema is invalid: {exc}")]
+    found = validator.problems(checked.value)
+    return (None, found) if found else (checked, [])
 
 
 def allowed_hosts(requested: Sequence[str], configured: Sequence[str] | None) -> tuple[str, ...]:
@@ -171,8 +183,8 @@ class Caller:
             )
             return with_step(refused, version=number)
         tool, policy, validator = self._prepared(row_id, name, number)
-        problems = argument_problems(tool.parameters, args, validator=validator)
-        if problems:
+        checked, problems = gated_arguments(tool.parameters, args, validator=validator)
+        if checked is None:
             result = CallResult.failure(
                 ErrorKind.INVALID_ARGUMENTS,
                 f"{len(problems)} problem(s) with the arguments of {name!r}",
@@ -184,7 +196,7 @@ class Caller:
         else:
             from toolfoundry.sandbox import run_js
 
-            result = run_js(tool.code, dict(args), policy)
+            result = run_js(tool.code, checked, policy)
         kind = result.error.kind.value if result.error else None
         self.registry.record_call(name, number, duration_ms=result.duration_ms, error_kind=kind)
         return with_step(result, version=number)

@@ -165,13 +165,42 @@ def check(value: Any, limits: JsonLimits = JSON_LIMITS) -> None:
     _checked_text(value, limits)
 
 
-def encode_checked(value: Any, limits: JsonLimits = JSON_LIMITS) -> str:
-    """:func:`check` then compact :func:`encode`, from one serialization of ``value`` (what a
-    sandbox does with a call's arguments on every call).
+@dataclass(frozen=True)
+class GatedJson:
+    """A value that passed the gate under ``limits``, with its compact JSON text.
+
+    Made by :func:`gated`; :func:`encode_checked` answers one with its text, so a value
+    checked at one layer (a call's arguments, before schema validation) is not serialized
+    and checked again at the next (the sandbox). Treat ``value`` as frozen: the text is
+    what it was when gated.
+    """
+
+    value: Any
+    text: str
+    limits: JsonLimits = JSON_LIMITS
+
+
+def gated(value: Any, limits: JsonLimits = JSON_LIMITS) -> GatedJson:
+    """``value`` checked by the gate, kept with its compact JSON text (one serialization).
 
     Raises:
         InvalidJson: every problem found, located.
     """
+    return GatedJson(value, encode_checked(value, limits), limits)
+
+
+def encode_checked(value: Any, limits: JsonLimits = JSON_LIMITS) -> str:
+    """:func:`check` then compact :func:`encode`, from one serialization of ``value`` (what a
+    sandbox does with a call's arguments on every call). A :class:`GatedJson` gated under the
+    same limits is answered with its text, unchecked again.
+
+    Raises:
+        InvalidJson: every problem found, located.
+    """
+    if isinstance(value, GatedJson):
+        if value.limits == limits:
+            return value.text
+        value = value.value
     text = _checked_text(value, limits)
     if text is None:  # refused by json.dumps yet nothing located: let encode say why
         return encode(value)
