@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from toolfoundry import Foundry
+
 SCRIPT = r"""
 import gc, json, sys
 from toolfoundry import Foundry
@@ -56,3 +58,25 @@ def test_distinct_rejected_drafts_do_not_grow_the_process(tmp_path: Path) -> Non
     )
     warm, end = json.loads(out.stdout)
     assert end - warm < GROWTH_MIB, (warm, end)
+
+
+def test_the_call_path_cache_counts_each_versions_bytes(fd: Foundry) -> None:
+    for mark in "abc":  # three versions of ~200 KB of code each
+        code = f"// {mark * 200_000}\nexport function handler() {{ return '{mark}' }}"
+        draft = {
+            "name": "padded",
+            "description": "Returns its version's letter.",
+            "code": code,
+            "tests": [{"input": {}, "expected": mark}],
+            "changes_tests": [0] if mark != "a" else [],
+        }
+        assert fd.create_tool(draft).status == "active"
+    cache = fd._caller._versions  # the Caller's per-version SizedLRU
+    assert [fd.call("padded", {}, version=v).value for v in (1, 2, 3)] == ["a", "b", "c"]
+    assert len(cache) == 3
+    assert cache.size >= 3 * 200_000  # the code is counted
+    cache.clear()
+    cache.max_bytes = 450_000  # room for two: the bound holds as versions keep coming
+    assert [fd.call("padded", {}, version=v).value for v in (1, 2, 3)] == ["a", "b", "c"]
+    assert cache.size <= 450_000
+    assert len(cache) == 2

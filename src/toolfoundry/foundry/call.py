@@ -30,6 +30,8 @@ from toolfoundry.spec import (
 )
 from toolfoundry.spec.json_gate import GatedJson, InvalidJson, encode, gated
 from toolfoundry.spec.json_schema import CompiledSchema, InvalidSchema, compile_schema
+from toolfoundry.spec.limits import MIB
+from toolfoundry.spec.lru import SizedLRU, text_cost
 from toolfoundry.spec.result import elapsed_ms
 
 SHARED_NAMESPACE = "shared"
@@ -138,6 +140,18 @@ def sandbox_policy(
     )
 
 
+Prepared = tuple[ToolVersion, SandboxPolicy, Any]  # a version, its policy and its validator
+
+
+def _prepared_cost(_: int, prepared: Prepared) -> int:
+    tool = prepared[0]
+    # the version's texts, its JSON parts (tests and results may be large) and the validator
+    parts = encode(
+        [tool.parameters, tool.returns, tool.tests, tool.fixtures, tool.test_results], default=str
+    )
+    return text_cost(tool.code, tool.description, parts, overhead=4096) + 4 * len(parts)
+
+
 class Caller:
     """Runs calls of one registry's versions under one set of limits and ``[fetch]``."""
 
@@ -155,7 +169,8 @@ class Caller:
         self._fetch = fetch
         self._process_limits = process_limits
         self._python_executor = python_executor
-        self._versions: dict[int, tuple[ToolVersion, SandboxPolicy, Any]] = {}
+        # per version id (immutable), bounded by bytes: a server sees versions without end
+        self._versions: SizedLRU[int, Prepared] = SizedLRU(1024, 64 * MIB, _prepared_cost)
 
     def call(self, name: str, args: Any, *, version: int | None = None) -> CallResult:
         """See :meth:`toolfoundry.Foundry.call`."""
@@ -225,7 +240,7 @@ class Caller:
                 name, tool.capabilities, self._limits, self._fetch, self.registry.storage
             )
             validator = arguments_validator(tool.parameters)
-            cached = self._versions[row_id] = (tool, policy, validator)
+            cached = self._versions.put(row_id, (tool, policy, validator))
         return cached
 
 
