@@ -279,9 +279,11 @@ def test_search_widens_to_any_word_when_no_tool_has_them_all(reg):
     hits = reg.search("convert csv spreadsheet", 5)
     assert [h.name for h in hits] == ["csv_to_json"]
     # stopwords alone: SQLite still searches them ("to" is in the name csv_to_json, "the"
-    # in a parameter description); PostgreSQL's english configuration drops them.
+    # in a parameter description); PostgreSQL's english configuration drops them. Each tool
+    # has one of three such words: below the relevance floor, so nothing is offered.
     expected = [] if reg.engine.dialect.name == "postgresql" else ["csv_to_json", "slugify"]
-    assert sorted(h.name for h in reg.search("the to for", 5)) == expected
+    assert sorted(h.name for h in reg.search("the to for", 5, floor=0.0)) == expected
+    assert reg.search("the to for", 5) == []
 
 
 def test_widened_search_keeps_to_the_rarest_words_within_budget(reg, monkeypatch):
@@ -290,14 +292,15 @@ def test_widened_search_keeps_to_the_rarest_words_within_budget(reg, monkeypatch
     reg.add_version(draft("a_tool", description="Convert currency amounts"))
     reg.add_version(draft("b_tool", description="Convert temperatures"))
     reg.add_version(draft("c_tool", description="Parse invoices"))
-    # no tool has all three words; "convert" is common, "invoices" rare
-    assert {h.name for h in reg.search("convert invoices zebra", 5)} == {
+    # no tool has all three words; "convert" is common, "invoices" rare (floor 0: every
+    # match, the relevance floor is tested on its own)
+    assert {h.name for h in reg.search("convert invoices zebra", 5, floor=0.0)} == {
         "a_tool",
         "b_tool",
         "c_tool",
     }
     monkeypatch.setattr(fulltext, "WIDEN_BUDGET", 1)
-    assert [h.name for h in reg.search("convert invoices zebra", 5)] == ["c_tool"]
+    assert [h.name for h in reg.search("convert invoices zebra", 5, floor=0.0)] == ["c_tool"]
 
 
 def test_migrated_schema_matches_the_table_definitions(reg):

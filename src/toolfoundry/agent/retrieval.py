@@ -37,7 +37,8 @@ def offered_tools(
     reserved = {s.name for s in always}
     active = [s for s in foundry.active_specs() if s.name not in reserved]
     if top_k is not None and len(active) > top_k:
-        wanted = [hit.name for hit in foundry.search(task, k=top_k)]
+        # a whole task (with its data) is no search query: rank, but keep every match
+        wanted = [hit.name for hit in foundry.search(task, k=top_k, floor=0.0)]
         wanted_set = set(wanted) | set(pinned)
         active = [s for s in active if s.name in wanted_set]
     return [*active, *always]

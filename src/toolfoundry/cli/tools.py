@@ -314,7 +314,8 @@ def search(
     config_path: str | None,
     as_json: bool,
 ) -> None:
-    """Full-text search over tool names, descriptions and parameter docs."""
+    """Full-text search over tool names, descriptions and parameter docs (tools sharing too
+    little of the query are left out; the best match's parameters are shown)."""
     with open_foundry(db, config_path) as fd:
         hits = fd.search(query, k, include_inactive=include_inactive)
     if as_json:
@@ -323,11 +324,16 @@ def search(
     from rich.table import Table
 
     table = Table(title=cell(f"{len(hits)} result(s) for {query!r}"))
-    for column in ("name", "version", "status", "score", "description"):
+    for column in ("name", "version", "status", "relevance", "description"):
         table.add_column(column)
     for h in hits:
-        table.add_row(cell(h.name), str(h.version), h.status, f"{h.score:.3f}", cell(h.description))
-    console().print(table)
+        table.add_row(
+            cell(h.name), str(h.version), h.status, f"{h.relevance:.2f}", cell(h.description)
+        )
+    out = console()
+    out.print(table)
+    if hits and hits[0].parameters is not None:
+        out.print(cell(f"{hits[0].name} parameters: {encode(hits[0].parameters)}"), highlight=False)
 
 
 @tools.command()

@@ -222,7 +222,8 @@ class Intake:
         count = self._duplicate_candidates
         if count <= 0:
             return None
-        hits = self.registry.search(f"{draft.name} {draft.description}", count + 1)
+        # every match is a candidate (no relevance floor): the tests decide, not the words
+        hits = self.registry.search(f"{draft.name} {draft.description}", count + 1, floor=0.0)
         names = [h.name for h in hits if h.name != draft.name][:count]
         if not names:
             return None

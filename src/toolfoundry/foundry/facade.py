@@ -284,9 +284,16 @@ class Foundry:
 
     # -- finding and describing ----------------------------------------------------------
 
-    def search(self, query: str, k: int = 5, *, include_inactive: bool = False) -> list[SearchHit]:
-        """Tools ranked by full-text relevance to ``query`` (active ones unless told)."""
-        return self.registry.search(query, k, active_only=not include_inactive)
+    def search(
+        self, query: str, k: int = 5, *, include_inactive: bool = False, floor: float | None = None
+    ) -> list[SearchHit]:
+        """Tools ranked by full-text relevance to ``query`` (active ones unless told), those
+        sharing too little of it left out (``floor``, default
+        :data:`toolfoundry.registry.search.RELEVANCE_FLOOR`; 0 keeps every match). The first
+        hit carries its parameters schema, so a caller can call it straight away."""
+        if floor is None:
+            return self.registry.search(query, k, active_only=not include_inactive)
+        return self.registry.search(query, k, active_only=not include_inactive, floor=floor)
 
     def tools(
         self, *, include_inactive: bool = True, limit: int | None = None, offset: int = 0

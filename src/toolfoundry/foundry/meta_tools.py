@@ -106,6 +106,10 @@ def builtin_tools(foundry: Foundry | Callable[[], Foundry] | None = None) -> lis
     ) -> list[dict[str, Any]]:
         """Find existing tools by what they do, best match first; look here before creating one.
 
+        Tools that share too little of the query are left out, so an empty list means no
+        tool does this yet. The first hit carries its ``parameters`` (JSON Schema): call it
+        with them directly.
+
         Args:
             query: words describing the need, e.g. "convert markdown to html".
             k: how many tools to return at most.

@@ -235,22 +235,37 @@ class LastFailure:
 
 @dataclass(frozen=True)
 class SearchHit:
-    """One search result, best first."""
+    """One search result, best first.
+
+    Attributes:
+        score: the full-text rank (bm25 on SQLite, ts_rank on PostgreSQL; higher is better,
+            comparable only within one search).
+        relevance: the share of the query's information the tool's words cover, 0..1
+            (registry/search.py): 1.0 when it has every word of the query.
+        parameters: the version's JSON Schema, for the top hit only (so a model can call it
+            without asking again); None for the others.
+    """
 
     name: str
     version: int
     description: str
     status: str
     score: float
+    relevance: float = 1.0
+    parameters: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "name": self.name,
             "version": self.version,
             "description": self.description,
             "status": self.status,
             "score": self.score,
+            "relevance": self.relevance,
         }
+        if self.parameters is not None:
+            out["parameters"] = self.parameters
+        return out
 
 
 class RegistryError(Exception):

@@ -495,10 +495,19 @@ class Registry:
         with self._read() as conn:
             return audit_log.entries(conn, name, limit)
 
-    def search(self, query: str, k: int = 5, *, active_only: bool = True) -> list[SearchHit]:
-        """Ranked full-text search over names, descriptions and parameter docs."""
+    def search(
+        self,
+        query: str,
+        k: int = 5,
+        *,
+        active_only: bool = True,
+        floor: float = fulltext.RELEVANCE_FLOOR,
+    ) -> list[SearchHit]:
+        """Ranked full-text search over names, descriptions and parameter docs: the tools
+        whose relevance reaches ``floor`` (0 keeps every match), the first with its
+        parameters schema."""
         with self._read() as conn:
-            return fulltext.search(conn, query, k, active_only=active_only)
+            return fulltext.search(conn, query, k, active_only=active_only, floor=floor)
 
     # -- agent runs -----------------------------------------------------------------------
 

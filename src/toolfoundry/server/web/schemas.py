@@ -274,12 +274,21 @@ COMPONENTS: dict[str, dict[str, Any]] = {
         detail=_DICT,
     ),
     "SearchHit": _obj(
-        ["name", "version", "description", "status", "score"],
+        ["name", "version", "description", "status", "score", "relevance"],
         name=_STR,
         version=_INT,
         description=_STR,
         status=_STR,
-        score=_NUM,
+        score={**_NUM, "description": "The full-text rank; higher is better."},
+        relevance={
+            **_NUM,
+            "description": "The share of the query's words (weighted by rarity) the tool has, "
+            "0..1; tools below the relevance floor are not returned.",
+        },
+        parameters={
+            **_DICT,
+            "description": "The tool's parameters (JSON Schema), on the first hit only.",
+        },
     ),
     # What the forge accepts, from the declaration it takes its field lists from.
     "Draft": draft_json_schema(),
