@@ -10,8 +10,12 @@ tests assert the mechanism, not timings (bench/ measures those).
 from __future__ import annotations
 
 import json
+import struct
 import subprocess
 import sys
+from pathlib import Path
+
+import pytest
 
 SCRIPT = r"""
 import json
@@ -60,3 +64,87 @@ def test_every_library_is_compiled_before_the_first_tool_import_and_never_after(
     assert report["uncached"] == []
     assert report["unchanged"] is True
     assert report["served_from_source"] == []  # no tool import compiled a bundle itself
+
+
+KEPT_SCRIPT = r"""
+import json
+import toolfoundry.sandbox as sandbox
+from toolfoundry.sandbox import run_js
+from toolfoundry.sandbox.js import library_cache
+from toolfoundry.sandbox.js.modules import default_catalog
+from toolfoundry.sandbox.js.wasm_engine import default_engine
+
+compiled = []
+original = sandbox._compile_library
+
+def counting(specifier):
+    compiled.append(specifier)
+    original(specifier)
+
+sandbox._compile_library = counting
+result = run_js('import D from "decimal.js"; export default new D(1).plus(2).toString()')
+catalog = default_catalog()
+kept = library_cache.load(default_engine().snapshot_key, catalog.identity())
+print(json.dumps({
+    "value": result.value,
+    "compiled": compiled,
+    "uncached": [n for n in catalog.names() if catalog.bytecode(n) is None],
+    "same_as_file": kept == catalog.cached_bytecode(),
+}))
+"""
+
+
+def test_a_later_process_reads_the_kept_bytecode_whole_before_its_first_call() -> None:
+    runs = [
+        json.loads(
+            subprocess.run(
+                [sys.executable, "-c", KEPT_SCRIPT],
+                capture_output=True,
+                text=True,
+                timeout=300,
+                check=True,
+            ).stdout.splitlines()[-1]
+        )
+        for _ in range(2)  # the first may compile (and keep) them; the second must not
+    ]
+    last = runs[-1]
+    assert last["value"] == "3"
+    assert last["compiled"] == []  # nothing compiled: every library came from the file
+    assert last["uncached"] == []  # and the cache was full before the tool's import
+    assert last["same_as_file"] is True
+
+
+def test_a_kept_file_that_is_not_exactly_ours_is_ignored(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from toolfoundry.sandbox.js import library_cache
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    entries = {"decimal.js": b"\x01bytecode", "dayjs": b"", "caf\u00e9": b"\xff" * 3}
+    library_cache.store("k", b"identity", entries)
+    assert library_cache.load("k", b"identity") == entries
+    assert library_cache.load("k", b"other library files") == {}
+    assert library_cache.load("other guest", b"identity") == {}
+    data = library_cache.path_for("k").read_bytes()
+    head = len(library_cache.MAGIC) + 32
+    damaged = [
+        data[:-1],  # truncated inside the last entry
+        data[: head + 3],  # truncated inside an entry's lengths
+        data[:head] + struct.pack("<II", 2**32 - 1, 0) + data[head + 8 :],  # a length past the end
+        data[:head] + struct.pack("<II", 1, 0) + b"\xff",  # a name that is not UTF-8
+        b"\x00" + data[1:],  # not the magic
+    ]
+    for bad in damaged:
+        assert library_cache.decode(bad, b"identity") == {}
+    assert library_cache.decode(data[:head], b"identity") == {}  # no entries: nothing kept
+
+
+def test_the_catalog_keeps_only_its_own_libraries_from_a_file() -> None:
+    from toolfoundry.sandbox.js.modules import LibraryCatalog
+
+    catalog = LibraryCatalog()
+    catalog.keep_bytecode("not-a-bundled-library", b"code")
+    catalog.keep_bytecode("decimal.js", b"")  # empty: a failed compile, never kept
+    assert catalog.cached_bytecode() == {}
+    catalog.keep_bytecode("decimal.js", b"code")
+    assert catalog.cached_bytecode() == {"decimal.js": b"code"}

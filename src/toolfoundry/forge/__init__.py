@@ -4,47 +4,102 @@ from toolfoundry.forge import forge_draft
 report = forge_draft({"name": "slugify", ...})
 report.status          # active | pending_approval | rejected
 report.step.blockers   # e.g. ("tests_failed",)
+
+Every name loads its module on first use (the forge brings pydantic, tree-sitter, the test
+runner): ``toolfoundry.config`` needs only the capability policy and the draft limits, and
+``tools list`` or ``serve`` should not pay for the rest.
 """
 
-from toolfoundry.forge.approval import (
-    ApprovalBinding,
-    ApprovalCheck,
-    capabilities_hash,
-    check_approval,
-    code_diff,
-    code_sha256,
-    explain_capabilities,
-)
-from toolfoundry.forge.cases import Fixture, TestCase, parse_test_cases
-from toolfoundry.forge.draft import (
-    RESERVED_NAMES,
-    RESERVED_PREFIXES,
-    Draft,
-    DraftLimits,
-    parse_draft,
-)
-from toolfoundry.forge.draft_fields import DraftError
-from toolfoundry.forge.draft_json import DraftJson, Language
-from toolfoundry.forge.findings import Finding, Severity
-from toolfoundry.forge.jscheck import bundled_libraries, check_javascript
-from toolfoundry.forge.pipeline import ForgeReport, forge_draft, invalid_draft, parse_or_report
-from toolfoundry.forge.policy import CapabilityDecision, CapabilityPolicy, CapabilityPolicyError
-from toolfoundry.forge.pycheck import check_python
-from toolfoundry.forge.regression import (
-    ExistingTool,
-    RegressionOutcome,
-    behaves_like,
-    behavioural_duplicates,
-    regression_gate,
-)
-from toolfoundry.forge.testrun import (
-    TestResult,
-    ToolRunner,
-    json_diff,
-    json_equal,
-    run_cases,
-)
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from toolfoundry.spec import VersionStatus
+
+if TYPE_CHECKING:  # what __getattr__ below returns, for type checkers (tests keep both equal)
+    from toolfoundry.forge.approval import (
+        ApprovalBinding,
+        ApprovalCheck,
+        capabilities_hash,
+        check_approval,
+        code_diff,
+        code_sha256,
+        explain_capabilities,
+    )
+    from toolfoundry.forge.cases import Fixture, TestCase, parse_test_cases
+    from toolfoundry.forge.draft import RESERVED_NAMES, RESERVED_PREFIXES, Draft, parse_draft
+    from toolfoundry.forge.draft_fields import DraftError
+    from toolfoundry.forge.draft_json import DraftJson, Language
+    from toolfoundry.forge.findings import Finding, Severity
+    from toolfoundry.forge.jscheck import bundled_libraries, check_javascript
+    from toolfoundry.forge.pipeline import ForgeReport, forge_draft, invalid_draft, parse_or_report
+    from toolfoundry.forge.policy import (
+        CapabilityDecision,
+        CapabilityPolicy,
+        CapabilityPolicyError,
+    )
+    from toolfoundry.forge.pycheck import check_python
+    from toolfoundry.forge.regression import (
+        ExistingTool,
+        RegressionOutcome,
+        behaves_like,
+        behavioural_duplicates,
+        regression_gate,
+    )
+    from toolfoundry.forge.testrun import TestResult, ToolRunner, json_diff, json_equal, run_cases
+    from toolfoundry.spec.limits import DraftLimits
+
+_LAZY = {
+    "ApprovalBinding": "toolfoundry.forge.approval",
+    "ApprovalCheck": "toolfoundry.forge.approval",
+    "capabilities_hash": "toolfoundry.forge.approval",
+    "check_approval": "toolfoundry.forge.approval",
+    "code_diff": "toolfoundry.forge.approval",
+    "code_sha256": "toolfoundry.forge.approval",
+    "explain_capabilities": "toolfoundry.forge.approval",
+    "Fixture": "toolfoundry.forge.cases",
+    "TestCase": "toolfoundry.forge.cases",
+    "parse_test_cases": "toolfoundry.forge.cases",
+    "RESERVED_NAMES": "toolfoundry.forge.draft",
+    "RESERVED_PREFIXES": "toolfoundry.forge.draft",
+    "Draft": "toolfoundry.forge.draft",
+    "DraftLimits": "toolfoundry.spec.limits",
+    "parse_draft": "toolfoundry.forge.draft",
+    "DraftError": "toolfoundry.forge.draft_fields",
+    "DraftJson": "toolfoundry.forge.draft_json",
+    "Language": "toolfoundry.forge.draft_json",
+    "Finding": "toolfoundry.forge.findings",
+    "Severity": "toolfoundry.forge.findings",
+    "bundled_libraries": "toolfoundry.forge.jscheck",
+    "check_javascript": "toolfoundry.forge.jscheck",
+    "ForgeReport": "toolfoundry.forge.pipeline",
+    "forge_draft": "toolfoundry.forge.pipeline",
+    "invalid_draft": "toolfoundry.forge.pipeline",
+    "parse_or_report": "toolfoundry.forge.pipeline",
+    "CapabilityDecision": "toolfoundry.forge.policy",
+    "CapabilityPolicy": "toolfoundry.forge.policy",
+    "CapabilityPolicyError": "toolfoundry.forge.policy",
+    "check_python": "toolfoundry.forge.pycheck",
+    "ExistingTool": "toolfoundry.forge.regression",
+    "RegressionOutcome": "toolfoundry.forge.regression",
+    "behaves_like": "toolfoundry.forge.regression",
+    "behavioural_duplicates": "toolfoundry.forge.regression",
+    "regression_gate": "toolfoundry.forge.regression",
+    "TestResult": "toolfoundry.forge.testrun",
+    "ToolRunner": "toolfoundry.forge.testrun",
+    "json_diff": "toolfoundry.forge.testrun",
+    "json_equal": "toolfoundry.forge.testrun",
+    "run_cases": "toolfoundry.forge.testrun",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'toolfoundry.forge' has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)
+
 
 __all__ = [
     "RESERVED_NAMES",

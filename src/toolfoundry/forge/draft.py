@@ -38,6 +38,7 @@ from toolfoundry.spec.json_gate import (
     check,
     decode,
 )
+from toolfoundry.spec.limits import DraftLimits as DraftLimits  # re-exported: drafts use it
 from toolfoundry.spec.names import META_TOOL_NAMES, looks_like, name_keys
 
 # The foundry's own meta-tools: a draft must never shadow them in a catalog.
@@ -46,16 +47,6 @@ RESERVED_NAMES = frozenset(META_TOOL_NAMES)
 RESERVED_PREFIXES = ("tf_", "toolfoundry")
 
 EMPTY_PARAMETERS: dict[str, Any] = {"type": "object", "properties": {}}
-
-
-@dataclass(frozen=True)
-class DraftLimits:
-    """Size caps applied while parsing a draft (configurable, e.g. from toolfoundry.toml)."""
-
-    max_code_bytes: int = 256 * 1024
-    max_draft_bytes: int = 8 * 1024 * 1024
-    max_tests: int = 200
-    max_description_chars: int = 4096
 
 
 @dataclass(frozen=True)

@@ -66,6 +66,12 @@ CALL_LIMIT_BOUNDS: dict[str, Bound] = {
     "output_bytes": Bound(1, 256 * MIB),
 }
 
+# The Python tier's admission control (sandbox/process/admission.py; [limits] python_total_mib
+# and python_queue_s): the memory budgets of its concurrent calls and test runs together, and
+# how long one waits for room before it is refused as overloaded.
+PYTHON_TOTAL_BYTES = 2048 * MIB  # four calls at the tier's default 512 MiB
+PYTHON_QUEUE_S = 10.0
+
 
 @dataclass(frozen=True)
 class CallLimits:
@@ -91,3 +97,17 @@ class CallLimits:
     def memory_bytes(self) -> int:
         """:attr:`memory_mib` in bytes."""
         return self.memory_mib * MIB
+
+
+@dataclass(frozen=True)
+class DraftLimits:
+    """Size caps applied while parsing a draft (configurable, e.g. from toolfoundry.toml).
+
+    Kept here, beside the call limits, so that reading the configuration does not load the
+    forge (pydantic, tree-sitter); :mod:`toolfoundry.forge` offers it under its own name too.
+    """
+
+    max_code_bytes: int = 256 * 1024
+    max_draft_bytes: int = 8 * 1024 * 1024
+    max_tests: int = 200
+    max_description_chars: int = 4096

@@ -103,6 +103,26 @@ class LibraryCatalog:
         self._entries()
         return self._intl.text(name) if self._intl is not None else None
 
+    def identity(self) -> bytes:
+        """What the libraries' compiled bytecode depends on: the manifest (each file's pinned
+        version and sha256) and each file's size and modification time (a file edited in
+        place), without reading the ~10 MB of sources."""
+        entries = self._entries()
+        parts = [self.manifest.read_bytes() if self.manifest.exists() else b""]
+        for name in sorted(entries):
+            try:
+                stat = entries[name].stat()
+            except OSError:
+                parts.append(f"{name}:missing".encode())
+                continue
+            parts.append(f"{name}:{stat.st_size}:{stat.st_mtime_ns}".encode())
+        return b"\n".join(parts)
+
+    def cached_bytecode(self) -> dict[str, bytes]:
+        """Every library's cached bytecode, by name (what ``library_cache`` writes to disk)."""
+        with self._lock:
+            return dict(self._bytecode)
+
     def bytecode(self, specifier: str) -> bytes | None:
         """Compiled bytecode cached for a bundled library, if a call has produced it."""
         return self._bytecode.get(specifier)

@@ -116,6 +116,7 @@ class WasmEngine:
         prelude = prelude_source().encode("utf-8")
         polyfills = (polyfills_source() or "").encode("utf-8")
         key = cache_key(wasm, polyfills, prelude, f"{JS_STACK_LIMIT}/{HEAP_SPARE}".encode())
+        self.snapshot_key = key  # what else is cached for this guest is keyed by it too
 
         def snapshot() -> bytes:
             base = cached_module(self._engine, cache_key(wasm), lambda: wasm)
