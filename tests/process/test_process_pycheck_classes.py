@@ -13,10 +13,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from toolfoundry import Foundry
 from toolfoundry.config import Config
 from toolfoundry.forge import check_python
+from toolfoundry.forge.pycheck import INTROSPECTION_ATTRS, SAFE_DUNDERS, attribute_problem
 from toolfoundry.sandbox.process.allowlist import module_escapes
 
 H = "def handler(a):\n    "
@@ -154,3 +157,30 @@ def test_the_create_path_rejects_the_hostile_list_with_located_findings(foundry:
         findings = list(created.findings)
         assert any(f["rule"] == rule and f["line"] >= 1 for f in findings), (code, findings)
         assert not created.test_results  # refused before any code ran
+
+
+NAMES = st.sampled_from(
+    sorted(module_escapes() | INTROSPECTION_ATTRS | SAFE_DUNDERS)
+) | st.from_regex(r"\A_{0,2}[a-z][a-z_]{0,8}_{0,2}\Z")
+
+
+@given(NAMES)
+@settings(max_examples=120, deadline=None, derandomize=True, database=None)
+def test_every_spelling_of_an_attribute_read_gets_the_same_verdict(name: str) -> None:
+    spellings = [
+        f"{H}return a.{name}",
+        f"{H}return getattr(a, {name!r})",
+        f"import operator\n{H}return operator.attrgetter({name!r})(a)",
+        f"import operator\n{H}return operator.attrgetter('real.{name}')(a)",
+        f"from operator import methodcaller as m\n{H}return m({name!r})(a)",
+        f"{H}return '{{0.{name}}}'.format(a)",
+        f"{H}match a:\n        case object({name}=x):\n            return x",
+    ]
+    refused = attribute_problem(name) is not None
+    for code in spellings:
+        try:
+            compile(code, "<t>", "exec")
+        except SyntaxError:
+            continue  # a keyword (a.if) is no attribute read at all
+        blocking = [f.rule for f in check_python(code) if f.blocking]
+        assert bool(blocking) is refused, (name, code, blocking)
