@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from sqlalchemy import delete, select
-from sqlalchemy.dialects.postgresql import insert as pg_insert
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import Engine
 
+from toolfoundry.registry.engine import upsert_insert
 from toolfoundry.registry.schema import storage
 
 
@@ -20,7 +19,7 @@ class SqlStorage:
 
     def __init__(self, engine: Engine) -> None:
         self._engine = engine
-        self._insert = pg_insert if engine.dialect.name == "postgresql" else sqlite_insert
+        self._insert = upsert_insert(engine.dialect.name)
 
     def get_item(self, namespace: str, key: str) -> str | None:
         with self._engine.connect() as conn:

@@ -13,7 +13,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
-from importlib import metadata
 
 DISTRIBUTION = "toolfoundry"
 _NAME = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
@@ -45,6 +44,8 @@ def extras() -> dict[str, list[str]]:
     Extras that name other extras (``all``) are expanded. Empty when the package's metadata is
     not installed (a bare source tree on ``sys.path``).
     """
+    from importlib import metadata  # ~50 ms to import: only when an extra is missing
+
     try:
         requirements = metadata.requires(DISTRIBUTION) or []
     except metadata.PackageNotFoundError:
@@ -73,6 +74,8 @@ def extras() -> dict[str, list[str]]:
 
 def missing_distributions(extra: str) -> list[str]:
     """The distributions of ``extra`` that are not installed (all present: empty)."""
+    from importlib import metadata
+
     missing = []
     for name in extras().get(extra, []):
         try:

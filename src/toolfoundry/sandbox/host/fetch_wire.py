@@ -14,12 +14,8 @@ import http
 import ssl
 import time
 import zlib
-from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
-
-import httpcore
-from httpcore._backends.base import SOCKET_OPTION
 
 from toolfoundry.sandbox.host.credentials import HEADER_NAME, RESERVED_HEADERS, Credential
 from toolfoundry.sandbox.host.netguard import FetchError, IPAddress, ParsedURL, denied
@@ -63,6 +59,10 @@ def send(
         FetchError: ``timeout`` past a timeout or ``deadline``; ``runtime_error`` for network,
             TLS, protocol and decoding failures or a body larger than ``max_bytes``.
     """
+    import httpcore  # loaded by the first fetch, not by every process that may run a tool
+
+    from toolfoundry.sandbox.host.fetch_pinned import PinnedBackend
+
     request = httpcore.Request(
         method.encode("ascii"),
         httpcore.URL(
@@ -178,92 +178,6 @@ class _Decoder:
 
 def _zlib_wrapped(data: bytes) -> bool:
     return len(data) >= 2 and data[0] & 0x0F == 8 and (data[0] << 8 | data[1]) % 31 == 0
-
-
-# --- pinned connections -------------------------------------------------------------------------
-
-
-class PinnedBackend(httpcore.NetworkBackend):
-    """An httpcore network backend that connects only to one checked address.
-
-    The URL keeps the host name, so the Host header, TLS SNI and certificate verification all use
-    the name, while the socket goes to ``address``: there is no second resolution to rebind.
-    Every connect, read and write is clamped to ``deadline`` (a ``time.monotonic()`` instant).
-    """
-
-    def __init__(self, host: str, address: IPAddress, deadline: float) -> None:
-        self._host = host
-        self._address = address
-        self._deadline = deadline
-        self._inner = httpcore.SyncBackend()
-
-    def connect_tcp(
-        self,
-        host: str,
-        port: int,
-        timeout: float | None = None,
-        local_address: str | None = None,
-        socket_options: Iterable[SOCKET_OPTION] | None = None,
-    ) -> httpcore.NetworkStream:
-        if host != self._host:  # httpcore only ever asks for the request's own origin
-            raise httpcore.ConnectError("connection target does not match the checked host")
-        stream = self._inner.connect_tcp(
-            str(self._address),
-            port,
-            timeout=_clamp(timeout, self._deadline, httpcore.ConnectTimeout),
-            local_address=local_address,
-            socket_options=socket_options,
-        )
-        return _DeadlineStream(stream, self._deadline)
-
-    def connect_unix_socket(
-        self,
-        path: str,
-        timeout: float | None = None,
-        socket_options: Iterable[SOCKET_OPTION] | None = None,
-    ) -> httpcore.NetworkStream:
-        raise httpcore.ConnectError("unix sockets are not reachable from fetch")
-
-    def sleep(self, seconds: float) -> None:
-        time.sleep(max(0.0, min(seconds, self._deadline - time.monotonic())))
-
-
-def _clamp(timeout: float | None, deadline: float, error: type[Exception]) -> float:
-    left = deadline - time.monotonic()
-    if left <= 0:
-        raise error("the fetch deadline has passed")
-    return left if timeout is None else min(timeout, left)
-
-
-class _DeadlineStream(httpcore.NetworkStream):
-    def __init__(self, inner: httpcore.NetworkStream, deadline: float) -> None:
-        self._inner = inner
-        self._deadline = deadline
-
-    def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
-        return self._inner.read(max_bytes, _clamp(timeout, self._deadline, httpcore.ReadTimeout))
-
-    def write(self, buffer: bytes, timeout: float | None = None) -> None:
-        self._inner.write(buffer, _clamp(timeout, self._deadline, httpcore.WriteTimeout))
-
-    def close(self) -> None:
-        self._inner.close()
-
-    def start_tls(
-        self,
-        ssl_context: ssl.SSLContext,
-        server_hostname: str | None = None,
-        timeout: float | None = None,
-    ) -> httpcore.NetworkStream:
-        inner = self._inner.start_tls(
-            ssl_context,
-            server_hostname=server_hostname,
-            timeout=_clamp(timeout, self._deadline, httpcore.ConnectTimeout),
-        )
-        return _DeadlineStream(inner, self._deadline)
-
-    def get_extra_info(self, info: str) -> Any:
-        return self._inner.get_extra_info(info)
 
 
 def request_headers(
