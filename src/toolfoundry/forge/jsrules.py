@@ -17,6 +17,7 @@ from tree_sitter import Node
 
 from toolfoundry.forge.findings import Finding, Severity
 from toolfoundry.sandbox.js.modules import packages
+from toolfoundry.sandbox.js.surface import global_instead
 from toolfoundry.spec import Capabilities, StorageScope
 
 GLOBAL_OBJECTS = frozenset({"globalThis", "window", "self", "global", "frames", "top", "parent"})
@@ -372,11 +373,16 @@ class RuleWalker:
 
     def _import_source(self, node: Node, spec: str | None) -> None:
         if spec is None or spec not in self.libraries:
+            instead = global_instead(spec) if spec is not None else None
             self.report(
                 "forbidden_import",
                 node,
-                f"cannot import {spec!r}: only the bundled libraries can be imported "
-                f"({packages(self.libraries)}); write the code yourself otherwise",
+                f"cannot import {spec!r}: "
+                + (
+                    instead
+                    or f"only the bundled libraries can be imported "
+                    f"({packages(self.libraries)}); write the code yourself otherwise"
+                ),
             )
 
     def _loop(self, node: Node) -> None:

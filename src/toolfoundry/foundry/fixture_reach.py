@@ -10,9 +10,9 @@ judged when the URL names it literally, the rest at call time as always.
 
 from __future__ import annotations
 
-from toolfoundry.config import CONFIG_FILE as CONFIG
 from toolfoundry.forge.draft import Draft, located_fixtures
 from toolfoundry.sandbox.host.fetch import FetchPolicy
+from toolfoundry.sandbox.host.fetch_hints import allow_hint, http_hint, private_hint
 from toolfoundry.sandbox.host.netguard import FetchError, ParsedURL, parse_url
 from toolfoundry.spec import Problem
 
@@ -39,19 +39,13 @@ def fixture_refusals(draft: Draft, policy: FetchPolicy | None) -> list[Problem]:
 
 def _refusals(url: ParsedURL, policy: FetchPolicy | None) -> list[str]:
     if policy is None:  # none of the tool's hosts is in [fetch] allow: fetch is denied outright
-        return [f"{url.authority} is not in [fetch] allow of {CONFIG} (add it there)"]
+        return [allow_hint(url.authority)]
     reasons: list[str] = []
     if url.scheme == "http" and not policy.http_allowed(url.host):
-        reasons.append(
-            f"plain http to {url.host} is refused unless [fetch] allow_http of {CONFIG} "
-            f"lists it (add {url.authority!r} there), or use https"
-        )
+        reasons.append(http_hint(url.host, url.authority))
     if not policy.host_allowed(url):
-        reasons.append(f"{url.authority} is not in [fetch] allow of {CONFIG} (add it there)")
+        reasons.append(allow_hint(url.authority))
     problem = policy.address_refusal(url.host, url.ip) if url.ip is not None else None
     if problem is not None:
-        reasons.append(
-            f"{url.host} is {problem}: calls reach such an address only when [fetch] "
-            f"allow_private of {CONFIG} covers it (add {url.host!r} there)"
-        )
+        reasons.append(f"{url.host} is {problem}: {private_hint(url.host)}")
     return reasons

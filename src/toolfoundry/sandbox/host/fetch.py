@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from toolfoundry.sandbox.host.credentials import Credential, CredentialError, SecretStore
+from toolfoundry.sandbox.host.fetch_hints import http_hint, private_hint
 from toolfoundry.sandbox.host.fetch_session import FetchRecord, FetchSession, default_ssl_context
 from toolfoundry.sandbox.host.hosts import HostPattern, HostPatternError
 from toolfoundry.sandbox.host.netguard import (
@@ -226,7 +227,7 @@ class FetchPolicy:
             FetchError: ``capability_denied`` saying what is allowed instead.
         """
         if url.scheme == "http" and not self.http_allowed(url.host):
-            raise denied(f"plain http to {url.host} is not allowed; use https")
+            raise denied(http_hint(url.host, url.authority))
         if not self.host_allowed(url):
             allowed = ", ".join(str(p) for p in self._allow[:10]) or "none"
             raise denied(
@@ -269,10 +270,7 @@ class FetchPolicy:
         if problem is None:
             return
         where = f"address {ip}" if host == str(ip) else f"{host} resolves to {ip}, which"
-        raise denied(
-            f"{where} is {problem}; non-public addresses are refused unless allow_private "
-            "covers them"
-        )
+        raise denied(f"{where} is {problem}: {private_hint(host)}")
 
 
 def _patterns(entries: Iterable[str], key: str) -> tuple[HostPattern, ...]:
