@@ -30,7 +30,6 @@ import warnings
 from collections.abc import Callable, Mapping
 from typing import Annotated, Any
 
-import jsonschema
 import pydantic_core
 from pydantic import (
     BaseModel,
@@ -48,6 +47,7 @@ from toolfoundry.declare.docstrings import DocInfo
 from toolfoundry.declare.errors import DeclarationError
 from toolfoundry.declare.pyschema import clean_schema
 from toolfoundry.spec import Problem
+from toolfoundry.spec.json_schema import InvalidSchema, compile_schema
 
 _KIND_FIX = {
     inspect.Parameter.VAR_POSITIONAL: "*args cannot be described as JSON; "
@@ -145,11 +145,11 @@ class ArgumentsModel:
                 del prop["default"]
                 continue
             check = {**prop, "$defs": defs} if defs else prop
-            errors = list(jsonschema.Draft202012Validator(check).iter_errors(prop["default"]))
-            if errors:
+            rejected = _default_rejected(check, prop["default"])
+            if rejected is not None:
                 raise DeclarationError(
                     f"{self.label}: parameter {name!r} has default {prop['default']!r}, which "
-                    f"its own type rejects ({errors[0].message}); fix the annotation "
+                    f"its own type rejects ({rejected}); fix the annotation "
                     f"(e.g. `T | None = None`) or the default"
                 )
         schema: dict[str, Any] = {"type": "object", "properties": properties}
@@ -229,6 +229,23 @@ def _has_duplicates(value: Any) -> bool:
 
 def _type_name(annotation: Any) -> str:
     return getattr(annotation, "__name__", None) or repr(annotation)
+
+
+def _default_rejected(schema: dict[str, Any], default: Any) -> str | None:
+    """Why ``default`` fails its parameter's own schema, or None when it passes.
+
+    The one validator (spec/json_schema) answers; a schema it refuses (a Python ``pattern``
+    with lookaround, which agent-made tools may not use but a declared one may) is checked by
+    jsonschema instead, loaded only then: declaring a function does not pay for it.
+    """
+    try:
+        problems = compile_schema(schema).problems(default)
+    except InvalidSchema:
+        import jsonschema
+
+        errors = list(jsonschema.Draft202012Validator(schema).iter_errors(default))
+        return errors[0].message if errors else None
+    return problems[0].message if problems else None
 
 
 def _is_exact_json(value: Any) -> bool:
