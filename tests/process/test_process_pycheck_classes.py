@@ -64,6 +64,8 @@ HOSTILE: list[tuple[str, str]] = [
     ("import collections\n" + H + "return collections._sys.modules", INTRO),
     ("import fnmatch\n" + H + "m = fnmatch\n    return m.os.environ", INTRO),
     ("import typing\n" + H + "return typing.sys.modules", INTRO),
+    ("import uuid\n" + H + "return uuid._get_command_stdout('id')", INTRO),
+    ("import re\n" + H + "return re._compiler", INTRO),
     # namespaces and dunders outside the protocol names
     (H + "return vars(a)", INTRO),
     (H + "return a.__dict__", INTRO),
@@ -131,7 +133,8 @@ def test_lookalike_ordinary_code_passes(code: str) -> None:
 def test_module_escapes_are_computed_from_the_interpreter() -> None:
     escapes = module_escapes()
     assert {"os", "_os", "sys", "_sys", "inspect", "builtins"} <= escapes
-    assert not {"re", "json", "math", "real", "keys"} & escapes
+    assert "_get_command_stdout" in escapes  # uuid's: runs a program
+    assert not {"re", "json", "math", "real", "keys", "__name__", "_"} & escapes
 
 
 @pytest.fixture(scope="module")

@@ -86,9 +86,11 @@ ALWAYS_REFUSED = frozenset({"os", "sys", "builtins", "importlib", "inspect", "gc
 
 @functools.cache
 def module_escapes() -> frozenset[str]:
-    """Attribute names by which an allowed stdlib module (or a loaded submodule of one) holds a
-    module tools may not import: ``shlex.os``, ``random._os``, ``dataclasses.inspect``,
-    ``collections._sys``... plus :data:`ALWAYS_REFUSED`.
+    """Attribute names by which an allowed stdlib module (or a loaded submodule of one) reaches
+    what tools may not: a module it holds that tools may not import (``shlex.os``,
+    ``random._os``, ``dataclasses.inspect``, ``collections._sys``), or any of its private
+    names (``uuid._get_command_stdout`` runs a program; its internals are no tool's API),
+    plus :data:`ALWAYS_REFUSED`.
 
     Computed from this interpreter's own modules (imported here once, on the first Python
     check), so a new Python version's new private imports are covered without a list to keep.
@@ -105,8 +107,10 @@ def module_escapes() -> frozenset[str]:
         if module is None or not module_allowed(name, ALLOWED_MODULES, parent_ok=False):
             continue
         for attribute, value in list(vars(module).items()):
-            if isinstance(value, types.ModuleType) and not module_allowed(
-                value.__name__, ALLOWED_MODULES, parent_ok=False
+            private = attribute.startswith("_") and not attribute.endswith("__")
+            if private or (
+                isinstance(value, types.ModuleType)
+                and not module_allowed(value.__name__, ALLOWED_MODULES, parent_ok=False)
             ):
                 names.add(attribute)
     return frozenset(names)
