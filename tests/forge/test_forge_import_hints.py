@@ -32,3 +32,15 @@ def test_an_unrelated_import_still_lists_the_libraries() -> None:
     assert "only the bundled libraries can be imported" in message
     assert "dayjs" in message
     assert "global" not in message
+
+
+@pytest.mark.parametrize("spec", ["crypto", "node:crypto"])
+def test_the_sandbox_refusing_the_import_at_run_time_says_the_same(spec: str) -> None:
+    # run_js has no static check: the module resolver's refusal carries the hint
+    from toolfoundry.sandbox import SandboxPolicy, run_js
+
+    ran = run_js(f'import c from "{spec}";\nexport default 1', {}, SandboxPolicy())
+    assert ran.error is not None
+    assert f'cannot import "{spec}"' in ran.error.message
+    assert "`crypto` is a global here" in ran.error.message
+    assert "subtle.digest" in ran.error.message

@@ -78,11 +78,17 @@ class LibraryCatalog:
         target = self.resolve(specifier)
         alias = self._aliases.get(specifier)
         if target is None:
+            from toolfoundry.sandbox.js.surface import global_instead  # it reads our paths
+
             allowed = packages(entries) or "none are installed"
             shown = specifier if len(specifier) <= 200 else specifier[:200] + "..."
+            instead = global_instead(specifier)
             raise ImportRefused(
-                f'cannot import "{shown}": only bundled libraries can be imported '
-                f"(by their npm name): {allowed}"
+                f'cannot import "{shown}": '
+                + (
+                    instead
+                    or f"only bundled libraries can be imported (by their npm name): {allowed}"
+                )
             )
         if alias is not None:
             # a re-export, so that `dayjs` and `dayjs/esm` are one module with one state
