@@ -1,8 +1,9 @@
 """The foundry as an MCP server: every active tool plus the meta-tools, a list that grows.
 
-Built on the official SDK's low-level ``Server`` because the tool list is dynamic: it is
-computed per ``tools/list`` request from the registry, so several server processes on one
-database always agree. Entries come from the catalog's MCP projection (inputSchema,
+Built on the official SDK's low-level ``Server`` because the tool list is dynamic: paged by
+cursor and kept up to date from active-set change events (:mod:`toolfoundry.server.
+mcp_listing`), so several server processes on one database agree once each has heard of a
+change. Entries come from the catalog's MCP projection (inputSchema,
 outputSchema, annotations derived from capabilities); results are shaped by
 :mod:`toolfoundry.server.mcp_results`.
 
@@ -22,7 +23,6 @@ connections it is published to the ``subscriptions/listen`` streams clients open
 
 from __future__ import annotations
 
-import logging
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from importlib.metadata import version as package_version
@@ -41,19 +41,14 @@ from mcp.shared.exceptions import MCPError
 from toolfoundry.catalog import mcp_tool, mcp_tools
 from toolfoundry.foundry import Foundry
 from toolfoundry.foundry.meta_tools import builtin_tools
-from toolfoundry.server.changes import (
-    DEFAULT_INTERVAL_S,
-    ActiveSetWatcher,
-    active_set_fingerprint,
-)
+from toolfoundry.server.changes import DEFAULT_INTERVAL_S, ActiveSetWatcher
+from toolfoundry.server.mcp_listing import DEFAULT_PAGE_SIZE, InvalidCursor, ToolListing
 from toolfoundry.server.mcp_results import call_tool_result
 from toolfoundry.spec import DeclaredTool, ToolSpec
 from toolfoundry.spec.json_gate import encode
 from toolfoundry.spec.limits import MIB
 from toolfoundry.spec.lru import SizedLRU, text_cost
 from toolfoundry.spec.names import META_TOOL_NAMES
-
-logger = logging.getLogger(__name__)
 
 SERVER_NAME = "toolfoundry"
 SEND_TIMEOUT_S = 5.0
@@ -108,56 +103,6 @@ class ToolListBroadcast:
             await session.send_tool_list_changed()
 
 
-class ToolListing:
-    """The ``tools/list`` answer, read from the registry on every request.
-
-    Projecting every active version is the expensive part (about 100 ms for 300 tools on a
-    loaded 2-core machine), so the projection is kept with the active-set fingerprint it was
-    made under and reused while a fresh fingerprint query (1-4 ms) still matches it.
-    """
-
-    def __init__(
-        self,
-        foundry: Foundry,
-        meta: dict[str, DeclaredTool],
-        declared: Sequence[DeclaredTool] = (),
-    ) -> None:
-        self.foundry = foundry
-        self._meta = meta
-        self._declared = {tool.spec.name for tool in declared}
-        self._local_entries = meta_tool_entries(meta) + mcp_tools([t.spec for t in declared])
-        self._cached: tuple[str, list[types.Tool]] | None = None
-        self._warned: set[str] = set()
-
-    def tools(self) -> list[types.Tool]:
-        """Meta-tools, then the project's declared tools, then every active registry tool
-        (blocking: run it in a worker thread)."""
-        fingerprint = active_set_fingerprint(self.foundry.registry)
-        cached = self._cached
-        if cached is not None and cached[0] == fingerprint:
-            return cached[1]
-        # Read after the fingerprint: the specs are at least as new as it, so a change in
-        # between only costs one extra refresh on the next request.
-        specs = []
-        for spec in self.foundry.active_specs():
-            if spec.name in self._declared:
-                self._warn_hidden(spec.name)
-            elif spec.name not in self._meta:
-                specs.append(spec)
-        tools = [types.Tool.model_validate(e) for e in self._local_entries + mcp_tools(specs)]
-        self._cached = (fingerprint, tools)
-        return tools
-
-    def _warn_hidden(self, name: str) -> None:
-        if name not in self._warned:
-            self._warned.add(name)
-            logger.warning(
-                "registry tool %r is hidden by the project's declared tool of the same name "
-                "([catalog] sources); rename one of them to serve both",
-                name,
-            )
-
-
 class FoundryMCPServer(Server[dict[str, Any]]):
     """The SDK's low-level server, announcing ``tools.listChanged`` on every transport."""
 
@@ -196,6 +141,7 @@ def build_mcp_server(
     broadcast: ToolListBroadcast | None = None,
     poll_interval_s: float = DEFAULT_INTERVAL_S,
     tools: Sequence[DeclaredTool] = (),
+    page_size: int = DEFAULT_PAGE_SIZE,
 ) -> FoundryMCPServer:
     """An MCP server over ``foundry``; its lifespan polls the registry for active-set changes.
 
@@ -204,6 +150,7 @@ def build_mcp_server(
         broadcast: where change notifications go (a new one by default).
         poll_interval_s: seconds between active-set polls.
         tools: the project's declared tools, served next to the meta-tools.
+        page_size: ``tools/list`` entries per page (the rest follow by ``nextCursor``).
 
     Raises:
         ValueError: two of ``tools``, or one of them and a meta-tool, share a name.
@@ -216,8 +163,19 @@ def build_mcp_server(
             raise ValueError(f"two served tools are named {tool.spec.name!r}")
         local[tool.spec.name] = tool
     local_output = {name: mcp_tool(t.spec).get("outputSchema") for name, t in local.items()}
-    listing = ToolListing(foundry, meta, tools)
-    watcher = ActiveSetWatcher(foundry.registry, fan_out.send, interval_s=poll_interval_s)
+    listing = ToolListing(
+        foundry,
+        meta,
+        meta_tool_entries(meta) + mcp_tools([t.spec for t in tools]),
+        tools,
+        page_size=page_size,
+    )
+
+    async def on_change() -> None:
+        listing.invalidate()  # before clients hear of it, so the list they ask for is new
+        await fan_out.send()
+
+    watcher = ActiveSetWatcher(foundry.registry, on_change, interval_s=poll_interval_s)
     # each called version's outputSchema (None: it has none), bounded like every cache
     output_schemas: SizedLRU[tuple[str, int], tuple[dict[str, Any] | None]] = SizedLRU(
         1024, 16 * MIB, lambda key, kept: text_cost(key[0], encode(kept[0]))
@@ -234,7 +192,11 @@ def build_mcp_server(
     async def list_tools(
         ctx: ServerRequestContext[dict[str, Any]], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=await anyio.to_thread.run_sync(listing.tools))
+        try:
+            cursor = params.cursor if params is not None else None
+            return await anyio.to_thread.run_sync(listing.page, cursor)
+        except InvalidCursor as exc:
+            raise MCPError(types.INVALID_PARAMS, str(exc)) from None
 
     async def call_tool(
         ctx: ServerRequestContext[dict[str, Any]], params: types.CallToolRequestParams
@@ -244,6 +206,7 @@ def build_mcp_server(
         if declared is not None:
             result = await anyio.to_thread.run_sync(declared.call, args)
             if name in _REGISTRY_WRITERS:
+                listing.invalidate()
                 watcher.nudge()
             return call_tool_result(result, local_output[name])
         # One resolution per call: Foundry.call says which version answered, and a name it
@@ -288,6 +251,7 @@ async def serve_stdio(
     *,
     poll_interval_s: float = DEFAULT_INTERVAL_S,
     tools: Sequence[DeclaredTool] = (),
+    page_size: int = DEFAULT_PAGE_SIZE,
 ) -> None:
     """Serve MCP over this process's stdin/stdout until the client closes them.
 
@@ -298,9 +262,12 @@ async def serve_stdio(
         foundry: the foundry whose registry is served.
         poll_interval_s: seconds between active-set polls.
         tools: the project's declared tools, served next to the meta-tools.
+        page_size: ``tools/list`` entries per page.
     """
     from toolfoundry.server.mcp_stdio import gated_stdio
 
-    server = build_mcp_server(foundry, poll_interval_s=poll_interval_s, tools=tools)
+    server = build_mcp_server(
+        foundry, poll_interval_s=poll_interval_s, tools=tools, page_size=page_size
+    )
     async with gated_stdio() as (read_stream, write_stream):
         await server.run(read_stream, write_stream, server.create_initialization_options())
