@@ -7,7 +7,25 @@
 - ``meta_tools``: the foundry's own tools (create_tool, search_tools, ...) as declarations
 """
 
-from toolfoundry.foundry.create import CreateResult
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from toolfoundry.foundry.facade import Decision, Foundry
+
+if TYPE_CHECKING:  # what __getattr__ below returns, for type checkers (tests keep both equal)
+    from toolfoundry.foundry.create import CreateResult
+
+# The create path loads the forge; opening a foundry to call or list tools does not need it.
+_LAZY = {"CreateResult": "toolfoundry.foundry.create"}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'toolfoundry.foundry' has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)
+
 
 __all__ = ["CreateResult", "Decision", "Foundry"]

@@ -14,13 +14,11 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from toolfoundry.config import Config, load_config
-from toolfoundry.forge import Draft, ToolRunner, check_approval
 from toolfoundry.foundry import telemetry
 from toolfoundry.foundry.call import Caller
-from toolfoundry.foundry.create import CreateResult, Intake
 from toolfoundry.registry import (
     AuditEntry,
     Registry,
@@ -34,6 +32,10 @@ from toolfoundry.registry import (
 from toolfoundry.registry.diffs import version_diff
 from toolfoundry.sandbox.process.executor import Executor, ProcessLimits
 from toolfoundry.spec import CallResult, StepResult, StepStatus, ToolSpec
+
+if TYPE_CHECKING:  # the forge is loaded by the first create_tool
+    from toolfoundry.forge import Draft, ToolRunner
+    from toolfoundry.foundry.create import CreateResult, Intake
 
 
 @dataclass(frozen=True)
@@ -86,7 +88,22 @@ class Foundry:
             process_limits=self._process_limits(),
             python_executor=self.python_executor,
         )
-        self._intake = Intake(registry, self.config, python_runner=self._python_runner)
+        self._made_intake: Intake | None = None
+
+    @property
+    def _intake(self) -> Intake:
+        """The create path, built on first use: the forge it loads (pydantic, tree-sitter,
+        the test runner) is not needed to call or list tools. Stateless, so a race only builds
+        one twice; one built under a configuration replaced meanwhile is used once, not kept."""
+        intake = self._made_intake
+        if intake is None:
+            from toolfoundry.foundry.create import Intake
+
+            config = self.config
+            intake = Intake(self.registry, config, python_runner=self._python_runner)
+            if self.config is config:
+                self._made_intake = intake
+        return intake
 
     @classmethod
     def open(
@@ -236,6 +253,8 @@ class Foundry:
                 # the stored code and capabilities must still be what was forged and hashed
                 target = self.registry.get(name, version)
                 record = {"code_sha256": target.sha256, "capabilities_hash": target.capability_hash}
+                from toolfoundry.forge import check_approval
+
                 check = check_approval(
                     record,
                     code=target.code,

@@ -13,8 +13,6 @@ from contextlib import contextmanager
 from typing import Any
 
 from sqlalchemy import ColumnElement, func, insert, select, update
-from sqlalchemy.dialects.postgresql import insert as pg_insert
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import Connection, Engine, Row
 
 from toolfoundry.registry import audit as audit_log
@@ -24,7 +22,12 @@ from toolfoundry.registry import usage as usage_counters
 from toolfoundry.registry import versions as version_reads
 from toolfoundry.registry.audit import as_utc, now
 from toolfoundry.registry.calls import CallStatements
-from toolfoundry.registry.engine import create_registry_engine, migrate, write_options
+from toolfoundry.registry.engine import (
+    create_registry_engine,
+    migrate,
+    upsert_insert,
+    write_options,
+)
 from toolfoundry.registry.faults import crash_point
 from toolfoundry.registry.records import (
     AGENT_ACTOR,
@@ -176,7 +179,7 @@ class Registry:
 
     def _lock_tool(self, conn: Connection, name: str, *, create: bool = False) -> Row[Any]:
         if create:
-            insert_ = pg_insert if conn.dialect.name == "postgresql" else sqlite_insert
+            insert_ = upsert_insert(conn.dialect.name)
             at = now()
             conn.execute(
                 insert_(tools)
