@@ -6,7 +6,7 @@ Two workloads (issue 15): a JSON transform of 1 000 objects (arguments and resul
 60 kB of JSON) and a trivial call. For each, ``run_js`` of the tool's own code under the tool's
 own sandbox policy is the baseline; ``Foundry.call`` adds the name lookup, the JSON gate and
 schema validation of the arguments, and the usage + audit record. Sides alternate round by
-round (ABAB), so load from other processes hits both alike; each cell is the median over
+round (ABBA), so load from other processes hits both alike; each cell is the median over
 rounds of a batch's mean. Printed: per-call ms and the ratio call / run_js (goal <= 1.2 on the
 1 000-object transform). The breakdown lines time the call path's own parts alone.
 """
@@ -109,9 +109,11 @@ def interleaved(sides: dict[str, Callable[[], Any]], rounds: int, batch: int) ->
         for _ in range(3):
             fn()
     samples: dict[str, list[float]] = {name: [] for name in sides}
+    order = list(sides.items())
     for _ in range(rounds):
-        for name, fn in sides.items():
+        for name, fn in order:
             samples[name].append(batch_ms(fn, batch))
+        order.reverse()  # ABBA: neither side always runs right after the other
     return {name: statistics.median(values) for name, values in samples.items()}
 
 
@@ -162,7 +164,7 @@ def _row(fd: Foundry, name: str) -> tuple[int, str, int]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--rounds", type=int, default=15, help="ABAB rounds")
+    parser.add_argument("--rounds", type=int, default=15, help="ABBA rounds")
     parser.add_argument("--batch", type=int, default=5, help="calls per side per round")
     parser.add_argument("--postgres", action="store_true", help=f"also on {PG_SERVER}")
     ns = parser.parse_args()

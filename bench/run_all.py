@@ -46,8 +46,10 @@ SCRIPTS: dict[str, list[str]] = {
     "bench_redaction.py": ["--rounds", "10"],
     "bench_otel.py": ["--rounds", "30", "--calls", "30"],
     "bench_fleet.py": ["--rounds", "3", "--seconds", "5"],
+    "bench_call.py": ["--rounds", "15", "--postgres"],
+    "bench_scale.py": ["--creates", "5"],  # seeds 10 000 tools: several minutes at load
 }
-MARKDOWN = {"bench_sandbox.py"}
+MARKDOWN = {"bench_sandbox.py", "bench_scale.py"}
 
 
 @dataclass
