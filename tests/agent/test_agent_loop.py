@@ -13,6 +13,7 @@ from toolfoundry.agent import (
     defer,
     run_agent,
 )
+from toolfoundry.spec.names import META_TOOL_NAMES
 
 from .conftest import answer, calls
 
@@ -120,7 +121,7 @@ def test_large_library_offers_top_k_for_the_task_then_what_search_tools_found(ve
     run = run_agent("convert 20 celsius to fahrenheit", vendor.provider("openai"), foundry, top_k=2)
 
     assert run.stop_reason is StopReason.COMPLETED
-    meta = {"create_tool", "search_tools", "tool_history", "rollback_tool", "run_js"}
+    meta = set(META_TOOL_NAMES)
     first, second, _ = vendor.bodies()
     first_registry = offered(first) - meta
     assert len(first_registry) == 2

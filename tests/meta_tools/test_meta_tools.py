@@ -73,11 +73,12 @@ def test_run_js_is_sandboxed_and_reports_errors(tools):
     ok = tools["run_js"].call({"code": "export default 6 * 7"}).unwrap()
     assert ok["ok"] is True
     assert ok["value"] == 42
-    denied = (
-        tools["run_js"].call({"code": "export default await fetch('https://example.com')"}).unwrap()
-    )
-    assert denied["ok"] is False
-    assert denied["error"]["kind"] == "capability_denied"
+    # a failed run is a failed call (MCP: isError), with the console output kept
+    code = "console.log('trying'); export default await fetch('https://example.com')"
+    denied = tools["run_js"].call({"code": code})
+    assert denied.error is not None
+    assert denied.error.kind == "capability_denied"
+    assert denied.logs == ("trying",)
 
 
 def test_mcp_hints_say_which_meta_tools_change_the_registry():
@@ -93,6 +94,8 @@ def test_mcp_hints_say_which_meta_tools_change_the_registry():
         "search_tools": True,
         "tool_history": True,
         "run_js": True,
+        "show_tool": True,
+        "call_tool": False,  # it does what the tool it calls does
     }
 
 
@@ -105,3 +108,31 @@ def test_out_of_range_numbers_are_argument_errors_not_crashes(tools):
         result = tools[name].call(args)
         assert result.error is not None
         assert result.error.kind == "invalid_arguments", result.error
+
+
+def test_show_tool_and_call_tool_through_the_python_api(tools):
+    tools["create_tool"].call(draft()).unwrap()
+    more = draft(
+        SLUG_V1.replace("trim()", "trim().normalize('NFKD')"),
+        tests=[{"name": "spaces", "input": {"text": "  a  b "}, "expected": "a-b"}],
+    )
+    assert tools["create_tool"].call(more).unwrap()["version"] == 2
+    slug = tools["call_tool"].call({"name": "slugify", "arguments": {"text": "Hi There"}})
+    assert slug.unwrap() == "hi-there"
+    shown = tools["show_tool"].call({"name": "slugify"}).unwrap()
+    assert shown["code"] == more["code"]
+    suite = shown["suite"]["tests"]
+    assert [(t["label"], t["input"]) for t in suite] == [
+        ("v1:#0", {"text": "Hello, World!"}),
+        ("spaces", {"text": "  a  b "}),
+    ]
+    assert shown["usage"]["calls"] == 1
+    assert shown["last_error"] is None
+    wrong = tools["call_tool"].call({"name": "slugify", "arguments": {"title": "x"}})
+    assert wrong.error is not None
+    assert wrong.error.kind == "invalid_arguments"  # slugify's own schema
+    shown = tools["show_tool"].call({"name": "slugify"}).unwrap()
+    assert shown["last_error"]["kind"] == "invalid_arguments"
+    recursive = tools["call_tool"].call({"name": "show_tool", "arguments": {"name": "slugify"}})
+    assert recursive.error is not None
+    assert [p.path for p in recursive.error.problems] == ["$.name"]

@@ -98,15 +98,17 @@ def test_a_tool_that_returns_logs_or_throws_lone_surrogates_through_the_official
 ) -> None:
     async def scenario() -> None:
         async with stdio_session(db, tmp_path) as (session, _):
-            # run_js answers with the sandbox's CallResult as its value
+            # a failed run_js is an error result; its console output is in _meta
             returned = await session.call_tool("run_js", {"code": 'export default "a\\ud800"'})
+            assert returned.is_error is True
             assert returned.structured_content is not None
             assert returned.structured_content["error"]["kind"] == "invalid_output"
             logged = await session.call_tool(
                 "run_js", {"code": 'console.log("\\ud800"); throw new Error("\\udc00")'}
             )
             assert logged.structured_content is not None
-            assert logged.structured_content["logs"] == ["\\ud800"]  # visible, six characters
+            assert logged.meta is not None
+            assert logged.meta["toolfoundry/logs"] == ["\\ud800"]  # visible, six characters
             assert "\\udc00" in logged.structured_content["error"]["message"]
             deep = "let v = []; for (let i = 0; i < 1100; i++) v = [v]; export default v"
             nested = await session.call_tool("run_js", {"code": deep})

@@ -19,6 +19,7 @@ from mcp.client.subscriptions import ToolsListChanged
 from mcp.shared.exceptions import MCPError
 
 from toolfoundry import Foundry
+from toolfoundry.spec.names import META_TOOL_NAMES
 
 from .test_server_mcp_support import (
     Notifications,
@@ -31,7 +32,7 @@ from .test_server_mcp_support import (
     text_of,
 )
 
-META = ["create_tool", "search_tools", "tool_history", "rollback_tool", "run_js"]
+META = list(META_TOOL_NAMES)
 
 SHOUT = {
     "name": "shout",

@@ -19,11 +19,12 @@ from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from toolfoundry import Foundry
+from toolfoundry.spec.names import META_TOOL_NAMES
 
 from .test_server_mcp_support import POLL, by_name, env, http_session, serve_http, text_of
 
 SAMPLE = Path(__file__).parents[1] / "catalog" / "shop_project"
-META = ["create_tool", "search_tools", "tool_history", "rollback_tool", "run_js"]
+META = list(META_TOOL_NAMES)
 OWN = ["price", "report", "restock", "stock_count", "stock_move"]
 
 # A registry tool that takes the name of one of the project's declared tools.

@@ -84,7 +84,11 @@ def test_meta_tools_that_change_the_registry_are_not_read_only() -> None:
     for name in ("create_tool", "rollback_tool"):
         assert entries[name]["annotations"]["readOnlyHint"] is False
         assert entries[name]["annotations"]["destructiveHint"] is False
-    for name in ("search_tools", "tool_history", "run_js"):
+    for name in ("search_tools", "tool_history", "run_js", "show_tool"):
         assert entries[name]["annotations"]["readOnlyHint"] is True
+    # call_tool does what the tool it calls does: maybe fetch, maybe overwrite storage
+    assert entries["call_tool"]["annotations"]["readOnlyHint"] is False
+    assert entries["call_tool"]["annotations"]["destructiveHint"] is True
+    assert entries["call_tool"]["annotations"]["openWorldHint"] is True
     for entry in entries.values():
         types.Tool.model_validate(entry)  # every entry is a valid MCP Tool

@@ -44,12 +44,23 @@ class Notifications:
 
     def __init__(self) -> None:
         self.list_changed = 0
+        self.resources_changed = 0  # notifications/resources/list_changed
         self._event = anyio.Event()
 
     async def __call__(self, message: Any) -> None:
         if isinstance(message, types.ToolListChangedNotification):
             self.list_changed += 1
             self._event.set()
+        elif isinstance(message, types.ResourceListChangedNotification):
+            self.resources_changed += 1
+            self._event.set()
+
+    async def wait_resources_changed(self, seen: int) -> None:
+        """Wait until more than ``seen`` resources/list_changed notifications have arrived."""
+        with anyio.fail_after(WAIT_S):
+            while self.resources_changed <= seen:
+                await self._event.wait()
+                self._event = anyio.Event()
 
     async def wait_list_changed(self, seen: int) -> None:
         """Wait until more than ``seen`` list_changed notifications have arrived."""

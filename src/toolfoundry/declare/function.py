@@ -189,7 +189,11 @@ def _raised(exc: Exception, start: float) -> CallResult:
     if isinstance(exc, ToolCallFailed):  # the function chose its error's kind itself
         error = exc.error
         return CallResult.failure(
-            error.kind, error.message, problems=error.problems, duration_ms=elapsed_ms(start)
+            error.kind,
+            error.message,
+            problems=error.problems,
+            logs=exc.logs,
+            duration_ms=elapsed_ms(start),
         )
     return CallResult.failure(
         ErrorKind.RUNTIME_ERROR, f"{type(exc).__name__}: {exc}", duration_ms=elapsed_ms(start)

@@ -281,6 +281,16 @@ class Foundry:
         """One version (the current one by default); raises RegistryError ``not_found``."""
         return self.registry.get(name, version)
 
+    def show_tool(self, name: str, version: int | None = None) -> dict[str, Any]:
+        """What a model reads before improving a tool (the ``show_tool`` meta-tool's answer):
+        the version (current by default) with its code, schemas, capabilities and status, the
+        suite it was gated by (earlier versions' tests included, each with input, expected
+        value and fixtures), the tool's usage and its last error. Raises RegistryError
+        ``not_found``."""
+        from toolfoundry.foundry.card import tool_card
+
+        return tool_card(self, name, version)
+
     def history(self, name: str) -> list[ToolVersion]:
         """Every version of a tool, oldest first."""
         return self.registry.history(name)

@@ -26,15 +26,17 @@ from toolfoundry.forge.draft_json import (
     Language,
 )
 from toolfoundry.forge.testrun import unavailable_error
-from toolfoundry.registry import AGENT_ACTOR
-from toolfoundry.spec import DeclaredTool, ErrorKind, ToolCallFailed, ToolSpec
-from toolfoundry.spec.names import META_TOOL_NAMES
+from toolfoundry.registry import AGENT_ACTOR, RegistryError
+from toolfoundry.spec import CallError, DeclaredTool, ErrorKind, Problem, ToolCallFailed, ToolSpec
+from toolfoundry.spec.names import META_TOOL_NAMES, NAME_PATTERN
 
 if TYPE_CHECKING:
     from toolfoundry.foundry import Foundry
 
 # Version numbers are 32-bit integers in the registry; larger ones are argument errors.
 MAX_VERSION = 2**31 - 1
+# A registered tool's name: anything else (a lone surrogate, a path) is an argument error.
+ToolName = Annotated[str, Field(pattern=NAME_PATTERN)]
 
 
 def builtin_tools(foundry: Foundry | Callable[[], Foundry] | None = None) -> list[DeclaredTool]:
@@ -150,14 +152,64 @@ def builtin_tools(foundry: Foundry | Callable[[], Foundry] | None = None) -> lis
 
         policy = SandboxPolicy.under(current().config.limits)  # a tool call's own limits
         ran = sandbox_run_js(code, args or {}, policy)
-        if ran.error is not None and ran.error.kind is ErrorKind.SANDBOX_UNAVAILABLE:
-            raise ToolCallFailed(ran.error)
+        if ran.error is not None:  # a failed run is a failed call (MCP: isError), logs kept
+            raise ToolCallFailed(ran.error, ran.logs)
         return ran.to_dict()
 
-    # create_tool and rollback_tool change the registry although they need no capability.
-    changes_registry = (create_tool, rollback_tool)
+    def show_tool(
+        name: ToolName, version: Annotated[int, Field(ge=1, le=MAX_VERSION)] | None = None
+    ) -> dict[str, Any]:
+        """Read a tool before improving it: description, parameters, code, capabilities, status.
+
+        Also the whole test suite the version was gated by (earlier versions' tests, named
+        ``v3:name``, then its own), each with input, expected value and fixtures; the tests
+        it retired and why; how often it was called and its last error. A next version must
+        pass that suite, except what it retires in ``changes_tests``.
+
+        Args:
+            name: the tool's name.
+            version: which version; the current one when left out (see tool_history).
+        """
+        try:
+            return current().show_tool(name, version)
+        except RegistryError as exc:
+            raise ToolCallFailed(CallError(ErrorKind.NOT_FOUND, exc.message)) from None
+
+    def call_tool(name: ToolName, arguments: dict[str, Any]) -> Any:
+        """Call any active tool by name, for a tool created after your tool list was read.
+
+        The same call as by the tool's own name: its arguments are validated against its
+        parameters, it runs under that tool's own capabilities (network, storage: whatever it
+        was approved for) and limits, and the call is recorded. Meta-tools are called
+        directly, never through call_tool.
+
+        Args:
+            name: the tool's name, e.g. one create_tool just made.
+            arguments: the tool's arguments, as its parameters schema describes them.
+        """
+        if name in META_TOOL_NAMES:
+            message = f"{name} is a meta-tool: call it directly, not through call_tool"
+            problem = Problem("$.name", message)
+            raise ToolCallFailed(CallError(ErrorKind.INVALID_ARGUMENTS, message, (problem,)))
+        result = current().call(name, arguments)
+        if result.error is not None:
+            raise ToolCallFailed(result.error, result.logs)
+        return result.value
+
+    # create_tool and rollback_tool change the registry although they need no capability;
+    # call_tool does whatever the tool it calls does.
+    changes_registry = (create_tool, rollback_tool, call_tool)
     declared = {
-        fn.__name__: fn for fn in (create_tool, search_tools, tool_history, rollback_tool, run_js)
+        fn.__name__: fn
+        for fn in (
+            create_tool,
+            search_tools,
+            tool_history,
+            rollback_tool,
+            run_js,
+            show_tool,
+            call_tool,
+        )
     }
     return [
         from_function(declared[name], read_only=declared[name] not in changes_registry)

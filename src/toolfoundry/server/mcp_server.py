@@ -16,7 +16,10 @@ Unknown tool names are protocol errors (``-32602``); a tool that exists but is n
 (pending approval, disabled, rejected) gives an ``isError`` result of kind ``not_active``, so a
 model learns it must wait for a human rather than that it misspelt a name.
 
-``notifications/tools/list_changed`` reaches clients of both protocol eras: on handshake
+Each active tool's source and tests are resources too (:mod:`toolfoundry.server.mcp_resources`).
+
+``notifications/tools/list_changed`` (and, from the same event,
+``notifications/resources/list_changed``) reaches clients of both protocol eras: on handshake
 connections (2025 versions) it is sent on each connection's standalone channel; on 2026-07-28
 connections it is published to the ``subscriptions/listen`` streams clients opened.
 """
@@ -35,7 +38,12 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import NotificationOptions, Server
 from mcp.server.models import InitializationOptions
 from mcp.server.session import ServerSession
-from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ToolsListChanged
+from mcp.server.subscriptions import (
+    InMemorySubscriptionBus,
+    ListenHandler,
+    ResourcesListChanged,
+    ToolsListChanged,
+)
 from mcp.shared.exceptions import MCPError
 
 from toolfoundry.catalog import mcp_tool, mcp_tools
@@ -43,6 +51,7 @@ from toolfoundry.foundry import Foundry
 from toolfoundry.foundry.meta_tools import builtin_tools
 from toolfoundry.server.changes import DEFAULT_INTERVAL_S, ActiveSetWatcher
 from toolfoundry.server.mcp_listing import DEFAULT_PAGE_SIZE, InvalidCursor, ToolListing
+from toolfoundry.server.mcp_resources import ToolResources
 from toolfoundry.server.mcp_results import call_tool_result
 from toolfoundry.spec import DeclaredTool, ToolSpec
 from toolfoundry.spec.json_gate import encode
@@ -54,18 +63,23 @@ SERVER_NAME = "toolfoundry"
 SEND_TIMEOUT_S = 5.0
 INSTRUCTIONS = (
     "Tools made by agents and kept in a versioned registry. Before writing a new tool, look "
-    "for one with search_tools; create_tool makes a new tool (or the next version of one) "
-    "from code and tests; run_js tries an idea once. A new tool that needs network, "
+    "for one with search_tools; show_tool reads a tool's code and tests before you improve "
+    "it; create_tool makes a new tool (or the next version of one) from code and tests; "
+    "call_tool calls a tool your tool list does not show yet; run_js tries an idea once. "
+    "A new tool that needs network, "
     "credentials or storage waits for a human's approval; the tool list changes when it is "
     "approved (notifications/tools/list_changed)."
 )
 # These two change which tools exist or which version runs (their specs say read_only=False);
 # they add or move a pointer and never delete, so they are not destructive either.
 _REGISTRY_WRITERS = {"create_tool": {"idempotentHint": False}, "rollback_tool": {}}
+# call_tool does what the tool it calls does: maybe fetch, maybe overwrite shared storage.
+_CALLS_ANY_TOOL = {"call_tool": {"destructiveHint": True, "openWorldHint": True}}
 
 
 class ToolListBroadcast:
-    """Sends ``notifications/tools/list_changed`` to every connected client."""
+    """Sends ``notifications/tools/list_changed`` and ``notifications/resources/list_changed``
+    (each active tool's source and tests are resources) to every connected client."""
 
     def __init__(self) -> None:
         self.bus = InMemorySubscriptionBus()
@@ -92,6 +106,7 @@ class ToolListBroadcast:
         """Notify every handshake connection and every ``subscriptions/listen`` stream."""
         self.sent += 1
         await self.bus.publish(ToolsListChanged())
+        await self.bus.publish(ResourcesListChanged())
         async with anyio.create_task_group() as tasks:
             for session in list(self._sessions.values()):
                 tasks.start_soon(self._notify, session)
@@ -101,10 +116,12 @@ class ToolListBroadcast:
         # One client that stopped reading must not hold up the others, nor the next poll.
         with anyio.move_on_after(SEND_TIMEOUT_S):
             await session.send_tool_list_changed()
+            await session.send_resource_list_changed()
 
 
 class FoundryMCPServer(Server[dict[str, Any]]):
-    """The SDK's low-level server, announcing ``tools.listChanged`` on every transport."""
+    """The SDK's low-level server, announcing ``tools.listChanged`` and
+    ``resources.listChanged`` on every transport."""
 
     def create_initialization_options(
         self,
@@ -114,7 +131,7 @@ class FoundryMCPServer(Server[dict[str, Any]]):
     ) -> InitializationOptions:
         # The streamable-HTTP session manager builds these options with no arguments.
         return super().create_initialization_options(
-            notification_options or NotificationOptions(tools_changed=True),
+            notification_options or NotificationOptions(tools_changed=True, resources_changed=True),
             experimental_capabilities,
             extensions,
         )
@@ -131,6 +148,8 @@ def meta_tool_entries(meta: dict[str, DeclaredTool]) -> list[dict[str, Any]]:
                 "destructiveHint": False,
                 **_REGISTRY_WRITERS[name],
             }
+        elif name in _CALLS_ANY_TOOL:
+            entry["annotations"] = {**entry["annotations"], **_CALLS_ANY_TOOL[name]}
         entries.append(entry)
     return entries
 
@@ -170,6 +189,7 @@ def build_mcp_server(
         tools,
         page_size=page_size,
     )
+    resources = ToolResources(foundry, hidden=[t.spec.name for t in tools])
 
     async def on_change() -> None:
         listing.invalidate()  # before clients hear of it, so the list they ask for is new
@@ -222,6 +242,17 @@ def build_mcp_server(
             kept = output_schemas.put(key, (mcp_tool(spec).get("outputSchema"),))
         return call_tool_result(result, kept[0])
 
+    async def list_resources(
+        ctx: ServerRequestContext[dict[str, Any]], params: types.PaginatedRequestParams | None
+    ) -> types.ListResourcesResult:
+        cursor = params.cursor if params is not None else None
+        return await anyio.to_thread.run_sync(resources.list, cursor)
+
+    async def read_resource(
+        ctx: ServerRequestContext[dict[str, Any]], params: types.ReadResourceRequestParams
+    ) -> types.ReadResourceResult:
+        return await anyio.to_thread.run_sync(resources.read, str(params.uri))
+
     async def on_initialized(
         ctx: ServerRequestContext[dict[str, Any]], params: types.NotificationParams
     ) -> None:
@@ -234,6 +265,8 @@ def build_mcp_server(
         lifespan=lifespan,
         on_list_tools=list_tools,
         on_call_tool=call_tool,
+        on_list_resources=list_resources,
+        on_read_resource=read_resource,
         on_subscriptions_listen=ListenHandler(fan_out.bus),
     )
     server.add_notification_handler(

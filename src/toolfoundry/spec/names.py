@@ -11,7 +11,15 @@ from toolfoundry.spec.confusables import skeleton
 NAME_PATTERN = r"^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$"
 # The foundry's own meta-tools, in the order MCP clients see them. Declared in
 # toolfoundry.foundry.meta_tools; no draft or declared tool may take one of these names.
-META_TOOL_NAMES = ("create_tool", "search_tools", "tool_history", "rollback_tool", "run_js")
+META_TOOL_NAMES = (
+    "create_tool",
+    "search_tools",
+    "tool_history",
+    "rollback_tool",
+    "run_js",
+    "show_tool",
+    "call_tool",
+)
 _NAME_RE = re.compile(NAME_PATTERN)
 
 

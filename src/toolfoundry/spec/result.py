@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -62,11 +63,13 @@ class CallError:
 
 
 class ToolCallFailed(Exception):
-    """Raised by :meth:`CallResult.unwrap` so Python callers can use exceptions."""
+    """Raised by :meth:`CallResult.unwrap` so Python callers can use exceptions; raised by a
+    declared tool to fail with an error of its own kind (and the console output it relays)."""
 
-    def __init__(self, error: CallError) -> None:
+    def __init__(self, error: CallError, logs: Sequence[str] = ()) -> None:
         super().__init__(f"{error.kind.value}: {error.message}")
         self.error = error
+        self.logs = tuple(logs)
 
 
 @dataclass(frozen=True)
@@ -107,7 +110,7 @@ class CallResult:
     def unwrap(self) -> Any:
         """Return the value, or raise :class:`ToolCallFailed` carrying the error."""
         if self.error is not None:
-            raise ToolCallFailed(self.error)
+            raise ToolCallFailed(self.error, self.logs)
         return self.value
 
     def to_dict(self) -> dict[str, Any]:

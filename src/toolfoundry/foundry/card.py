@@ -1,0 +1,36 @@
+"""Everything a model needs to read before it improves a tool: ``show_tool``'s answer.
+
+One version's description, schemas, code and capabilities, the suite it was gated by (earlier
+versions' tests included, as the review packet shows them), and how the tool has fared in use.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from toolfoundry.foundry import Foundry
+
+
+def tool_card(fd: Foundry, name: str, version: int | None = None) -> dict[str, Any]:
+    """The version (the current one by default) with its gating suite, usage and last error.
+
+    Raises:
+        RegistryError: ``not_found``.
+    """
+    from toolfoundry.foundry.review import gating_suite
+
+    v = fd.show(name, version)
+    last = fd.registry.last_failures(name).get(name)
+    return {
+        **v.summary(),
+        "language": v.language,
+        "description": v.description,
+        "parameters": v.parameters,
+        "returns": v.returns,
+        "code": v.code,
+        "fixtures": v.fixtures,  # canned HTTP answers every test of this version sees
+        "suite": gating_suite(v),
+        "usage": fd.usage(name).to_dict(),  # of the tool, whichever version answered
+        "last_error": None if last is None else {"kind": last.kind, "at": last.at.isoformat()},
+    }
