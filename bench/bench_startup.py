@@ -2,13 +2,17 @@
 
     .venv/bin/python bench/bench_startup.py [--rounds 5]
 
-Each row is a new process, measured in interleaved rounds with two baselines from the same run
-(``python -c pass`` and ``python -c 'import mcp'``); medians printed with the ratio to ``pass``:
+Each row is a new process, measured in interleaved rounds with the baselines from the same run
+(``python -c pass``, ``node -e 0`` when node is installed, and ``python -c 'import mcp'``, the
+SDK alone); medians printed with the ratio to ``pass``:
 - ``serve initialize``: ``toolfoundry serve`` over stdio on a seeded SQLite registry, timed from
-  the spawn to the JSON-RPC answer of ``initialize`` (goal: <= 0.5 s);
+  the spawn to the JSON-RPC answer of ``initialize`` (goal: <= 0.5 s); ``serve tools/list``:
+  the same process on to the answer of its first ``tools/list`` (after ``initialized``);
 - ``Foundry.open + call``: ``Foundry.open(URL)`` and one ``fd.call`` of a JS tool (goal:
-  <= 0.3 s);
-- ``tools list``: the CLI listing the same registry.
+  <= 0.3 s); ``... no kept bytecode``: the same with the bundled libraries' bytecode removed
+  from the cache before each run (the first process on a machine compiles them all);
+- ``run_js``: ``from toolfoundry import run_js`` and one call, the sandbox alone;
+- ``tools list``: the CLI listing the same registry (``bench/bench_listing.py`` has 10 000).
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -62,8 +67,9 @@ def run(argv: list[str], env: dict[str, str]) -> float:
     return time.perf_counter() - start
 
 
-def serve_initialize(env: dict[str, str], cwd: Path) -> float:
-    """Seconds from spawning ``toolfoundry serve`` to its ``initialize`` answer."""
+def serve_answers(env: dict[str, str], cwd: Path) -> tuple[float, float]:
+    """Seconds from spawning ``toolfoundry serve`` to its ``initialize`` answer, and to the
+    answer of the first ``tools/list`` sent after ``notifications/initialized``."""
     request = {
         "jsonrpc": "2.0",
         "id": 1,
@@ -88,13 +94,33 @@ def serve_initialize(env: dict[str, str], cwd: Path) -> float:
     proc.stdin.write((json.dumps(request) + "\n").encode())
     proc.stdin.flush()
     line = proc.stdout.readline()
-    elapsed = time.perf_counter() - start
-    proc.stdin.close()
-    proc.wait(timeout=30)
+    initialized = time.perf_counter() - start
     answer = json.loads(line)
     if answer.get("id") != 1 or "result" not in answer:
         raise RuntimeError(f"unexpected initialize answer: {line!r}")
-    return elapsed
+    follow = [
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}},
+    ]
+    proc.stdin.write("".join(json.dumps(m) + "\n" for m in follow).encode())
+    proc.stdin.flush()
+    line = proc.stdout.readline()
+    listed = time.perf_counter() - start
+    proc.stdin.close()
+    proc.wait(timeout=30)
+    answer = json.loads(line)
+    if answer.get("id") != 2 or "trim" not in {t["name"] for t in answer["result"]["tools"]}:
+        raise RuntimeError(f"unexpected tools/list answer: {line[:200]!r}")
+    return initialized, listed
+
+
+def no_kept_bytecode(cache: Path) -> dict[str, str]:
+    """A copy of the compiled-guest cache without the libraries' kept bytecode (a machine's
+    first process compiles them); the variables that point a process at it."""
+    source = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "toolfoundry"
+    target = cache / "toolfoundry"
+    shutil.copytree(source / "wasm", target / "wasm", ignore=shutil.ignore_patterns("*.libs"))
+    return {"XDG_CACHE_HOME": str(cache)}
 
 
 def main() -> None:
@@ -103,20 +129,40 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         directory = Path(tmp)
-        url = seed(directory)
+        url = seed(directory)  # also compiles the guest and keeps the libraries' bytecode
         env = {**os.environ, "TOOLFOUNDRY_DB": url}
+        cold = {**env, **no_kept_bytecode(directory / "cache")}
+        kept = Path(cold["XDG_CACHE_HOME"], "toolfoundry", "wasm")
         call = (
             "from toolfoundry import Foundry\n"
             f"fd = Foundry.open({url!r})\n"
             "assert fd.call('trim', {'text': ' a '}).ok\n"
         )
+        js = "from toolfoundry import run_js\nassert run_js('export default 1').ok\n"
+
+        def cold_call() -> float:
+            for path in kept.glob("*.libs"):
+                path.unlink()  # written again by the run: removed before each
+            return run([PY, "-c", call], cold)
+
+        serve: list[tuple[float, float]] = []
+
+        def serve_initialize() -> float:
+            serve.append(serve_answers(env, directory))
+            return serve[-1][0]
+
         rows: dict[str, Callable[[], float]] = {
             "python -c pass": lambda: run([PY, "-c", "pass"], env),
             "python -c 'import mcp'": lambda: run([PY, "-c", "import mcp"], env),
+            "run_js": lambda: run([PY, "-c", js], env),
             "Foundry.open + call": lambda: run([PY, "-c", call], env),
+            "  ... no kept bytecode": cold_call,
             "tools list": lambda: run([*CLI, "tools", "list"], env),
-            "serve initialize": lambda: serve_initialize(env, directory),
+            "serve initialize": serve_initialize,
+            "serve tools/list": lambda: serve[-1][1],  # the same process, on to tools/list
         }
+        if shutil.which("node"):
+            rows = {"node -e 0": lambda: run(["node", "-e", "0"], env), **rows}
         times: dict[str, list[float]] = {name: [] for name in rows}
         for _ in range(args.rounds):
             for name, measure in rows.items():  # interleaved: load moves every row alike
@@ -126,6 +172,7 @@ def main() -> None:
     for name, samples in times.items():
         median = statistics.median(samples)
         print(f"{name:<26} {median * 1000:>7.0f}ms {median / base:>7.1f}")
+    print(f"machine: {os.cpu_count()} cpus, load average {os.getloadavg()[0]:.1f}")
 
 
 if __name__ == "__main__":
