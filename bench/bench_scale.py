@@ -17,6 +17,8 @@ Per size, on a fresh database:
 - **search**: ``Foundry.search`` (top 5), p50 over a few queries.
 - **describe**: ``Foundry.catalog("json")`` right after a change (the projection of every
   active tool; unchanged sets are served from a cache and cost one narrow read).
+- **MCP tools/list in process**: the official MCP client on the SDK's in-memory transport
+  (``mcp.Client(server)``): the first page, p50 of repeated requests: the server's own cost.
 - **MCP tools/list**: a real ``toolfoundry serve --http`` process and the official MCP client
   over Streamable HTTP: the first page (first request after start, then p50 of repeated
   requests) and every page (following ``nextCursor``, 100 tools a page).
@@ -144,6 +146,7 @@ COLUMNS = [
     ("list", "list ms"),
     ("search", "search p50 ms"),
     ("describe", "describe ms"),
+    ("inproc_first", "tools/list 1st page in process p50 ms"),
     ("mcp_first_cold", "tools/list 1st page, 1st request ms"),
     ("mcp_first", "tools/list 1st page p50 ms"),
     ("mcp_all", "tools/list all pages ms"),
@@ -171,6 +174,7 @@ def measure(url: str, backend: str, size: int, creates: int, tmp: Path) -> Row:
             ms(lambda: fd.search(next(queries))) for _ in range(len(QUERIES) * 2)
         )
         row.figures["describe"] = ms(lambda: fd.catalog("json"))
+        row.figures.update(anyio.run(in_process_figures, fd))
     finally:
         fd.close()
     row.figures.update(anyio.run(mcp_figures, url, tmp))
@@ -206,6 +210,23 @@ def served(url: str, tmp: Path) -> Any:
         proc.terminate()
         proc.wait(timeout=20)
         log.close()
+
+
+async def in_process_figures(fd: Foundry) -> dict[str, float]:
+    """tools/list through the official client over the SDK's in-memory transport: the
+    server's own cost, without HTTP."""
+    from mcp import Client
+
+    from toolfoundry.server.mcp_server import build_mcp_server
+
+    async with Client(build_mcp_server(fd), mode="legacy") as client:
+        await client.list_tools(cache_mode="bypass")
+        firsts = []
+        for _ in range(9):
+            started = time.perf_counter()
+            await client.list_tools(cache_mode="bypass")
+            firsts.append((time.perf_counter() - started) * 1000.0)
+    return {"inproc_first": statistics.median(firsts)}
 
 
 def rss_mib(pid: int) -> float:
