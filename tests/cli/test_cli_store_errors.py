@@ -31,10 +31,12 @@ STORE_COMMANDS: dict[str, tuple[str, ...]] = {
     "tools enable": ("nosuch",),
     "tools history": ("nosuch",),
     "tools list": (),
+    "tools report": (),
     "tools rollback": ("nosuch", "1"),
     "tools search": ("slug",),
     "tools show": ("nosuch",),
     "tools usage": ("nosuch",),
+    "tools verify": ("nosuch",),
 }
 
 # commands that take --db to report on the store, not to use it (a bad one is a row of the

@@ -387,3 +387,9 @@ def audit(
             cell(encode(r.detail)),
         )
     console().print(table)
+
+
+from toolfoundry.cli.tools_verify import report, verify  # noqa: E402  (the periodic checks)
+
+tools.add_command(verify)
+tools.add_command(report)

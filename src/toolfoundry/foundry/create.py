@@ -301,11 +301,11 @@ def _previous(current: ToolVersion | None, history: list[ToolVersion]) -> Existi
     if suite is not None:
         earlier = suite.get("earlier", [])
     else:  # stored before suites were: rebuild from the earlier active versions
-        earlier = _legacy_earlier(history, current.version)
+        earlier = legacy_earlier(history, current.version)
     return ExistingTool.from_dict({**current.to_dict(), "earlier": earlier})
 
 
-def _legacy_earlier(history: list[ToolVersion], before: int) -> list[dict[str, Any]]:
+def legacy_earlier(history: list[ToolVersion], before: int) -> list[dict[str, Any]]:
     """The earlier suite of a version stored without one: every test of each earlier
     active version, minus the names later versions listed in ``changes_tests``."""
     earlier: list[SuiteTest] = []

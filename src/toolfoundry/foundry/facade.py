@@ -11,7 +11,7 @@ state of its own beyond caches of immutable versions.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -36,6 +36,8 @@ from toolfoundry.spec import CallResult, StepResult, StepStatus, ToolSpec
 if TYPE_CHECKING:  # the forge is loaded by the first create_tool
     from toolfoundry.forge import Draft, ToolRunner
     from toolfoundry.foundry.create import CreateResult, Intake
+    from toolfoundry.foundry.report import ReviewReport
+    from toolfoundry.foundry.verify import ToolVerification, VerifyReport
 
 
 @dataclass(frozen=True)
@@ -366,3 +368,30 @@ class Foundry:
     def audit(self, name: str | None = None, *, limit: int | None = None) -> list[AuditEntry]:
         """The audit log (one tool's, or all), oldest first."""
         return self.registry.audit(name, limit=limit)
+
+    # -- periodic checks -----------------------------------------------------------------
+
+    def verify(
+        self,
+        names: Sequence[str] | None = None,
+        *,
+        progress: Callable[[ToolVerification], None] | None = None,
+    ) -> VerifyReport:
+        """Re-run the accumulated test suite of each active tool (or of ``names``) in the
+        sandbox as it is now, under ``config.limits`` (foundry/verify.py); ``progress`` is
+        called with each tool's result as it finishes. Records nothing.
+
+        Raises:
+            RegistryError: ``not_found`` when a named tool does not exist.
+        """
+        from toolfoundry.foundry.verify import Verifier
+
+        verifier = Verifier(self.registry, self.config, python_runner=self._python_runner)
+        return verifier.verify(names, progress=progress)
+
+    def report(self, *, unused_days: int = 30) -> ReviewReport:
+        """What a periodic review needs (foundry/report.py): active tools unused for
+        ``unused_days``, failure rates, capabilities held, pending versions, retired tests."""
+        from toolfoundry.foundry.report import build_report
+
+        return build_report(self.registry.review_facts(), unused_days=unused_days)

@@ -42,12 +42,19 @@ def append(
 
 
 def entries(
-    conn: Connection, tool: str | None = None, limit: int | None = None
+    conn: Connection,
+    tool: str | None = None,
+    limit: int | None = None,
+    *,
+    event: AuditEvent | None = None,
 ) -> list[AuditEntry]:
-    """Rows oldest first (the newest ``limit`` of them when a limit is given)."""
+    """Rows oldest first (the newest ``limit`` of them when a limit is given), of one tool
+    and one kind of event when told."""
     query = select(audit).order_by(audit.c.id.desc())
     if tool is not None:
         query = query.where(audit.c.tool == tool)
+    if event is not None:
+        query = query.where(audit.c.event == event.value)
     if limit is not None:
         query = query.limit(limit)
     return [_entry(row) for row in reversed(conn.execute(query).all())]

@@ -16,6 +16,7 @@ from sqlalchemy import ColumnElement, func, insert, select, update
 from sqlalchemy.engine import Connection, Engine, Row
 
 from toolfoundry.registry import audit as audit_log
+from toolfoundry.registry import review_facts as review
 from toolfoundry.registry import runs as agent_runs
 from toolfoundry.registry import search as fulltext
 from toolfoundry.registry import usage as usage_counters
@@ -41,6 +42,7 @@ from toolfoundry.registry.records import (
     ToolVersion,
     UsageStats,
 )
+from toolfoundry.registry.review_facts import ReviewFacts
 from toolfoundry.registry.runs import RunRow
 from toolfoundry.registry.schema import approvals, tools, versions
 from toolfoundry.registry.schema import audit as audit_table
@@ -497,6 +499,19 @@ class Registry:
         """Audit rows, oldest first, for one tool or all."""
         with self._read() as conn:
             return audit_log.entries(conn, name, limit)
+
+    def review_facts(self) -> ReviewFacts:
+        """What a periodic review reads (registry/review_facts.py): every tool's current
+        status, capabilities and call counters, the pending versions and the test
+        retirements, in four set queries of one transaction, whatever the number of tools."""
+        with self._read() as conn:
+            return review.review_facts(conn)
+
+    def parent_fixtures(self, names: Sequence[str]) -> dict[str, list[Any]]:
+        """The draft-level fixtures of the version each named tool's current version was
+        made from, by name (one query; tools without a parent are left out)."""
+        with self._read() as conn:
+            return review.parent_fixtures(conn, names)
 
     def search(
         self,

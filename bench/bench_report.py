@@ -1,0 +1,103 @@
+"""``tools report`` at 10 000 tools: a few set queries, not a round trip per tool.
+
+    .venv/bin/python bench/bench_report.py [--tools 10000] [--rounds 5]
+
+The registry is bench_listing.py's cached one (10 000 active tools, every fifth with a network
+host), copied, with calls recorded for every other tool (one in ten of those failing) and a
+pending version for every hundredth. Measured in ABAB rounds against a baseline, medians with
+their ratio:
+- ``fd.report()`` in process against ``fd.registry.active_set()`` (one narrow row per tool:
+  the cheapest read of every tool there is) and against ``fd.tools()`` (every current version);
+- ``tools report --json`` in a new process against ``tools list --limit 1`` (the same start-up
+  and store opening, one row).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+from bench_listing import interleaved, process_s, seeded, timed
+from toolfoundry import Foundry
+from toolfoundry.registry import NewVersion, Registry, VersionStatus
+from toolfoundry.spec import Capabilities
+
+
+def with_usage(source: Path, count: int, into: Path) -> Path:
+    """A copy of ``source`` with calls on every other tool and some pending versions."""
+    target = into / "report.db"
+    shutil.copy(source, target)
+    registry = Registry.open(f"sqlite:///{target}")
+    start = time.perf_counter()
+    for i in range(0, count, 2):
+        kind = "runtime_error" if i % 20 == 0 else None
+        registry.record_call(f"tool_{i:06d}", 1, duration_ms=1.0 + i % 7, error_kind=kind)
+    for i in range(0, count, 100):
+        registry.add_version(
+            NewVersion(
+                name=f"tool_{i:06d}",
+                code="export function handler({ text }) { return text }\n",
+                description=f"Tool {i}, pending v2",
+                parameters={"type": "object", "properties": {"text": {"type": "string"}}},
+                status=VersionStatus.PENDING_APPROVAL,
+                capabilities=Capabilities.from_dict({"network": ["api.example.com"]}),
+            )
+        )
+    registry.close()
+    took = time.perf_counter() - start
+    print(f"recorded {count // 2} calls, {count // 100} pending in {took:.0f} s")
+    return target
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--tools", type=int, default=10_000)
+    parser.add_argument("--rounds", type=int, default=5)
+    opts = parser.parse_args()
+    n = opts.tools
+    with tempfile.TemporaryDirectory() as tmp:
+        path = with_usage(seeded(n), n, Path(tmp))
+        url = f"sqlite:///{path}"
+        fd = Foundry.open(url)
+        report = fd.report()
+        print(
+            f"report: {report.tools} tools, {len(report.failures)} failing, "
+            f"{len(report.capabilities)} with capabilities, {len(report.pending)} pending"
+        )
+        print(f"{'measure':52} {'ours':>9} {'baseline':>9} {'ratio':>7}  baseline")
+
+        def line(name: str, ours: float, base: float, what: str) -> None:
+            print(f"{name:52} {ours:8.3f}s {base:8.3f}s {ours / base:6.2f}x  {what}")
+
+        got = interleaved(
+            {
+                "ours": timed(fd.report),
+                "narrow": timed(fd.registry.active_set),
+                "tools": timed(fd.tools),
+            },
+            opts.rounds,
+        )
+        line(f"fd.report(), {n} tools", got["ours"], got["narrow"], "registry.active_set()")
+        line(f"fd.report(), {n} tools", got["ours"], got["tools"], "fd.tools()")
+        fd.close()
+        report_cmd = ["tools", "report", "--json", "--db", url]
+        one = ["tools", "list", "--limit", "1", "--db", url]
+        got = interleaved(
+            {"ours": lambda: process_s(report_cmd, None), "one": lambda: process_s(one, None)},
+            opts.rounds,
+        )
+        line(
+            f"tools report --json, {n} tools, new process",
+            got["ours"],
+            got["one"],
+            "tools list --limit 1",
+        )
+    print(f"machine: {os.cpu_count()} cpus, load average {os.getloadavg()[0]:.1f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,235 @@
+"""Re-running every active tool's accumulated test suite in the sandbox as it is now.
+
+A version is gated once, at create time, by its own tests and the earlier versions' tests it
+kept (the suite stored in ``extra.suite``, forge/regression.py). After an upgrade of the
+engine, the prelude or a bundled library, or a change of ``[limits]``, a tool that passed then
+may fail now; ``toolfoundry tools verify`` (and :meth:`Foundry.verify`) finds out, running
+each test exactly as the gate did: the same runner (forge/testrun.py), the configured call
+limits, the version's fixtures, and for an earlier test the fixtures of the version it was
+made from layered over them (as ``regression_gate`` merges them).
+
+Each tool ends ``passed``, ``failed`` (with each failing test's reason and diff),
+``unavailable`` (no sandbox could run it, e.g. a Python-tier tool where bubblewrap is missing:
+nothing is known about the code, so it is not a failure) or ``skipped`` (a named tool whose
+current version is not active). Verification changes nothing and records nothing in the audit
+log: it is a read-only check to run as often as wanted (in CI, from cron); its report is the
+record.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+from toolfoundry.config import Config
+from toolfoundry.forge.cases import Fixture
+from toolfoundry.forge.draft_fields import DraftError
+from toolfoundry.forge.regression import ExistingTool
+from toolfoundry.forge.testrun import (
+    CASES_AT_ONCE,
+    TestResult,
+    ToolRunner,
+    merge_fixtures,
+    run_case,
+    sandbox_unavailable,
+)
+from toolfoundry.registry import Registry, RegistryError, ToolVersion, VersionStatus
+from toolfoundry.spec import StepResult, StepStatus
+
+PASSED, FAILED, UNAVAILABLE, SKIPPED = "passed", "failed", "unavailable", "skipped"
+OUTCOMES = (PASSED, FAILED, UNAVAILABLE, SKIPPED)
+
+
+@dataclass(frozen=True)
+class ToolVerification:
+    """How one tool's current version did against its accumulated suite.
+
+    Attributes:
+        outcome: ``passed``, ``failed``, ``unavailable`` or ``skipped``.
+        results: every test's result, earlier versions' tests (``vN:name``) first.
+        message: one sentence for a person (why it failed, was unavailable or skipped).
+    """
+
+    name: str
+    version: int
+    language: str
+    outcome: str
+    results: tuple[TestResult, ...] = ()
+    message: str = ""
+
+    @property
+    def failed(self) -> tuple[str, ...]:
+        """Labels of the tests that failed."""
+        return tuple(r.name for r in self.results if not r.passed)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form (every result with its reason and diff)."""
+        return {
+            "name": self.name,
+            "version": self.version,
+            "language": self.language,
+            "outcome": self.outcome,
+            "tests": len(self.results),
+            "failed": list(self.failed) if self.outcome == FAILED else [],
+            "message": self.message,
+            "results": [r.to_dict() for r in self.results],
+        }
+
+
+@dataclass(frozen=True)
+class VerifyReport:
+    """Every verified tool, by name, and the step outcome of the whole run."""
+
+    tools: tuple[ToolVerification, ...]
+
+    def count(self, outcome: str) -> int:
+        """How many tools ended with ``outcome``."""
+        return sum(1 for t in self.tools if t.outcome == outcome)
+
+    @property
+    def ok(self) -> bool:
+        """True when no tool failed (unavailable and skipped ones are not failures)."""
+        return self.count(FAILED) == 0
+
+    @property
+    def step(self) -> StepResult:
+        """``completed``, or ``blocked`` with ``tests_failed`` naming the failing tools."""
+        counts = ", ".join(f"{self.count(o)} {o}" for o in OUTCOMES if self.count(o))
+        summary = f"{len(self.tools)} tool(s) verified" + (f": {counts}" if counts else "")
+        if self.ok:
+            return StepResult(StepStatus.COMPLETED, message=summary)
+        failing = [t.name for t in self.tools if t.outcome == FAILED]
+        details = {"failed_tools": failing}
+        message = f"{summary} ({', '.join(failing)})"
+        return StepResult(StepStatus.BLOCKED, None, ("tests_failed",), message, details)
+
+    def to_dict(self) -> dict[str, Any]:
+        """What ``toolfoundry tools verify --json`` prints."""
+        return {
+            "ok": self.ok,
+            "step": self.step.to_dict(),
+            "counts": {o: self.count(o) for o in OUTCOMES},
+            "tools": [t.to_dict() for t in self.tools],
+        }
+
+
+class Verifier:
+    """Runs the suites of one registry's tools under one configuration.
+
+    ``python_runner`` gives the Python tier's runner, or None where the tier is unavailable
+    (the Foundry's own, so the same executor and process limits as at create time).
+    """
+
+    def __init__(
+        self,
+        registry: Registry,
+        config: Config,
+        *,
+        python_runner: Callable[[], ToolRunner | None] = lambda: None,
+    ) -> None:
+        self.registry = registry
+        self._limits = config.limits
+        self._python_runner = python_runner
+
+    def verify(
+        self,
+        names: Sequence[str] | None = None,
+        *,
+        progress: Callable[[ToolVerification], None] | None = None,
+    ) -> VerifyReport:
+        """Verify the named tools (default: every tool whose current version is active).
+
+        Raises:
+            RegistryError: ``not_found`` naming every unknown tool (nothing is run then).
+        """
+        done: list[ToolVerification] = []
+        for item in self.each(names):
+            done.append(item)
+            if progress is not None:
+                progress(item)
+        return VerifyReport(tuple(done))
+
+    def each(self, names: Sequence[str] | None = None) -> Iterator[ToolVerification]:
+        """:meth:`verify`, one tool at a time, in name order, as each finishes."""
+        targets = self._targets(names)
+        active = [v.name for v in targets if v.status is VersionStatus.ACTIVE]
+        parents = self.registry.parent_fixtures(active)
+        from toolfoundry.forge.sandbox_runner import SandboxRunner
+
+        js_runner = SandboxRunner()
+
+        def work(v: ToolVersion) -> ToolVerification:
+            return self._one(v, parents.get(v.name, []), js_runner)
+
+        # tools run CASES_AT_ONCE at a time, each tool's tests in order (the engine is
+        # thread-safe and wasm calls drop the GIL); map keeps the name order
+        with ThreadPoolExecutor(max_workers=CASES_AT_ONCE) as pool:
+            yield from pool.map(work, targets)
+
+    def _targets(self, names: Sequence[str] | None) -> list[ToolVersion]:
+        if names is None:
+            return self.registry.current_versions(status=VersionStatus.ACTIVE)
+        wanted = list(dict.fromkeys(names))
+        found = self.registry.current_versions(names=wanted)
+        unknown = sorted(set(wanted) - {v.name for v in found})
+        if unknown:
+            listed = ", ".join(repr(n) for n in unknown)
+            raise RegistryError("not_found", f"no tool named {listed}")
+        return found
+
+    def _one(self, v: ToolVersion, parent: list[Any], js_runner: ToolRunner) -> ToolVerification:
+        def done(
+            outcome: str, message: str, results: tuple[TestResult, ...] = ()
+        ) -> ToolVerification:
+            return ToolVerification(v.name, v.version, v.language, outcome, results, message)
+
+        if v.status is not VersionStatus.ACTIVE:
+            return done(
+                SKIPPED, f"v{v.version} is {v.status.value}: only active versions are verified"
+            )
+        runner = self._python_runner() if v.language == "python" else js_runner
+        if runner is None:
+            return done(
+                UNAVAILABLE,
+                "the Python tier is not available here (no executor), so it was not run",
+            )
+        try:
+            tool = self._tool(v)
+            earlier_fixtures = merge_fixtures(tuple(Fixture(**f) for f in parent), tool.fixtures)
+        except (DraftError, TypeError, KeyError, ValueError) as exc:
+            return done(FAILED, f"the stored suite cannot be read: {exc}")
+        results = tuple(
+            run_case(
+                runner,
+                tool.code,
+                entry.case,
+                limits=self._limits,
+                fixtures=tool.fixtures if entry.version == v.version else earlier_fixtures,
+                capabilities=tool.capabilities,
+                tool=v.name,
+                label=entry.case.name if entry.version == v.version else entry.label,
+            )
+            for entry in tool.suite
+        )
+        unavailable = sandbox_unavailable(results)
+        if unavailable is not None:  # the sandbox never ran the code: nothing is known of it
+            return done(UNAVAILABLE, unavailable.message, results)
+        failed = [r.name for r in results if not r.passed]
+        if not failed:
+            return done(PASSED, f"all {len(results)} test(s) passed", results)
+        return done(
+            FAILED, f"{len(failed)} of {len(results)} test(s) failed: {', '.join(failed)}", results
+        )
+
+    def _tool(self, v: ToolVersion) -> ExistingTool:
+        """The version with the earlier tests it was gated by (and did not retire)."""
+        suite = v.extra.get("suite")
+        if suite is not None:
+            earlier = suite.get("earlier") or []
+        else:  # stored before suites were: rebuilt from history, as the gate does
+            from toolfoundry.foundry.create import legacy_earlier
+
+            earlier = legacy_earlier(self.registry.history(v.name), v.version)
+        return ExistingTool.from_dict({**v.to_dict(), "earlier": earlier})
