@@ -20,13 +20,20 @@ from toolfoundry.catalog.skill import SKILL_NAME_PATTERN
 from toolfoundry.forge import CapabilityPolicy, CapabilityPolicyError, DraftLimits
 from toolfoundry.sandbox.host.credentials import Credential, CredentialError
 from toolfoundry.spec import CallLimits
-from toolfoundry.spec.limits import CALL_LIMIT_BOUNDS, Bound
+from toolfoundry.spec.limits import (
+    CALL_LIMIT_BOUNDS,
+    MIB,
+    PYTHON_QUEUE_S,
+    PYTHON_TOTAL_BYTES,
+    Bound,
+)
 
 CONFIG_FILE = "toolfoundry.toml"
 SECTIONS = ("registry", "policy", "fetch", "limits", "provider", "catalog")
 FETCH_KEYS = ("allow", "allow_http", "allow_private", "max_requests", "credentials")
 CALL_LIMIT_KEYS = tuple(f.name for f in fields(CallLimits))
-LIMIT_KEYS = (*CALL_LIMIT_KEYS, "max_code_bytes", "duplicate_candidates")
+PYTHON_KEYS = ("python_total_mib", "python_queue_s")  # the Python tier's admission control
+LIMIT_KEYS = (*CALL_LIMIT_KEYS, "max_code_bytes", "duplicate_candidates", *PYTHON_KEYS)
 # how many similar active tools (by search) a new draft's tests are run against, to warn about
 # behavioural duplicates; 0 turns the check off
 DUPLICATE_CANDIDATES = 3
@@ -35,6 +42,8 @@ LIMIT_BOUNDS: dict[str, Bound] = {
     **CALL_LIMIT_BOUNDS,
     "max_code_bytes": Bound(1, DraftLimits().max_draft_bytes),
     "duplicate_candidates": Bound(0, 100),
+    "python_total_mib": Bound(16, 1024 * 1024),
+    "python_queue_s": Bound(0, 3600, integer=False),
 }
 MAX_REQUESTS = Bound(1, 10_000)
 CATALOG_KEYS = ("sources", "pythonpath", "skill_name", "out")
@@ -74,9 +83,11 @@ class CatalogSettings:
 class Config:
     """The whole configuration (defaults when there is no file).
 
-    The ``[limits]`` table is read into three: ``limits`` (what every call and every test run
-    may use: ``timeout_s``, ``memory_mib``, ``output_bytes``), ``draft_limits``
-    (``max_code_bytes``) and ``duplicate_candidates``.
+    The ``[limits]`` table is read into: ``limits`` (what every call and every test run may
+    use: ``timeout_s``, ``memory_mib``, ``output_bytes``), ``draft_limits``
+    (``max_code_bytes``), ``duplicate_candidates``, and the Python tier's admission control
+    (``python_total_mib``: the memory budgets of its concurrent calls and test runs together;
+    ``python_queue_s``: how long one waits for room before it is ``overloaded``).
     """
 
     policy: CapabilityPolicy = field(default_factory=CapabilityPolicy)
@@ -88,6 +99,8 @@ class Config:
     catalog: CatalogSettings = field(default_factory=CatalogSettings)
     draft_limits: DraftLimits = field(default_factory=DraftLimits)
     duplicate_candidates: int = DUPLICATE_CANDIDATES
+    python_total_mib: int = PYTHON_TOTAL_BYTES // MIB
+    python_queue_s: float = PYTHON_QUEUE_S
 
 
 def load_config(path: str | Path | None = None) -> Config:
@@ -130,6 +143,8 @@ def parse_config(data: Mapping[str, Any], *, path: Path | None = None) -> Config
         problems.append(str(exc))
     fetch = _fetch(tables["fetch"], problems)
     limits, draft_limits, duplicate_candidates = _limits(tables["limits"], problems)
+    python_total_mib = tables["limits"].get("python_total_mib", Config.python_total_mib)
+    python_queue_s = tables["limits"].get("python_queue_s", Config.python_queue_s)
     catalog = _catalog(tables["catalog"], problems)
     url = tables["registry"].get("url")
     if url is not None and not isinstance(url, str):
@@ -148,6 +163,8 @@ def parse_config(data: Mapping[str, Any], *, path: Path | None = None) -> Config
         catalog,
         draft_limits=draft_limits,
         duplicate_candidates=duplicate_candidates,
+        python_total_mib=python_total_mib,
+        python_queue_s=float(python_queue_s),  # checked by _limits: a number
     )
 
 

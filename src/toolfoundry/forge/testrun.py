@@ -163,16 +163,23 @@ def judge(case: TestCase, result: CallResult) -> tuple[bool, str | None, str]:
     return False, json_diff(case.expected, result.value), "the returned value differs from expected"
 
 
-def unavailable_step(message: str) -> StepResult:
-    """The step of a draft no sandbox could test: ``unavailable``, kind ``sandbox_unavailable``."""
-    kind = ErrorKind.SANDBOX_UNAVAILABLE.value
-    return StepResult(StepStatus.UNAVAILABLE, message=message, details={"kind": kind})
+# Failures that say nothing about the code: no sandbox to run it, or the Python tier's
+# pool-wide budget stayed full (sandbox/process/admission.py). A draft is not judged by them.
+NOT_JUDGED = (ErrorKind.SANDBOX_UNAVAILABLE, ErrorKind.OVERLOADED)
+
+
+def unavailable_step(message: str, kind: ErrorKind = ErrorKind.SANDBOX_UNAVAILABLE) -> StepResult:
+    """The step of a draft no sandbox could test: ``unavailable``, with the kind of why
+    (``sandbox_unavailable``, or ``overloaded``: retry later)."""
+    return StepResult(StepStatus.UNAVAILABLE, message=message, details={"kind": kind.value})
 
 
 def unavailable_error(step: StepResult) -> CallError | None:
-    """The ``sandbox_unavailable`` error a draft's step stands for, else None."""
-    if step.status is StepStatus.UNAVAILABLE and step.details.get("kind") == "sandbox_unavailable":
-        return CallError(ErrorKind.SANDBOX_UNAVAILABLE, step.message)
+    """The error (``sandbox_unavailable`` or ``overloaded``) a draft's step stands for, else
+    None."""
+    kind = step.details.get("kind")
+    if step.status is StepStatus.UNAVAILABLE and kind in {k.value for k in NOT_JUDGED}:
+        return CallError(ErrorKind(kind), step.message)
     return None
 
 
@@ -183,8 +190,11 @@ def sandbox_unavailable(results: Iterable[TestResult]) -> StepResult | None:
     "passed" on it), so the draft is not judged by any of them.
     """
     for result in results:
-        if result.error and result.error.get("kind") == ErrorKind.SANDBOX_UNAVAILABLE.value:
-            return unavailable_step(str(result.error.get("message", "")))
+        if result.error is None:
+            continue
+        for not_judged in NOT_JUDGED:
+            if result.error.get("kind") == not_judged.value:
+                return unavailable_step(str(result.error.get("message", "")), not_judged)
     return None
 
 

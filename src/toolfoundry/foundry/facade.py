@@ -147,10 +147,15 @@ class Foundry:
         executor service URL, token in ``TOOLFOUNDRY_EXECUTOR_TOKEN``), else a warm pool of
         bubblewrap jails; None when none is available (Python drafts are then refused)."""
         if self._executor is None and not self._python_probed:
-            from toolfoundry.sandbox.process import default_executor
+            from toolfoundry.sandbox.process import Admission, default_executor
+            from toolfoundry.spec.limits import MIB
 
             self._python_probed = True  # an unavailable tier is not probed again per call
-            self._executor = default_executor(self.config.policy.python_packages)
+            # calls and draft test runs share one pool-wide budget ([limits] python_total_mib)
+            admission = Admission(self.config.python_total_mib * MIB, self.config.python_queue_s)
+            self._executor = default_executor(
+                self.config.policy.python_packages, admission=admission
+            )
         return self._executor
 
     def _python_runner(self) -> ToolRunner | None:

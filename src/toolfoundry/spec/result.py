@@ -30,6 +30,9 @@ class ErrorKind(StrEnum):
     INVALID_OUTPUT = "invalid_output"
     # the sandbox itself is missing or damaged: the code was never judged (not the code's fault)
     SANDBOX_UNAVAILABLE = "sandbox_unavailable"
+    # the Python tier's pool-wide memory budget stayed full for the whole wait (retry later;
+    # not the code's fault): sandbox/process/admission.py
+    OVERLOADED = "overloaded"
 
 
 @dataclass(frozen=True)

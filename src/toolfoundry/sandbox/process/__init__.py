@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 
+from toolfoundry.sandbox.process.admission import Admission
 from toolfoundry.sandbox.process.executor import Executor, ProcessLimits
 from toolfoundry.sandbox.process.jail import JailConfig, JailUnavailable, find_bwrap, probe
 
@@ -20,6 +21,7 @@ EXECUTOR_TOKEN_ENV = "TOOLFOUNDRY_EXECUTOR_TOKEN"
 __all__ = [
     "EXECUTOR_TOKEN_ENV",
     "EXECUTOR_URL_ENV",
+    "Admission",
     "Executor",
     "JailConfig",
     "JailUnavailable",
@@ -30,13 +32,16 @@ __all__ = [
 ]
 
 
-def default_executor(packages: tuple[str, ...] = (), *, pool_size: int = 2) -> Executor | None:
+def default_executor(
+    packages: tuple[str, ...] = (), *, pool_size: int = 2, admission: Admission | None = None
+) -> Executor | None:
     """The executor a foundry uses when given none.
 
     ``TOOLFOUNDRY_EXECUTOR`` (a URL of ``toolfoundry executor serve``, with the token in
-    ``TOOLFOUNDRY_EXECUTOR_TOKEN``) selects the remote service; otherwise a warm pool of
-    local bubblewrap jails; None when bwrap is missing or cannot start a jail here
-    (:func:`~toolfoundry.sandbox.process.jail.probe` says why).
+    ``TOOLFOUNDRY_EXECUTOR_TOKEN``) selects the remote service (which admits calls by its
+    own budget); otherwise a warm pool of local bubblewrap jails whose concurrent calls share
+    ``admission`` (default: ``[limits] python_total_mib``'s default); None when bwrap is
+    missing or cannot start a jail here (:func:`~toolfoundry.sandbox.process.jail.probe`).
     """
     url = os.environ.get(EXECUTOR_URL_ENV)
     if url:
@@ -48,6 +53,6 @@ def default_executor(packages: tuple[str, ...] = (), *, pool_size: int = 2) -> E
     from toolfoundry.sandbox.process.pool import WarmPool
 
     try:
-        return WarmPool(pool_size, packages=packages)
+        return WarmPool(pool_size, packages=packages, admission=admission)
     except JailUnavailable:
         return None

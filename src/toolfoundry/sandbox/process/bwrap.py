@@ -8,6 +8,7 @@ import time
 from typing import Any
 
 from toolfoundry.sandbox.host.protocols import FetchProvider
+from toolfoundry.sandbox.process.admission import Admission
 from toolfoundry.sandbox.process.exchange import exchange, request_bytes
 from toolfoundry.sandbox.process.executor import ProcessLimits
 from toolfoundry.sandbox.process.jail import JailConfig, JailUnavailable, package_dirs, spawn
@@ -20,10 +21,14 @@ class BwrapExecutor:
     Args:
         config: how jails are built; its ``site_dirs`` are extended with the directories of
             each call's ``allowed_packages``.
+        admission: the budget concurrent calls share (``admission.py``; default: its own).
     """
 
-    def __init__(self, config: JailConfig | None = None) -> None:
+    def __init__(
+        self, config: JailConfig | None = None, *, admission: Admission | None = None
+    ) -> None:
         self.config = config or JailConfig()
+        self.admission = admission or Admission()
         self._configs: dict[tuple[str, ...], JailConfig] = {}
         self._lock = threading.Lock()
 
@@ -52,17 +57,24 @@ class BwrapExecutor:
         tool: str | None = None,
         fetch: FetchProvider | None = None,
     ) -> CallResult:
-        """Run ``handler(args)`` of ``code`` in a new jail; never raises for the tool's doing."""
-        started = time.monotonic()
-        prepared = prepare(code, args, limits, self, started, fetch=fetch is not None)
-        if isinstance(prepared, CallResult):
-            return prepared
-        request, config = prepared
-        try:
-            jail = spawn(config)
-        except JailUnavailable as exc:
-            return CallResult.failure(ErrorKind.RUNTIME_ERROR, str(exc))
-        return exchange(jail, request, limits, started, fetch=fetch, tool=tool)
+        """Run ``handler(args)`` of ``code`` in a new jail; never raises for the tool's doing.
+
+        The call waits for room in :attr:`admission` first (``overloaded`` when none comes).
+        """
+
+        def admitted() -> CallResult:
+            started = time.monotonic()
+            prepared = prepare(code, args, limits, self, started, fetch=fetch is not None)
+            if isinstance(prepared, CallResult):
+                return prepared
+            request, config = prepared
+            try:
+                jail = spawn(config)
+            except JailUnavailable as exc:
+                return CallResult.failure(ErrorKind.RUNTIME_ERROR, str(exc))
+            return exchange(jail, request, limits, started, fetch=fetch, tool=tool)
+
+        return self.admission.run(limits.memory_bytes, admitted)
 
     def close(self) -> None:
         """Nothing is kept between calls."""

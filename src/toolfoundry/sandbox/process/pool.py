@@ -14,6 +14,7 @@ from collections import deque
 from typing import Any
 
 from toolfoundry.sandbox.host.protocols import FetchProvider
+from toolfoundry.sandbox.process.admission import Admission
 from toolfoundry.sandbox.process.bwrap import BwrapExecutor, prepare
 from toolfoundry.sandbox.process.exchange import exchange
 from toolfoundry.sandbox.process.executor import ProcessLimits
@@ -31,13 +32,20 @@ class WarmPool:
         config: how jails are built.
         packages: installed packages the warm workers mount; a call allowed other packages
             runs in a cold jail that mounts them.
+        admission: the budget concurrent calls share, warm or cold (``admission.py``).
     """
 
     def __init__(
-        self, size: int = 2, config: JailConfig | None = None, packages: tuple[str, ...] = ()
+        self,
+        size: int = 2,
+        config: JailConfig | None = None,
+        packages: tuple[str, ...] = (),
+        *,
+        admission: Admission | None = None,
     ) -> None:
         self.size = max(1, size)
-        self.cold = BwrapExecutor(config)
+        self.cold = BwrapExecutor(config, admission=admission)  # one admission for both
+        self.admission = self.cold.admission
         self.packages = frozenset(packages)
         self.config = self.cold.config_for(tuple(packages))
         self._idle: deque[Jail] = deque()
@@ -72,10 +80,24 @@ class WarmPool:
         tool: str | None = None,
         fetch: FetchProvider | None = None,
     ) -> CallResult:
-        """Run one call on a warm worker (or a cold jail if none is idle or fits)."""
-        started = time.monotonic()
+        """Run one call on a warm worker (or a cold jail if none is idle or fits), once
+        :attr:`admission` has room for it (``overloaded`` when none comes)."""
         if not set(limits.allowed_packages) <= self.packages:
             return self.cold.run(code, args, limits, tool=tool, fetch=fetch)
+        return self.admission.run(
+            limits.memory_bytes, lambda: self._run(code, args, limits, tool=tool, fetch=fetch)
+        )
+
+    def _run(
+        self,
+        code: str,
+        args: Any,
+        limits: ProcessLimits,
+        *,
+        tool: str | None,
+        fetch: FetchProvider | None,
+    ) -> CallResult:
+        started = time.monotonic()
         prepared = prepare(code, args, limits, self.cold, started, fetch=fetch is not None)
         if isinstance(prepared, CallResult):
             return prepared

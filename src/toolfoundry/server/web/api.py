@@ -52,6 +52,7 @@ _CALL_STATUS = {
     ErrorKind.NOT_ACTIVE: 409,
     ErrorKind.INVALID_ARGUMENTS: 422,
     ErrorKind.SANDBOX_UNAVAILABLE: 503,  # the server's own fault, fixed by its operator
+    ErrorKind.OVERLOADED: 503,  # the Python tier's concurrent-call budget is full: retry later
 }
 _UNAVAILABLE = {503: ("The sandbox is missing or damaged; the error says the fix.", ref("Error"))}
 
