@@ -139,6 +139,8 @@ def test_the_python_api_refuses_the_same_numbers(bad):
         ["executor", "run", "t.py", "--memory", "-512"],
         ["agent", "task", "--model", "scripted:correct", "--max-seconds", "nan"],
         ["agent", "task", "--model", "scripted:correct", "--max-seconds", "inf"],
+        ["executor", "serve", "--http", "127.0.0.1:0", "--token", "t", "--total-mib", "inf"],
+        ["executor", "serve", "--http", "127.0.0.1:0", "--token", "t", "--queue-s", "nan"],
     ],
 )
 def test_cli_flags_reach_the_same_check(tmp_path, monkeypatch, args):

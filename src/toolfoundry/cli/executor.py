@@ -10,9 +10,10 @@ from typing import Any
 import click
 
 from toolfoundry.cli.options import Bounded, Seconds, host_port, json_args, print_result
+from toolfoundry.config import LIMIT_BOUNDS
 from toolfoundry.sandbox.process import EXECUTOR_TOKEN_ENV
 from toolfoundry.sandbox.process.executor import MIB, PROCESS_LIMIT_BOUNDS, ProcessLimits
-from toolfoundry.spec.limits import Bound
+from toolfoundry.spec.limits import PYTHON_QUEUE_S, PYTHON_TOTAL_BYTES, Bound
 
 _MEMORY = PROCESS_LIMIT_BOUNDS["memory_bytes"]  # the tier's range, in MiB for the flag
 MEMORY_MIB = Bound(_MEMORY.low // MIB, _MEMORY.high // MIB)
@@ -39,17 +40,40 @@ def executor() -> None:
     metavar="NAME",
     help="Installed package tools may import (repeatable).",
 )
-def serve(address: str, token: str | None, pool_size: int, packages: tuple[str, ...]) -> None:
+@click.option(
+    "--total-mib",
+    type=Bounded(LIMIT_BOUNDS["python_total_mib"]),
+    default=PYTHON_TOTAL_BYTES // MIB,
+    show_default=True,
+    help="The memory budgets of concurrent calls together, in MiB (as [limits] python_total_mib).",
+)
+@click.option(
+    "--queue-s",
+    type=Seconds(LIMIT_BOUNDS["python_queue_s"]),
+    default=PYTHON_QUEUE_S,
+    show_default=True,
+    help="How long a call waits for room in that total before it fails as overloaded.",
+)
+def serve(
+    address: str,
+    token: str | None,
+    pool_size: int,
+    packages: tuple[str, ...],
+    total_mib: int,
+    queue_s: float,
+) -> None:
     """Serve POST /v1/run for HttpExecutor clients (one endpoint, token-protected)."""
     import uvicorn
 
+    from toolfoundry.sandbox.process.admission import Admission
     from toolfoundry.sandbox.process.pool import WarmPool
     from toolfoundry.sandbox.process.service import executor_app
 
     host, port = host_port(address)
     if not token:
         raise click.UsageError(f"a token is required: --token or ${EXECUTOR_TOKEN_ENV}")
-    with WarmPool(pool_size, packages=packages) as pool:
+    admission = Admission(total_mib * MIB, queue_s)  # this service's calls, whoever sends them
+    with WarmPool(pool_size, packages=packages, admission=admission) as pool:
         app = executor_app(pool, token, ProcessLimits(allowed_packages=packages))
         click.echo(f"executor listening on http://{host}:{port}/v1/run", err=True)
         uvicorn.run(app, host=host, port=port, log_level="warning")
