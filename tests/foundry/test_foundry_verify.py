@@ -246,3 +246,34 @@ def test_a_python_tool_is_verified_in_its_jail(fd: Foundry, db_url: str) -> None
     fd.approve("double", by="alice", reason="fine")
     [tool] = fd.verify().tools
     assert (tool.outcome, [r.name for r in tool.results]) == ("passed", ["two"])
+
+
+def test_fixtures_no_call_could_fetch_under_todays_fetch_config_fail_verification(
+    fd: Foundry, db_url: str, kit: Any, weather_server: str, tmp_path: Path
+) -> None:
+    """The weather tool was made while [fetch] let calls reach the loopback server over plain
+    http; with that taken out of toolfoundry.toml its tests still pass on canned answers, but
+    every real call would be refused: verify fails the tool, naming the fixture and the key."""
+    fd = Foundry(fd.registry, kit.loopback(weather_server))
+    fd.create_tool(kit.weather(weather_server))
+    fd.approve("weather", by="alice", reason="fine")
+    allowed = tmp_path / "allowed.toml"
+    allowed.write_text(kit.loopback_config(weather_server))
+    fine = verify(db_url, "--json", config=allowed)
+    assert fine.exit_code == 0, fine.output
+    assert as_json(fine)["tools"][0]["unreachable"] == []
+    strict = tmp_path / "strict.toml"
+    strict.write_text('[fetch]\nallow_private = ["127.0.0.1"]\n')
+    broken = verify(db_url, "--json", config=strict)
+    assert broken.exit_code == 1, broken.output
+    [tool] = as_json(broken)["tools"]
+    assert tool["outcome"] == "failed"
+    assert tool["failed"] == []  # every test passed: the canned answers still answer
+    assert tool["message"] == (
+        "all 1 test(s) passed; 1 fixture URL(s) no call could fetch under the current [fetch]"
+    )
+    [problem] = tool["unreachable"]
+    assert problem["path"] == "$.fixtures[0].url"
+    assert "allow_http" in problem["message"]
+    text = verify(db_url, config=strict)
+    assert "    $.fixtures[0].url: a call could never fetch this URL" in text.output

@@ -30,8 +30,10 @@ def verify(names: tuple[str, ...], db: str | None, config_path: str | None, as_j
 
     Every test the current version was gated by (its own and the earlier versions' it kept)
     runs again under the configured [limits], with the version's fixtures: what an upgrade
-    of the engine, the prelude or a library, or a tighter limit, broke. Default: every tool
-    whose current version is active; NAME... verifies only those. Exits 1 when a test fails
+    of the engine, the prelude or a library, or a tighter limit, broke. A fixture URL that
+    today's [fetch] would refuse at call time fails the tool too (its tests pass on canned
+    answers; its calls would not). Default: every tool whose current version is active;
+    NAME... verifies only those. Exits 1 when a test fails
     (or a NAME is unknown); a tool no sandbox here can run (a Python-tier tool without
     bubblewrap) is reported unavailable, which is not a failure. Records nothing.
     """
@@ -65,6 +67,8 @@ def _print_tool(t: ToolVerification) -> None:
             say(f"      {line}")
         if len(lines) > MAX_DIFF_LINES:
             say(f"      ... {len(lines) - MAX_DIFF_LINES} more line(s) (--json has the whole diff)")
+    for problem in t.unreachable:
+        say(f"    {problem.path}: {problem.message}")
 
 
 @click.command()

@@ -10,6 +10,9 @@ judged when the URL names it literally, the rest at call time as always.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
+from toolfoundry.forge.cases import Fixture
 from toolfoundry.forge.draft import Draft, located_fixtures
 from toolfoundry.sandbox.host.fetch import FetchPolicy
 from toolfoundry.sandbox.host.fetch_hints import allow_hint, http_hint, private_hint
@@ -19,8 +22,16 @@ from toolfoundry.spec import Problem
 
 def fixture_refusals(draft: Draft, policy: FetchPolicy | None) -> list[Problem]:
     """One problem per fixture whose request a call under ``policy`` would refuse."""
+    return unreachable(located_fixtures(draft.fixtures, draft.tests), policy)
+
+
+def unreachable(
+    located: Iterable[tuple[str, Fixture]], policy: FetchPolicy | None
+) -> list[Problem]:
+    """:func:`fixture_refusals` of fixtures located by the caller (``tools verify`` checks a
+    stored suite against today's ``[fetch]``: a tool tested on requests no call can make)."""
     problems: list[Problem] = []
-    for path, fixture in located_fixtures(draft.fixtures, draft.tests):
+    for path, fixture in located:
         try:
             url = parse_url(fixture.url)
         except FetchError:

@@ -35,8 +35,10 @@ from toolfoundry.forge.testrun import (
     run_case,
     sandbox_unavailable,
 )
+from toolfoundry.foundry.call import fetch_policy
+from toolfoundry.foundry.fixture_reach import unreachable
 from toolfoundry.registry import Registry, RegistryError, ToolVersion, VersionStatus
-from toolfoundry.spec import StepResult, StepStatus
+from toolfoundry.spec import Problem, StepResult, StepStatus
 
 PASSED, FAILED, UNAVAILABLE, SKIPPED = "passed", "failed", "unavailable", "skipped"
 OUTCOMES = (PASSED, FAILED, UNAVAILABLE, SKIPPED)
@@ -50,6 +52,9 @@ class ToolVerification:
         outcome: ``passed``, ``failed``, ``unavailable`` or ``skipped``.
         results: every test's result, earlier versions' tests (``vN:name``) first.
         message: one sentence for a person (why it failed, was unavailable or skipped).
+        unreachable: the suite's fixture URLs a call could not fetch under today's
+            ``[fetch]`` (foundry/fixture_reach.py): the tests pass on canned answers, every
+            real call would fail. Each makes the tool fail verification.
     """
 
     name: str
@@ -58,6 +63,7 @@ class ToolVerification:
     outcome: str
     results: tuple[TestResult, ...] = ()
     message: str = ""
+    unreachable: tuple[Problem, ...] = ()
 
     @property
     def failed(self) -> tuple[str, ...]:
@@ -75,6 +81,7 @@ class ToolVerification:
             "failed": list(self.failed) if self.outcome == FAILED else [],
             "message": self.message,
             "results": [r.to_dict() for r in self.results],
+            "unreachable": [p.to_dict() for p in self.unreachable],
         }
 
 
@@ -131,6 +138,7 @@ class Verifier:
     ) -> None:
         self.registry = registry
         self._limits = config.limits
+        self._fetch = config.fetch
         self._python_runner = python_runner
 
     def verify(
@@ -181,9 +189,14 @@ class Verifier:
 
     def _one(self, v: ToolVersion, parent: list[Any], js_runner: ToolRunner) -> ToolVerification:
         def done(
-            outcome: str, message: str, results: tuple[TestResult, ...] = ()
+            outcome: str,
+            message: str,
+            results: tuple[TestResult, ...] = (),
+            unreachable: tuple[Problem, ...] = (),
         ) -> ToolVerification:
-            return ToolVerification(v.name, v.version, v.language, outcome, results, message)
+            return ToolVerification(
+                v.name, v.version, v.language, outcome, results, message, unreachable
+            )
 
         if v.status is not VersionStatus.ACTIVE:
             return done(
@@ -197,7 +210,8 @@ class Verifier:
             )
         try:
             tool = self._tool(v)
-            earlier_fixtures = merge_fixtures(tuple(Fixture(**f) for f in parent), tool.fixtures)
+            parent_layer = tuple(Fixture(**f) for f in parent)
+            earlier_fixtures = merge_fixtures(parent_layer, tool.fixtures)
         except (DraftError, TypeError, KeyError, ValueError) as exc:
             return done(FAILED, f"the stored suite cannot be read: {exc}")
         results = tuple(
@@ -216,12 +230,37 @@ class Verifier:
         unavailable = sandbox_unavailable(results)
         if unavailable is not None:  # the sandbox never ran the code: nothing is known of it
             return done(UNAVAILABLE, unavailable.message, results)
+        refused = tuple(self._unreachable(v, tool, parent_layer))
         failed = [r.name for r in results if not r.passed]
-        if not failed:
-            return done(PASSED, f"all {len(results)} test(s) passed", results)
-        return done(
-            FAILED, f"{len(failed)} of {len(results)} test(s) failed: {', '.join(failed)}", results
-        )
+        if failed:
+            message = f"{len(failed)} of {len(results)} test(s) failed: {', '.join(failed)}"
+        else:
+            message = f"all {len(results)} test(s) passed"
+        if refused:
+            message += (
+                f"; {len(refused)} fixture URL(s) no call could fetch under the current [fetch]"
+            )
+        outcome = FAILED if failed or refused else PASSED
+        return done(outcome, message, results, refused)
+
+    def _unreachable(
+        self, v: ToolVersion, tool: ExistingTool, parent: tuple[Fixture, ...]
+    ) -> list[Problem]:
+        """The suite's fixtures (the version's, each test's and, for earlier tests, the
+        parent version's) whose request today's fetch policy would refuse at call time."""
+        located = [(f"$.fixtures[{i}].url", f) for i, f in enumerate(tool.fixtures)]
+        suite = tool.suite
+        for entry in suite:
+            label = entry.case.name if entry.version == v.version else entry.label
+            for i, f in enumerate(entry.case.fixtures):
+                located.append((f"{label}: $.fixtures[{i}].url", f))
+        if any(entry.version != v.version for entry in suite):
+            located += [
+                (f"v{v.parent_version}: $.fixtures[{i}].url", f) for i, f in enumerate(parent)
+            ]
+        if not located:
+            return []
+        return unreachable(located, fetch_policy(tool.capabilities, self._fetch))
 
     def _tool(self, v: ToolVersion) -> ExistingTool:
         """The version with the earlier tests it was gated by (and did not retire)."""
