@@ -74,6 +74,7 @@ def test_documented_host_patterns_mean_what_the_doc_says():
 
 
 def test_documented_mcp_client_configuration_is_json():
-    (block,) = fenced("mcp.md", "json")
-    server = json.loads(block)["mcpServers"]["toolfoundry"]
+    documents = [json.loads(block) for block in fenced("mcp.md", "json")]  # each one parses
+    (config,) = [doc for doc in documents if "mcpServers" in doc]
+    server = config["mcpServers"]["toolfoundry"]
     assert server["args"][0] == "serve"
