@@ -9,7 +9,12 @@ their ratio:
 - ``fd.report()`` in process against ``fd.registry.active_set()`` (one narrow row per tool:
   the cheapest read of every tool there is) and against ``fd.tools()`` (every current version);
 - ``tools report --json`` in a new process against ``tools list --limit 1`` (the same start-up
-  and store opening, one row).
+  and store opening, one row);
+- ``fd.verify()`` of 100 tools with 2 tests each (their suites stored as the forge stores
+  them) against the same 200 cases as bare ``run_js`` calls, two threads like verify: what
+  verify adds to the sandbox runs themselves;
+- ``tools verify --json`` of the 10 000 tools (stored without suites, no tests: the per-tool
+  cost alone) in a new process against ``tools list --limit 1``.
 """
 
 from __future__ import annotations
@@ -19,11 +24,13 @@ import os
 import shutil
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from bench_listing import interleaved, process_s, seeded, timed
 from toolfoundry import Foundry
 from toolfoundry.registry import NewVersion, Registry, VersionStatus
+from toolfoundry.sandbox import run_js
 from toolfoundry.spec import Capabilities
 
 
@@ -51,6 +58,37 @@ def with_usage(source: Path, count: int, into: Path) -> Path:
     took = time.perf_counter() - start
     print(f"recorded {count // 2} calls, {count // 100} pending in {took:.0f} s")
     return target
+
+
+TRIM = "export function handler({ text }) { return text.trim() }\n"
+CASES = [
+    {"name": "a", "input": {"text": " x "}, "expected": "x"},
+    {"name": "b", "input": {"text": "y"}, "expected": "y"},
+]
+
+
+def suites(into: Path, count: int = 100) -> Foundry:
+    """``count`` active tools of two tests each, their suites stored as the forge does."""
+    fd = Foundry.open(f"sqlite:///{into / 'verify.db'}")
+    for i in range(count):
+        fd.registry.add_version(
+            NewVersion(
+                name=f"trim_{i:03d}",
+                code=TRIM,
+                description=f"Trim {i}",
+                parameters={"type": "object", "properties": {"text": {"type": "string"}}},
+                status=VersionStatus.ACTIVE,
+                tests=CASES,
+                extra={"suite": {"earlier": [], "retired": []}},
+            )
+        )
+    return fd
+
+
+def bare_runs(count: int) -> None:
+    args = [case["input"] for _ in range(count) for case in CASES]
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        list(pool.map(lambda a: run_js(TRIM, a), args))
 
 
 def main() -> None:
@@ -96,6 +134,20 @@ def main() -> None:
             got["one"],
             "tools list --limit 1",
         )
+        checked = suites(Path(tmp))
+        checked.verify(["trim_000"])  # the engine warmed
+        got = interleaved(
+            {"ours": timed(checked.verify), "bare": timed(lambda: bare_runs(100))},
+            opts.rounds,
+        )
+        line("fd.verify(), 100 tools x 2 tests", got["ours"], got["bare"], "200 run_js, 2 threads")
+        checked.close()
+        verify_cmd = ["tools", "verify", "--json", "--db", url]
+        got = interleaved(
+            {"ours": lambda: process_s(verify_cmd, None), "one": lambda: process_s(one, None)},
+            max(1, opts.rounds // 2),
+        )
+        line(f"tools verify --json, {n} tools, no tests", got["ours"], got["one"], "tools list")
     print(f"machine: {os.cpu_count()} cpus, load average {os.getloadavg()[0]:.1f}")
 
 

@@ -267,6 +267,8 @@ class Verifier:
         suite = v.extra.get("suite")
         if suite is not None:
             earlier = suite.get("earlier") or []
+        elif v.version == 1:  # stored before suites were, but nothing came earlier
+            earlier = []
         else:  # stored before suites were: rebuilt from history, as the gate does
             from toolfoundry.foundry.create import legacy_earlier
 
