@@ -185,6 +185,10 @@ def test_an_unknown_name_is_a_structured_error_and_runs_nothing(fd: Foundry, db_
     assert text.exit_code == 1
     assert "\x1b" not in text.output
     assert "error (not_found)" in text.output
+    # a non-UTF-8 byte of argv arrives as a lone surrogate: unknown, not a crash
+    odd = verify(db_url, "pad", "\udcff", "--json")
+    assert odd.exit_code == 1
+    assert as_json(odd)["error"] == {"kind": "not_found", "message": "no tool named '\\udcff'"}
 
 
 def test_an_empty_registry_verifies_nothing_and_succeeds(db_url: str) -> None:
