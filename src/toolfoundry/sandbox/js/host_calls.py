@@ -16,6 +16,7 @@ from toolfoundry.sandbox.host import crypto
 from toolfoundry.sandbox.host.protocols import FetchHandler
 from toolfoundry.sandbox.host.storage import StorageHook
 from toolfoundry.sandbox.js.modules import ImportRefused, LibraryCatalog
+from toolfoundry.sandbox.js.surface import global_instead
 from toolfoundry.spec.json_gate import InvalidJson, decode, encode, well_formed
 
 LOG_LEVELS = {"log", "info", "debug", "warn", "error"}
@@ -90,8 +91,9 @@ class CallHost:
         """``!message`` when refused, ``B`` + cached bytecode, or ``S`` + source."""
         try:
             source = self.libraries.source(specifier)
-        except ImportRefused as exc:
-            return ("!" + str(exc)).encode()
+        except ImportRefused as exc:  # `crypto`, `node:url`: name the global that does it
+            instead = global_instead(specifier)
+            return ("!" + (exc.because(instead) if instead else str(exc))).encode()
         code = self.libraries.bytecode(specifier)
         if code is not None:
             return b"B" + code

@@ -78,17 +78,9 @@ class LibraryCatalog:
         target = self.resolve(specifier)
         alias = self._aliases.get(specifier)
         if target is None:
-            from toolfoundry.sandbox.js.surface import global_instead  # it reads our paths
-
             allowed = packages(entries) or "none are installed"
-            shown = specifier if len(specifier) <= 200 else specifier[:200] + "..."
-            instead = global_instead(specifier)
             raise ImportRefused(
-                f'cannot import "{shown}": '
-                + (
-                    instead
-                    or f"only bundled libraries can be imported (by their npm name): {allowed}"
-                )
+                specifier, f"only bundled libraries can be imported (by their npm name): {allowed}"
             )
         if alias is not None:
             # a re-export, so that `dayjs` and `dayjs/esm` are one module with one state
@@ -174,7 +166,15 @@ def packages(specifiers: Iterable[str]) -> str:
 
 
 class ImportRefused(Exception):
-    """A specifier that is not a bundled library."""
+    """A specifier that is not a bundled library, and why (``str()`` is the whole message)."""
+
+    def __init__(self, specifier: str, why: str) -> None:
+        self.shown = specifier if len(specifier) <= 200 else specifier[:200] + "..."
+        super().__init__(self.because(why))
+
+    def because(self, why: str) -> str:
+        """The message with another reason (host_calls: the global to use instead)."""
+        return f'cannot import "{self.shown}": {why}'
 
 
 def polyfills_source() -> str | None:
