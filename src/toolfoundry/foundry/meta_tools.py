@@ -26,6 +26,7 @@ from toolfoundry.forge.draft_json import (
     Language,
 )
 from toolfoundry.forge.testrun import unavailable_error
+from toolfoundry.foundry.create_tool_text import create_tool_description
 from toolfoundry.registry import AGENT_ACTOR, RegistryError
 from toolfoundry.spec import CallError, DeclaredTool, ErrorKind, Problem, ToolCallFailed, ToolSpec
 from toolfoundry.spec.names import META_TOOL_NAMES, NAME_PATTERN
@@ -211,8 +212,14 @@ def builtin_tools(foundry: Foundry | Callable[[], Foundry] | None = None) -> lis
             call_tool,
         )
     }
+    # create_tool's description ends with what the sandbox offers, read from its manifest
+    described = {"create_tool": create_tool_description(create_tool)}
     return [
-        from_function(declared[name], read_only=declared[name] not in changes_registry)
+        from_function(
+            declared[name],
+            read_only=declared[name] not in changes_registry,
+            description=described.get(name),
+        )
         for name in META_TOOL_NAMES  # the one list of their names, in the order clients see
     ]
 
