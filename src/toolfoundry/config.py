@@ -19,6 +19,7 @@ from toolfoundry.catalog.formats import FORMATS
 from toolfoundry.catalog.skill import SKILL_NAME_PATTERN
 from toolfoundry.forge import CapabilityPolicy, CapabilityPolicyError, DraftLimits
 from toolfoundry.sandbox.host.credentials import Credential, CredentialError
+from toolfoundry.sandbox.host.fetch_hints import CONFIG_FILE as CONFIG_FILE  # named by hints too
 from toolfoundry.spec import CallLimits
 from toolfoundry.spec.limits import (
     CALL_LIMIT_BOUNDS,
@@ -28,7 +29,6 @@ from toolfoundry.spec.limits import (
     Bound,
 )
 
-CONFIG_FILE = "toolfoundry.toml"
 SECTIONS = ("registry", "policy", "fetch", "limits", "provider", "catalog")
 FETCH_KEYS = ("allow", "allow_http", "allow_private", "max_requests", "credentials")
 CALL_LIMIT_KEYS = tuple(f.name for f in fields(CallLimits))

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import logging
+import signal
 import socket
-from typing import Any
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -12,6 +16,9 @@ from toolfoundry.cli.catalog import load_project, source_option
 from toolfoundry.cli.options import host_port, open_foundry, store_options
 from toolfoundry.cli.preflight import listen, require_sandbox
 from toolfoundry.spec.extras import requires_extra
+
+if TYPE_CHECKING:
+    from toolfoundry.foundry import Foundry
 
 
 @click.command()
@@ -63,7 +70,7 @@ def serve(
 
             from toolfoundry.server.mcp_server import serve_stdio
 
-        with open_foundry(db, config_path) as foundry:
+        with open_foundry(db, config_path) as foundry, _following(foundry, config_path):
             tools = load_project(foundry.config, sources).tools
             anyio.run(lambda: serve_stdio(foundry, poll_interval_s=poll_s, tools=tools))
         return
@@ -79,7 +86,7 @@ def serve(
     except InsecureBind as exc:
         raise click.UsageError(str(exc)) from None
     sock = listen(host, port)  # bound first: a busy port is one line, before any announcement
-    with open_foundry(db, config_path) as foundry:
+    with open_foundry(db, config_path) as foundry, _following(foundry, config_path):
         tools = load_project(foundry.config, sources).tools
         app = create_app(foundry, bind_host=host, token=token, poll_interval_s=poll_s, tools=tools)
         config = uvicorn.Config(app, log_level="warning", lifespan="on")
@@ -96,6 +103,27 @@ def serve(
             ),
         ]
         _serve_then_announce(config, sock, announce)
+
+
+@contextmanager
+def _following(foundry: Foundry, config_path: str | None) -> Iterator[None]:
+    """While serving, reload toolfoundry.toml when it changes or on SIGHUP (POSIX)."""
+    from toolfoundry.foundry.config_reload import ConfigReloader
+
+    def report(line: str) -> None:
+        click.echo(f"toolfoundry: {line}", err=True)
+
+    reloader = ConfigReloader(foundry, config_path, report).start()
+    hup = getattr(signal, "SIGHUP", None)  # POSIX only; a handler needs the main thread
+    if threading.current_thread() is not threading.main_thread():
+        hup = None
+    previous = signal.signal(hup, lambda *_: reloader.request()) if hup is not None else None
+    try:
+        yield
+    finally:
+        if hup is not None:
+            signal.signal(hup, previous if previous is not None else signal.SIG_DFL)
+        reloader.stop()
 
 
 def _serve_then_announce(config: Any, sock: socket.socket, lines: list[str]) -> None:

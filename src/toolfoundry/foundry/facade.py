@@ -33,7 +33,7 @@ from toolfoundry.registry.diffs import version_diff
 from toolfoundry.sandbox.process.executor import Executor, ProcessLimits
 from toolfoundry.spec import CallResult, StepResult, StepStatus, ToolSpec
 
-if TYPE_CHECKING:  # the forge is loaded by the first create_tool
+if TYPE_CHECKING:  # loaded by the periodic checks only; the forge by the first create_tool
     from toolfoundry.forge import Draft, ToolRunner
     from toolfoundry.foundry.create import CreateResult, Intake
     from toolfoundry.foundry.report import ReviewReport
@@ -76,17 +76,27 @@ class Foundry:
         self, registry: Registry, config: Config | None = None, *, executor: Executor | None = None
     ) -> None:
         self.registry = registry
-        self.config = config or Config()
         self._executor = executor
         self._owns_executor = executor is None
         self._python_probed = False
         # format -> (the active (name, version) set it was rendered from, the text)
         self._catalogs: dict[str, tuple[list[tuple[str, int]], str]] = {}
+        self.reconfigure(config or Config())
+
+    def reconfigure(self, config: Config) -> None:
+        """Use ``config`` from the next call, create or decision on (``serve`` reloading its
+        toolfoundry.toml: foundry/config_reload.py); one already running keeps the old one.
+
+        The registry stays open and the Python tier's worker pool keeps the settings it was
+        started with (``[registry]``, ``python_total_mib``, ``python_queue_s``,
+        ``python_packages`` take a new Foundry).
+        """
+        self.config = config
         # calls and the forge's test runs take the same config.limits (one CallLimits)
         self._caller = Caller(
-            registry,
-            self.config.limits,
-            self.config.fetch,
+            self.registry,
+            config.limits,
+            config.fetch,
             process_limits=self._process_limits(),
             python_executor=self.python_executor,
         )
