@@ -147,6 +147,18 @@ def test_unknown_tool_is_a_one_line_failure(workdir: Path, words: str) -> None:
     assert_one_line_error(result, 1, "error (not_found): no tool")
 
 
+@pytest.mark.parametrize("words", NAMED_TOOL_COMMANDS)
+def test_a_name_from_a_non_utf8_argv_byte_is_an_unknown_tool(
+    workdir: Path, words: str, db_url: str
+) -> None:
+    # Python decodes a non-UTF-8 byte of argv to a lone surrogate, which no database driver
+    # can encode: the registry binds names through one gate (schema.ToolNameText)
+    args = ["no\udcffsuch" if a == "nosuch" else a for a in STORE_COMMANDS[words]]
+    result = CliRunner().invoke(main, [*words.split(), *args, "--db", db_url])
+    assert_one_line_error(result, 1, "error (not_found): no tool")
+    assert "\udcff" not in result.output  # shown escaped, never raw
+
+
 @pytest.mark.parametrize(
     "command", [["call", "nosuch"], ["js", "run", "tool.js"], ["executor", "run", "tool.py"]]
 )

@@ -18,6 +18,7 @@ from sqlalchemy.engine import Engine
 
 from toolfoundry.registry.audit import now
 from toolfoundry.registry.records import AuditEvent, RegistryError
+from toolfoundry.registry.schema import bindable_name
 from toolfoundry.registry.usage import bucket
 from toolfoundry.spec import VersionStatus
 
@@ -67,7 +68,7 @@ class CallStatements:
         Raises:
             RegistryError: ``not_found`` for an unknown tool or version.
         """
-        params: dict[str, Any] = {"name": name}
+        params: dict[str, Any] = {"name": bindable_name(name)}
         if version is not None:
             params["version"] = version
         sql = self._resolve_current if version is None else self._resolve_version

@@ -6,11 +6,14 @@ queries use. A test checks that the migrated database and this metadata agree.
 
 from __future__ import annotations
 
+import re
+
 from sqlalchemy import (
     JSON,
     BigInteger,
     Column,
     DateTime,
+    Dialect,
     Float,
     ForeignKey,
     Index,
@@ -19,10 +22,40 @@ from sqlalchemy import (
     String,
     Table,
     Text,
+    TypeDecorator,
     UniqueConstraint,
 )
 
+from toolfoundry.spec.display import SURROGATES
+
 metadata = MetaData()
+_LONE_SURROGATE = re.compile(f"[{SURROGATES}]")
+
+
+def bindable_name(name: str) -> str:
+    """``name`` as a query can bind it: lone surrogates become U+FFFD (see ToolNameText)."""
+    return _LONE_SURROGATE.sub("\ufffd", name)
+
+
+class ToolNameText(TypeDecorator[str]):
+    """A column holding tool names: the one gate for names that reach a query.
+
+    Stored names are portable ASCII (``spec.names.NAME_PATTERN``), but a name to look up can
+    come from anywhere, such as a non-UTF-8 byte of argv, which Python decodes to a lone
+    surrogate. No database driver can encode that, so it is bound with U+FFFD instead: no
+    stored name contains that character, so the lookup finds nothing and the caller reports
+    ``not_found`` as for any unknown name, instead of a UnicodeEncodeError from the driver.
+    Raw SQL on the hot call path (registry/calls.py) binds through :func:`bindable_name`.
+    """
+
+    impl = String
+    cache_ok = True
+
+    def process_bind_param(self, value: str | None, dialect: Dialect) -> str | None:
+        if value is None or not isinstance(value, str):
+            return value
+        return bindable_name(value)
+
 
 # One row per tool name. ``current_version`` is the pointer; ``current_status`` mirrors the
 # status of the version it points to, so search and listings filter without a join.
@@ -30,7 +63,7 @@ tools = Table(
     "tf_tools",
     metadata,
     Column("id", Integer, primary_key=True, autoincrement=True),
-    Column("name", String(64), nullable=False, unique=True),
+    Column("name", ToolNameText(64), nullable=False, unique=True),
     Column("current_version", Integer, nullable=True),
     Column("current_status", String(32), nullable=True),
     Column("created_at", DateTime(timezone=True), nullable=False),
@@ -88,7 +121,7 @@ audit = Table(
         "id", BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=True
     ),
     Column("at", DateTime(timezone=True), nullable=False),
-    Column("tool", String(64), nullable=False),
+    Column("tool", ToolNameText(64), nullable=False),
     Column("version", Integer, nullable=True),
     Column("event", String(32), nullable=False),
     Column("actor", String(200), nullable=False),
@@ -100,7 +133,7 @@ Index("ix_tf_audit_tool", audit.c.tool, audit.c.id)
 usage = Table(
     "tf_usage",
     metadata,
-    Column("tool", String(64), primary_key=True),
+    Column("tool", ToolNameText(64), primary_key=True),
     Column("counter", String(48), primary_key=True),
     Column("n", BigInteger, nullable=False),
     Column("total_ms", Float, nullable=False),
