@@ -39,7 +39,6 @@ from toolfoundry.foundry.call import fetch_policy
 from toolfoundry.foundry.fixture_reach import unreachable
 from toolfoundry.registry import Registry, RegistryError, ToolVersion, VersionStatus
 from toolfoundry.spec import Problem, StepResult, StepStatus
-from toolfoundry.spec.json_gate import lone_surrogate_at
 
 PASSED, FAILED, UNAVAILABLE, SKIPPED = "passed", "failed", "unavailable", "skipped"
 OUTCOMES = (PASSED, FAILED, UNAVAILABLE, SKIPPED)
@@ -181,10 +180,7 @@ class Verifier:
         if names is None:
             return self.registry.current_versions(status=VersionStatus.ACTIVE)
         wanted = list(dict.fromkeys(names))
-        # a name with a lone surrogate (a non-UTF-8 argv byte) names no tool, and no database
-        # can be asked about it
-        storable = [n for n in wanted if lone_surrogate_at(n) is None]
-        found = self.registry.current_versions(names=storable)
+        found = self.registry.current_versions(names=wanted)
         unknown = sorted(set(wanted) - {v.name for v in found})
         if unknown:
             listed = ", ".join(repr(n) for n in unknown)
