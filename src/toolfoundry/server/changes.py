@@ -11,8 +11,11 @@ test_poll_and_listing_cost``). It is checked again
   few milliseconds, and the load is one check per change per server, not one per interval.
   A slow safety poll (``SAFETY_INTERVAL_S``) remains, and while the feed is reconnecting the
   fast poll below takes over;
-- on SQLite (no cross-process notification), every ``interval_s`` (half a second by default:
-  under 1% of a core);
+- on SQLite (no cross-process notification), every ``interval_s`` (half a second by default),
+  but only after :class:`~toolfoundry.registry.change_probe.ChangeProbe` (``PRAGMA
+  data_version`` on a kept connection, microseconds) says something was committed since the
+  last poll: an idle server reads no active set at all, whatever its size
+  (``bench/bench_poll.py``);
 - at once after this process changed the registry itself (:meth:`ActiveSetWatcher.nudge`).
 """
 
@@ -26,6 +29,7 @@ import anyio
 import anyio.to_thread
 
 from toolfoundry.registry import ChangeFeed, Registry, StoreError
+from toolfoundry.registry.change_probe import ChangeProbe
 
 logger = logging.getLogger(__name__)
 
@@ -75,14 +79,24 @@ class ActiveSetWatcher:
             if ChangeFeed.supports(registry.engine)
             else None
         )
+        self.probe = ChangeProbe(registry.engine) if ChangeProbe.supports(registry.engine) else None
+
+    def _read(self) -> str | None:
+        # The probe first: a commit landing during the read below is seen by the next poll.
+        if self.probe is not None and not self.probe.moved() and self._last is not None:
+            return self._last  # nothing committed anywhere since the last read
+        try:
+            return active_set_fingerprint(self.registry)
+        except StoreError as exc:
+            # A database hiccup must not take the server down; the next poll retries (and
+            # reads, though the probe has seen the commit already).
+            logger.warning("active-set poll failed: %s", exc)
+            if self.probe is not None:
+                self.probe.forget()
+            return None
 
     async def _fingerprint(self) -> str | None:
-        try:
-            return await anyio.to_thread.run_sync(active_set_fingerprint, self.registry)
-        except StoreError as exc:
-            # A database hiccup must not take the server down; the next poll retries.
-            logger.warning("active-set poll failed: %s", exc)
-            return None
+        return await anyio.to_thread.run_sync(self._read)
 
     async def check(self) -> bool:
         """Poll once now; True when the active set changed since the previous poll."""
@@ -107,13 +121,17 @@ class ActiveSetWatcher:
 
     async def run(self) -> None:
         """Watch until cancelled (the first check only sets the baseline)."""
-        if self._last is None:
-            await self.check()
-        async with anyio.create_task_group() as tasks:
-            if self.feed is not None:
-                tasks.start_soon(self.feed.run)
-            while True:
-                with anyio.move_on_after(self._interval()):
-                    await self._wake.wait()
-                self._wake = anyio.Event()
+        try:
+            if self._last is None:
                 await self.check()
+            async with anyio.create_task_group() as tasks:
+                if self.feed is not None:
+                    tasks.start_soon(self.feed.run)
+                while True:
+                    with anyio.move_on_after(self._interval()):
+                        await self._wake.wait()
+                    self._wake = anyio.Event()
+                    await self.check()
+        finally:
+            if self.probe is not None:
+                self.probe.close()
