@@ -17,7 +17,6 @@ from mcp.shared.exceptions import MCPError
 
 from toolfoundry import Foundry
 from toolfoundry.registry import AuditEvent
-from toolfoundry.server import mcp_resources
 from toolfoundry.server.mcp_server import build_mcp_server
 from toolfoundry.spec.json_gate import decode
 
@@ -271,7 +270,7 @@ def test_resources_are_each_active_tools_source_and_tests(fd: Foundry) -> None:
     anyio.run(scenario)
 
 
-def test_resources_list_pages_by_cursor(fd: Foundry, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_resources_list_pages_by_cursor(fd: Foundry) -> None:
     from toolfoundry.registry import NewVersion, VersionStatus
 
     for name in ("alpha", "beta", "gamma"):
@@ -284,10 +283,9 @@ def test_resources_list_pages_by_cursor(fd: Foundry, monkeypatch: pytest.MonkeyP
                 status=VersionStatus.ACTIVE,
             )
         )
-    monkeypatch.setattr(mcp_resources, "PAGE_TOOLS", 2)
 
     async def scenario() -> None:
-        server = build_mcp_server(fd, poll_interval_s=0.05)
+        server = build_mcp_server(fd, poll_interval_s=0.05, page_size=2)
         async with Client(server, mode="legacy") as client:
             first = await client.list_resources(cache_mode="bypass")
             assert first.next_cursor is not None

@@ -13,9 +13,10 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from toolfoundry.cli.catalog import load_project, source_option
-from toolfoundry.cli.options import host_port, open_foundry, store_options
+from toolfoundry.cli.options import Bounded, host_port, open_foundry, store_options
 from toolfoundry.cli.preflight import listen, require_sandbox
 from toolfoundry.spec.extras import requires_extra
+from toolfoundry.spec.limits import LIST_PAGE_BOUND, LIST_PAGE_SIZE
 
 if TYPE_CHECKING:
     from toolfoundry.foundry import Foundry
@@ -46,12 +47,21 @@ if TYPE_CHECKING:
     "PostgreSQL changes are notified, and this is the poll while the notification "
     "connection reconnects).",
 )
+@click.option(
+    "--page-size",
+    type=Bounded(LIST_PAGE_BOUND),
+    default=LIST_PAGE_SIZE,
+    show_default=True,
+    help="Entries per MCP tools/list page, and tools (two resources each) per resources/list "
+    "page; clients follow nextCursor for the rest.",
+)
 @store_options
 @source_option
 def serve(
     http: str | None,
     token: str | None,
     poll_s: float,
+    page_size: int,
     db: str | None,
     config_path: str | None,
     sources: tuple[str, ...],
@@ -72,7 +82,11 @@ def serve(
 
         with open_foundry(db, config_path) as foundry, _following(foundry, config_path):
             tools = load_project(foundry.config, sources).tools
-            anyio.run(lambda: serve_stdio(foundry, poll_interval_s=poll_s, tools=tools))
+            anyio.run(
+                lambda: serve_stdio(
+                    foundry, poll_interval_s=poll_s, tools=tools, page_size=page_size
+                )
+            )
         return
 
     host, port = host_port(http)
@@ -88,7 +102,14 @@ def serve(
     sock = listen(host, port)  # bound first: a busy port is one line, before any announcement
     with open_foundry(db, config_path) as foundry, _following(foundry, config_path):
         tools = load_project(foundry.config, sources).tools
-        app = create_app(foundry, bind_host=host, token=token, poll_interval_s=poll_s, tools=tools)
+        app = create_app(
+            foundry,
+            bind_host=host,
+            token=token,
+            poll_interval_s=poll_s,
+            tools=tools,
+            page_size=page_size,
+        )
         config = uvicorn.Config(app, log_level="warning", lifespan="on")
         base = f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
         announce = [

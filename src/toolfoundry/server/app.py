@@ -19,6 +19,7 @@ from starlette.types import ASGIApp
 from toolfoundry.foundry import Foundry
 from toolfoundry.server.changes import DEFAULT_INTERVAL_S
 from toolfoundry.server.health import health_route
+from toolfoundry.server.mcp_listing import DEFAULT_PAGE_SIZE
 from toolfoundry.server.mcp_server import build_mcp_server
 from toolfoundry.server.security import is_loopback, secure
 from toolfoundry.server.web import web_routes
@@ -51,6 +52,7 @@ def create_app(
     token: str | None = None,
     poll_interval_s: float = DEFAULT_INTERVAL_S,
     tools: Sequence[DeclaredTool] = (),
+    page_size: int = DEFAULT_PAGE_SIZE,
 ) -> ASGIApp:
     """The whole HTTP application for ``foundry``.
 
@@ -61,12 +63,15 @@ def create_app(
         token: the shared secret clients must present; required off loopback.
         poll_interval_s: seconds between active-set polls (``list_changed`` latency).
         tools: the project's declared tools, served over MCP next to the meta-tools.
+        page_size: MCP ``tools/list`` entries (and ``resources/list`` tools) per page.
 
     Raises:
         InsecureBind: see :func:`check_bind`.
     """
     check_bind(bind_host, token)
-    server = build_mcp_server(foundry, poll_interval_s=poll_interval_s, tools=tools)
+    server = build_mcp_server(
+        foundry, poll_interval_s=poll_interval_s, tools=tools, page_size=page_size
+    )
     manager = StreamableHTTPSessionManager(
         app=server, security_settings=_transport_security(bind_host)
     )

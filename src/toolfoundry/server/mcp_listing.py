@@ -34,11 +34,12 @@ from toolfoundry.catalog import mcp_tool
 from toolfoundry.foundry import Foundry
 from toolfoundry.spec import DeclaredTool, VersionStatus
 from toolfoundry.spec.json_gate import InvalidJson, JsonLimits, decode, encode
+from toolfoundry.spec.limits import LIST_PAGE_BOUND, LIST_PAGE_SIZE
 
 logger = logging.getLogger(__name__)
 
-DEFAULT_PAGE_SIZE = 100
-MAX_PAGE_SIZE = 10_000
+DEFAULT_PAGE_SIZE = LIST_PAGE_SIZE
+MAX_PAGE_SIZE = int(LIST_PAGE_BOUND.high)
 _CURSOR_LIMITS = JsonLimits(max_bytes=1024, max_depth=2)
 _LOCAL, _REGISTRY = "local", "tool"
 
@@ -71,8 +72,8 @@ class ToolListing:
         *,
         page_size: int = DEFAULT_PAGE_SIZE,
     ) -> None:
-        if not 1 <= page_size <= MAX_PAGE_SIZE:
-            raise ValueError(f"page_size must be 1 to {MAX_PAGE_SIZE}, not {page_size}")
+        if (problem := LIST_PAGE_BOUND.problem(page_size)) is not None:
+            raise ValueError(f"page_size {problem}")
         self.foundry = foundry
         self.page_size = page_size
         self._local = [types.Tool.model_validate(e) for e in local_entries]

@@ -6,7 +6,8 @@
   tests first, each with input, expected value and fixtures; the tests it retired; the canned
   HTTP answers every test sees), as ``application/json``. The same facts ``show_tool`` gives.
 
-``resources/list`` pages by tool name (``PAGE_TOOLS`` tools a page, the cursor an offset);
+``resources/list`` pages by tool name (``page_size`` tools a page, 100 unless ``serve
+--page-size`` says otherwise; the cursor an offset);
 the list changes exactly when the active tool set does, so the server sends
 ``notifications/resources/list_changed`` from the same event as ``tools/list_changed``. A URI
 of no active tool is an ``-32602`` error, as the MCP specification asks.
@@ -24,10 +25,10 @@ from mcp.shared.exceptions import MCPError
 from toolfoundry.foundry import Foundry
 from toolfoundry.registry import RegistryError, ToolVersion, VersionStatus
 from toolfoundry.spec.json_gate import encode
+from toolfoundry.spec.limits import LIST_PAGE_BOUND, LIST_PAGE_SIZE
 from toolfoundry.spec.names import InvalidName, validate_name
 
 SCHEME = "toolfoundry"
-PAGE_TOOLS = 100  # two resources each
 _URI = re.compile(rf"^{SCHEME}://tools/([^/]+)/(source|tests)$")
 _CURSOR = re.compile(r"[0-9]{1,12}")
 _SOURCE_MIME = {"javascript": "text/javascript", "python": "text/x-python"}
@@ -79,22 +80,30 @@ class ToolResources:
     Args:
         foundry: whose active tools are served.
         hidden: names not served from the registry (the project's declared tools win).
+        page_size: tools per ``resources/list`` page (two resources each).
+
+    Raises:
+        ValueError: ``page_size`` out of range (``spec.limits.LIST_PAGE_BOUND``).
     """
 
-    def __init__(self, foundry: Foundry, hidden: Collection[str] = ()) -> None:
+    def __init__(
+        self, foundry: Foundry, hidden: Collection[str] = (), *, page_size: int = LIST_PAGE_SIZE
+    ) -> None:
+        if (problem := LIST_PAGE_BOUND.problem(page_size)) is not None:
+            raise ValueError(f"page_size {problem}")
         self.foundry = foundry
+        self.page_size = page_size
         self._hidden = frozenset(hidden)
 
     def list(self, cursor: str | None) -> types.ListResourcesResult:
         """One page of resources, two per active tool, by tool name."""
         offset = _offset(cursor)
-        page = self.foundry.tools(include_inactive=False, limit=PAGE_TOOLS + 1, offset=offset)
-        more = len(page) > PAGE_TOOLS
-        resources = [
-            r for v in page[:PAGE_TOOLS] if v.name not in self._hidden for r in _entries(v)
-        ]
+        size = self.page_size
+        page = self.foundry.tools(include_inactive=False, limit=size + 1, offset=offset)
+        more = len(page) > size
+        resources = [r for v in page[:size] if v.name not in self._hidden for r in _entries(v)]
         return types.ListResourcesResult(
-            resources=resources, next_cursor=str(offset + PAGE_TOOLS) if more else None
+            resources=resources, next_cursor=str(offset + size) if more else None
         )
 
     def read(self, uri: str) -> types.ReadResourceResult:

@@ -169,10 +169,12 @@ def build_mcp_server(
         broadcast: where change notifications go (a new one by default).
         poll_interval_s: seconds between active-set polls.
         tools: the project's declared tools, served next to the meta-tools.
-        page_size: ``tools/list`` entries per page (the rest follow by ``nextCursor``).
+        page_size: ``tools/list`` entries per page (the rest follow by ``nextCursor``), and
+            tools per ``resources/list`` page (two resources each).
 
     Raises:
-        ValueError: two of ``tools``, or one of them and a meta-tool, share a name.
+        ValueError: two of ``tools``, or one of them and a meta-tool, share a name; or
+            ``page_size`` is out of range (``spec.limits.LIST_PAGE_BOUND``).
     """
     fan_out = broadcast or ToolListBroadcast()
     meta = {tool.spec.name: tool for tool in builtin_tools(foundry)}
@@ -189,7 +191,7 @@ def build_mcp_server(
         tools,
         page_size=page_size,
     )
-    resources = ToolResources(foundry, hidden=[t.spec.name for t in tools])
+    resources = ToolResources(foundry, hidden=[t.spec.name for t in tools], page_size=page_size)
 
     async def on_change() -> None:
         listing.invalidate()  # before clients hear of it, so the list they ask for is new
@@ -295,7 +297,7 @@ async def serve_stdio(
         foundry: the foundry whose registry is served.
         poll_interval_s: seconds between active-set polls.
         tools: the project's declared tools, served next to the meta-tools.
-        page_size: ``tools/list`` entries per page.
+        page_size: ``tools/list`` entries (and ``resources/list`` tools) per page.
     """
     from toolfoundry.server.mcp_stdio import gated_stdio
 

@@ -66,6 +66,11 @@ CALL_LIMIT_BOUNDS: dict[str, Bound] = {
     "output_bytes": Bound(1, 256 * MIB),
 }
 
+# MCP list pages (``serve --page-size``): entries of ``tools/list``, tools (two resources each)
+# of ``resources/list``. A page is built and sent whole, so it is capped like any answer.
+LIST_PAGE_SIZE = 100
+LIST_PAGE_BOUND = Bound(1, 10_000)
+
 # The Python tier's admission control (sandbox/process/admission.py; [limits] python_total_mib
 # and python_queue_s): the memory budgets of its concurrent calls and test runs together, and
 # how long one waits for room before it is refused as overloaded.
