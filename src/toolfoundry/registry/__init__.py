@@ -19,6 +19,7 @@ from toolfoundry.registry.records import (
     NewVersion,
     RegistryError,
     SearchHit,
+    ToolListing,
     ToolVersion,
     UsageStats,
 )
@@ -41,6 +42,7 @@ __all__ = [
     "SearchHit",
     "SqlStorage",
     "StoreError",
+    "ToolListing",
     "ToolVersion",
     "UsageStats",
     "VersionStatus",

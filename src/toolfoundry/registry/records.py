@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
-from typing import Any
+from typing import Any, NamedTuple
 
 from toolfoundry.spec import (
     Capabilities,
@@ -115,17 +115,7 @@ class ToolVersion:
 
     def summary(self) -> dict[str, Any]:
         """A JSON-ready listing row (no code, tests or results)."""
-        return {
-            "name": self.name,
-            "version": self.version,
-            "status": self.status.value,
-            "current": self.current,
-            "sha256": self.sha256,
-            "capabilities": self.capabilities.to_dict(),
-            "author": self.author,
-            "created_at": self.created_at.isoformat(),
-            "parent_version": self.parent_version,
-        }
+        return _summary(self)
 
     def to_dict(self) -> dict[str, Any]:
         """Everything, JSON-ready (what ``tools show --json`` prints)."""
@@ -145,6 +135,52 @@ class ToolVersion:
             extra=self.extra,
         )
         return out
+
+
+class ToolListing(NamedTuple):
+    """A tool's current version as a listing shows it (:meth:`Registry.listing`): no code,
+    schemas, tests or results, so 10 000 of them are read without decoding any of those.
+    A named tuple, not a frozen dataclass: as immutable, and about six times as fast to build.
+
+    Attributes:
+        pending_versions: the numbers of the tool's versions waiting for a human, ascending
+            (the current one among them when it is itself pending).
+    """
+
+    name: str
+    version: int
+    status: VersionStatus
+    sha256: str
+    capabilities: Capabilities
+    author: str
+    created_at: datetime
+    parent_version: int | None
+    description: str
+    pending_versions: tuple[int, ...] = ()
+
+    @property
+    def current(self) -> bool:
+        """Always true: a listing row is the tool's current version."""
+        return True
+
+    def summary(self) -> dict[str, Any]:
+        """The same JSON-ready row as :meth:`ToolVersion.summary`."""
+        return _summary(self)
+
+
+def _summary(v: ToolVersion | ToolListing) -> dict[str, Any]:
+    """The listing row of a version, full or narrow (one home for its keys and their order)."""
+    return {
+        "name": v.name,
+        "version": v.version,
+        "status": v.status.value,
+        "current": v.current,
+        "sha256": v.sha256,
+        "capabilities": v.capabilities.to_dict(),
+        "author": v.author,
+        "created_at": v.created_at.isoformat(),
+        "parent_version": v.parent_version,
+    }
 
 
 @dataclass(frozen=True)

@@ -39,6 +39,7 @@ from toolfoundry.registry.records import (
     NewVersion,
     RegistryError,
     SearchHit,
+    ToolListing,
     ToolVersion,
     UsageStats,
 )
@@ -262,6 +263,20 @@ class Registry:
                 conn, status=status, names=names, limit=limit, offset=offset
             )
 
+    def listing(
+        self,
+        *,
+        status: VersionStatus | None = None,
+        limit: int | None = None,
+        offset: int = 0,
+    ) -> list[ToolListing]:
+        """Every tool's current version as a listing shows it (name, version, status,
+        capabilities, description, pending versions, ...), by name, in one read: the narrow
+        columns only, so no code, schema, test or result is read or decoded (``tools list``).
+        Optionally only those with ``status``; ``limit`` of them after skipping ``offset``."""
+        with self._read() as conn:
+            return version_reads.listing(conn, status=status, limit=limit, offset=offset)
+
     def tool_names(self) -> list[str]:
         """Every tool's name, in name order (one narrow column: cheap for a create to scan)."""
         with self._read() as conn:
@@ -282,17 +297,8 @@ class Registry:
     def pending_by_tool(self) -> dict[str, list[int]]:
         """Every tool with versions waiting for a human: its name -> their numbers, ascending
         (one narrow query, for listings that flag such tools)."""
-        query = (
-            select(tools.c.name, versions.c.version)
-            .join(tools, tools.c.id == versions.c.tool_id)
-            .where(versions.c.status == VersionStatus.PENDING_APPROVAL.value)
-            .order_by(tools.c.name, versions.c.version)
-        )
-        out: dict[str, list[int]] = {}
         with self._read() as conn:
-            for name, number in conn.execute(query):
-                out.setdefault(str(name), []).append(int(number))
-        return out
+            return {n: list(v) for n, v in version_reads.pending_by_tool(conn).items()}
 
     def find_active_by_sha(self, sha256: str, *, exclude: str | None = None) -> ToolVersion | None:
         """A current, active tool whose code has this hash (duplicate detection)."""

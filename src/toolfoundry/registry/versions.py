@@ -15,7 +15,7 @@ from sqlalchemy import Select, Text, select, type_coerce
 from sqlalchemy.engine import Connection, Row
 
 from toolfoundry.registry.audit import as_utc
-from toolfoundry.registry.records import RegistryError, ToolVersion
+from toolfoundry.registry.records import RegistryError, ToolListing, ToolVersion
 from toolfoundry.registry.schema import tools, versions
 from toolfoundry.spec import Capabilities, VersionStatus
 
@@ -87,7 +87,21 @@ def current(
 ) -> list[ToolVersion]:
     """The current version of every tool by name, in one query (optionally only with
     ``status``, or only ``names``; ``limit`` rows after skipping ``offset``)."""
-    query = _versions().where(versions.c.version == tools.c.current_version)
+    query = _current(_versions(), status, names, limit, offset)
+    result = conn.execute(query)
+    keys, parsed = list(result.keys()), dict[str, Capabilities]()
+    return [_record(dict(zip(keys, row, strict=True)), parsed) for row in result.all()]
+
+
+def _current(
+    query: Select[Any],
+    status: VersionStatus | None,
+    names: Sequence[str] | None,
+    limit: int | None,
+    offset: int,
+) -> Select[Any]:
+    """``query`` (versions joined to their tools) narrowed to current versions, by name."""
+    query = query.where(versions.c.version == tools.c.current_version)
     if status is not None:
         query = query.where(tools.c.current_status == status.value)
     if names is not None:
@@ -95,9 +109,65 @@ def current(
     query = query.order_by(tools.c.name)
     if limit is not None or offset:
         query = query.limit(limit).offset(offset)
-    result = conn.execute(query)
-    keys, parsed = list(result.keys()), dict[str, Capabilities]()
-    return [_record(dict(zip(keys, row, strict=True)), parsed) for row in result.all()]
+    return query
+
+
+_LISTING = select(
+    tools.c.name,
+    versions.c.version,
+    versions.c.status,
+    versions.c.sha256,
+    type_coerce(versions.c.capabilities, Text).label("capabilities"),
+    versions.c.author,
+    versions.c.created_at,
+    versions.c.parent_version,
+    versions.c.description,
+).join(tools, tools.c.id == versions.c.tool_id)
+
+
+def listing(
+    conn: Connection,
+    *,
+    status: VersionStatus | None = None,
+    limit: int | None = None,
+    offset: int = 0,
+) -> list[ToolListing]:
+    """Every tool's current version as a listing shows it, by name: one query of the narrow
+    columns (no code, schemas, tests or results are read or decoded) and one of the pending
+    versions, on ``conn`` (one snapshot when it is a read transaction)."""
+    rows = conn.execute(_current(_LISTING, status, None, limit, offset)).all()
+    waiting = pending_by_tool(conn) if rows else {}
+    parsed: dict[str, Capabilities] = {}
+    statuses = {s.value: s for s in VersionStatus}
+    return [
+        ToolListing(
+            name,
+            version,
+            statuses[state],
+            sha256,
+            _capabilities(caps, parsed),
+            author,
+            as_utc(created),
+            parent,
+            description,
+            waiting.get(name, ()),
+        )
+        for name, version, state, sha256, caps, author, created, parent, description in rows
+    ]
+
+
+def pending_by_tool(conn: Connection) -> dict[str, tuple[int, ...]]:
+    """Every tool with versions waiting for a human: its name -> their numbers, ascending."""
+    query = (
+        select(tools.c.name, versions.c.version)
+        .join(tools, tools.c.id == versions.c.tool_id)
+        .where(versions.c.status == VersionStatus.PENDING_APPROVAL.value)
+        .order_by(tools.c.name, versions.c.version)
+    )
+    out: dict[str, list[int]] = {}
+    for name, number in conn.execute(query):
+        out.setdefault(str(name), []).append(int(number))
+    return {name: tuple(numbers) for name, numbers in out.items()}
 
 
 def pending(conn: Connection) -> list[ToolVersion]:

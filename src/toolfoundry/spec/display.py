@@ -45,3 +45,12 @@ def visible(text: str) -> str:
 def visible_line(text: str) -> str:
     """:func:`visible`, with newlines also escaped (``\\n``): for one table cell or log line."""
     return visible(text).replace("\n", "\\n")
+
+
+def visible_lines(texts: list[str]) -> list[str]:
+    """:func:`visible_line` of each text, with one scan of them all when none needs escaping
+    (the usual case for a listing's 10 000 names or descriptions): then ``texts`` itself."""
+    joined = "".join(texts)
+    if "\n" not in joined and _UNSAFE.search(joined) is None:
+        return texts
+    return [visible_line(t) for t in texts]
