@@ -20,7 +20,7 @@ from toolfoundry.registry import AuditEvent
 from toolfoundry.server.mcp_server import build_mcp_server
 from toolfoundry.spec.json_gate import decode
 
-from .test_server_mcp_support import Notifications, by_name, relaxed_config, text_of
+from .test_server_mcp_support import Notifications, by_name, relaxed_foundry, structured, text_of
 
 ADD: dict[str, Any] = {
     "name": "add",
@@ -59,16 +59,7 @@ def add_v2() -> dict[str, Any]:
 
 @pytest.fixture
 def fd(tmp_path: Any) -> Iterator[Foundry]:
-    with Foundry.open(
-        f"sqlite:///{tmp_path / 'registry.db'}", config=relaxed_config(tmp_path)
-    ) as foundry:
-        yield foundry
-
-
-def structured(result: Any) -> Any:
-    assert isinstance(result, types.CallToolResult)
-    assert result.structured_content is not None, text_of(result)
-    return result.structured_content
+    yield from relaxed_foundry(tmp_path)
 
 
 def error_of(result: Any) -> dict[str, Any]:

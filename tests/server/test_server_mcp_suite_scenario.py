@@ -10,7 +10,6 @@ from collections.abc import Iterator
 from typing import Any
 
 import anyio
-import mcp_types as types
 import pytest
 from mcp import Client
 
@@ -18,7 +17,7 @@ from toolfoundry import Foundry
 from toolfoundry.registry import AuditEvent
 from toolfoundry.server.mcp_server import build_mcp_server
 
-from .test_server_mcp_support import relaxed_config, text_of
+from .test_server_mcp_support import relaxed_foundry, structured
 
 PARAMETERS = {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}
 V1: dict[str, Any] = {
@@ -58,16 +57,7 @@ V3_TESTS = [{"name": "T3", "input": {"text": "A b"}, "expected": "a_b"}]
 
 @pytest.fixture
 def fd(tmp_path: Any) -> Iterator[Foundry]:
-    with Foundry.open(
-        f"sqlite:///{tmp_path / 'registry.db'}", config=relaxed_config(tmp_path)
-    ) as foundry:
-        yield foundry
-
-
-def answer(result: Any) -> Any:
-    assert isinstance(result, types.CallToolResult)
-    assert result.structured_content is not None, text_of(result)
-    return result.structured_content
+    yield from relaxed_foundry(tmp_path)
 
 
 def test_a_suite_accumulates_and_retires_only_with_a_reason(fd: Foundry) -> None:
@@ -77,14 +67,14 @@ def test_a_suite_accumulates_and_retires_only_with_a_reason(fd: Foundry) -> None
             listed = {tool.name for tool in (await client.list_tools()).tools}
             assert {"show_tool", "call_tool"} <= listed
             assert "slug" not in listed
-            first = answer(await client.call_tool("create_tool", V1))
+            first = structured(await client.call_tool("create_tool", V1))
             assert (first["status"], first["version"]) == ("active", 1)
-            second = answer(await client.call_tool("create_tool", V2))
+            second = structured(await client.call_tool("create_tool", V2))
             assert (second["status"], second["version"]) == ("active", 2)
 
             refused = await client.call_tool("create_tool", version(V3_CODE, V3_TESTS))
-            said = json.dumps(answer(refused))
-            assert answer(refused)["status"] != "active"
+            said = json.dumps(structured(refused))
+            assert structured(refused)["status"] != "active"
             assert "v1:T1" in said  # the failing earlier test, named after its version
             assert len(fd.history("slug")) == 2  # nothing stored
 
@@ -93,10 +83,10 @@ def test_a_suite_accumulates_and_retires_only_with_a_reason(fd: Foundry) -> None
                 V3_TESTS,
                 changes_tests=[{"test": "v1:T1", "reason": "slugs now join words with _"}],
             )
-            third = answer(await client.call_tool("create_tool", retiring))
+            third = structured(await client.call_tool("create_tool", retiring))
             assert (third["status"], third["version"]) == ("active", 3)
 
-            shown = answer(await client.call_tool("show_tool", {"name": "slug"}))
+            shown = structured(await client.call_tool("show_tool", {"name": "slug"}))
             assert shown["code"] == V3_CODE
             labels = [test["label"] for test in shown["suite"]["tests"]]
             assert labels == ["v2:T2", "T3"]  # T1 retired, T2 carried from v2
@@ -105,13 +95,13 @@ def test_a_suite_accumulates_and_retires_only_with_a_reason(fd: Foundry) -> None
             called = await client.call_tool(
                 "call_tool", {"name": "slug", "arguments": {"text": "Big News"}}
             )
-            assert answer(called) == {"result": "big_news"}
+            assert structured(called) == {"result": "big_news"}
 
-            history = answer(await client.call_tool("tool_history", {"name": "slug"}))
-            again = answer(await client.call_tool("create_tool", retiring))
+            history = structured(await client.call_tool("tool_history", {"name": "slug"}))
+            again = structured(await client.call_tool("create_tool", retiring))
             assert again["unchanged"] is True
             assert again["version"] == 3
-            assert answer(await client.call_tool("tool_history", {"name": "slug"})) == history
+            assert structured(await client.call_tool("tool_history", {"name": "slug"})) == history
 
     anyio.run(scenario)
     retired = [e for e in fd.audit("slug") if e.event is AuditEvent.TESTS_RETIRED]

@@ -20,8 +20,18 @@ from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
+from toolfoundry import Foundry
+
 POLL = "0.2"
 WAIT_S = 10.0
+
+
+def relaxed_foundry(directory: Path) -> Iterator[Foundry]:
+    """An empty SQLite foundry under :func:`relaxed_config` (the body of a ``fd`` fixture)."""
+    with Foundry.open(
+        f"sqlite:///{directory / 'registry.db'}", config=relaxed_config(directory)
+    ) as foundry:
+        yield foundry
 
 
 def relaxed_config(directory: Path) -> Path:
@@ -142,6 +152,13 @@ async def http_session(
 
 def by_name(listing: types.ListToolsResult) -> dict[str, types.Tool]:
     return {tool.name: tool for tool in listing.tools}
+
+
+def structured(result: Any) -> Any:
+    """A CallToolResult's structured content (which it must have)."""
+    assert isinstance(result, types.CallToolResult)
+    assert result.structured_content is not None, text_of(result)
+    return result.structured_content
 
 
 def text_of(result: Any) -> str:
