@@ -21,6 +21,7 @@ from toolfoundry.forge.regression import ExistingTool, RegressionOutcome, regres
 from toolfoundry.forge.testrun import (
     TestResult,
     ToolRunner,
+    failed_tests_message,
     run_cases,
     sandbox_unavailable,
     unavailable_step,
@@ -295,10 +296,10 @@ def _test_and_decide(
         return _report(started, status=status, step=unavailable, findings=tuple(findings), **base)
     blockers: list[str] = []
     messages: list[str] = []
-    failed = [r.name for r in results if not r.passed]
-    if failed:
+    failed = failed_tests_message(results)
+    if failed is not None:
         blockers.append("tests_failed")
-        messages.append(f"{len(failed)} of {len(results)} test(s) failed: {', '.join(failed)}")
+        messages.append(failed)
     outcome = _regression_step(draft, previous, runner, limits, findings, blockers, messages)
     common = {"findings": tuple(findings), "test_results": results, "regression": outcome, **base}
     if blockers:

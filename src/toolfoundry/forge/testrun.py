@@ -183,6 +183,14 @@ def unavailable_error(step: StepResult) -> CallError | None:
     return None
 
 
+def failed_tests_message(results: Sequence[TestResult]) -> str | None:
+    """``"2 of 5 test(s) failed: a, b"``, or None when every one passed (create and verify)."""
+    failed = [r.name for r in results if not r.passed]
+    if not failed:
+        return None
+    return f"{len(failed)} of {len(results)} test(s) failed: {', '.join(failed)}"
+
+
 def sandbox_unavailable(results: Iterable[TestResult]) -> StepResult | None:
     """The step when the sandbox could not run the cases at all, else None.
 

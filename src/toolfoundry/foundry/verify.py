@@ -31,6 +31,7 @@ from toolfoundry.forge.testrun import (
     CASES_AT_ONCE,
     TestResult,
     ToolRunner,
+    failed_tests_message,
     merge_fixtures,
     run_case,
     sandbox_unavailable,
@@ -231,11 +232,8 @@ class Verifier:
         if unavailable is not None:  # the sandbox never ran the code: nothing is known of it
             return done(UNAVAILABLE, unavailable.message, results)
         refused = tuple(self._unreachable(v, tool, parent_layer))
-        failed = [r.name for r in results if not r.passed]
-        if failed:
-            message = f"{len(failed)} of {len(results)} test(s) failed: {', '.join(failed)}"
-        else:
-            message = f"all {len(results)} test(s) passed"
+        failed = failed_tests_message(results)
+        message = failed or f"all {len(results)} test(s) passed"
         if refused:
             message += (
                 f"; {len(refused)} fixture URL(s) no call could fetch under the current [fetch]"
