@@ -157,10 +157,17 @@ def _target(target: object) -> tuple[str, str | None]:
     return str(target), None
 
 
+def package_of(specifier: str) -> str:
+    """The npm package a specifier imports from: ``dayjs/plugin/utc`` -> ``dayjs``, and
+    ``@scope/pkg/sub`` -> ``@scope/pkg``."""
+    parts = specifier.split("/")
+    return "/".join(parts[:2]) if specifier.startswith("@") else parts[0]
+
+
 def packages(specifiers: Iterable[str]) -> str:
     """The package names among importable specifiers, for messages (subpaths and forms left out)."""
     every = set(specifiers)
-    names = sorted(n for n in every if n.count("/") == (1 if n.startswith("@") else 0))
+    names = sorted(n for n in every if package_of(n) == n)
     shown = ", ".join(names)
     return f"{shown}, and their subpaths" if len(names) < len(every) else shown
 

@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from toolfoundry.sandbox.js.modules import MANIFEST, POLYFILLS
+from toolfoundry.sandbox.js.modules import MANIFEST, POLYFILLS, package_of
 
 PRELUDE_DIR = Path(__file__).resolve().parent / "prelude"
 
@@ -60,20 +60,15 @@ def packages(manifest: Path = MANIFEST) -> list[Package]:
         return []
     found: dict[str, tuple[str, set[str]]] = {}
     for spec, version in libs.items():
-        package = _package(spec)
+        package = package_of(spec)
         found.setdefault(package, (version, set()))
         if spec != package:
             found[package][1].add(spec)
     for alias in aliases:
-        package = _package(alias)
+        package = package_of(alias)
         if package in found and not _is_file_name(alias):
             found[package][1].add(alias)
     return [Package(name, v, _summary(name, subs)) for name, (v, subs) in found.items()]
-
-
-def _package(specifier: str) -> str:
-    parts = specifier.split("/")
-    return "/".join(parts[:2]) if specifier.startswith("@") else parts[0]
 
 
 def _is_file_name(specifier: str) -> bool:
