@@ -297,12 +297,21 @@ def _previous(current: ToolVersion | None, history: list[ToolVersion]) -> Existi
     """The active current version the draft must not regress from, with its earlier suite."""
     if current is None or current.status is not VersionStatus.ACTIVE:
         return None
-    suite = current.extra.get("suite")
+    return with_suite(current, lambda: history)
+
+
+def with_suite(version: ToolVersion, history: Callable[[], list[ToolVersion]]) -> ExistingTool:
+    """``version`` with the earlier tests it was gated by and did not retire: its stored
+    suite, or for a version stored before suites were, rebuilt from ``history()`` (read only
+    then, and not for a v1: nothing came before it)."""
+    suite = version.extra.get("suite")
     if suite is not None:
-        earlier = suite.get("earlier", [])
+        earlier = suite.get("earlier") or []
+    elif version.version == 1:
+        earlier = []
     else:  # stored before suites were: rebuild from the earlier active versions
-        earlier = legacy_earlier(history, current.version)
-    return ExistingTool.from_dict({**current.to_dict(), "earlier": earlier})
+        earlier = legacy_earlier(history(), version.version)
+    return ExistingTool.from_dict({**version.to_dict(), "earlier": earlier})
 
 
 def legacy_earlier(history: list[ToolVersion], before: int) -> list[dict[str, Any]]:

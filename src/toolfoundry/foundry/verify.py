@@ -262,13 +262,6 @@ class Verifier:
 
     def _tool(self, v: ToolVersion) -> ExistingTool:
         """The version with the earlier tests it was gated by (and did not retire)."""
-        suite = v.extra.get("suite")
-        if suite is not None:
-            earlier = suite.get("earlier") or []
-        elif v.version == 1:  # stored before suites were, but nothing came earlier
-            earlier = []
-        else:  # stored before suites were: rebuilt from history, as the gate does
-            from toolfoundry.foundry.create import legacy_earlier
+        from toolfoundry.foundry.create import with_suite
 
-            earlier = legacy_earlier(self.registry.history(v.name), v.version)
-        return ExistingTool.from_dict({**v.to_dict(), "earlier": earlier})
+        return with_suite(v, lambda: self.registry.history(v.name))
