@@ -7,8 +7,11 @@ Each command group lives in its own module and is imported only when used, so
 from __future__ import annotations
 
 import importlib
+import sys
 
 import click
+
+from toolfoundry.cli.startup import setting_up
 
 __all__ = ["COMMANDS", "LazyGroup", "main"]
 
@@ -50,7 +53,12 @@ class LazyGroup(click.Group):
         if target is None:
             return None
         module_name, attr = target.split(":")
-        command = getattr(importlib.import_module(module_name), attr)
+        if module_name in sys.modules:
+            module = sys.modules[module_name]
+        else:
+            with setting_up():  # a command's imports are most of its start-up
+                module = importlib.import_module(module_name)
+        command = getattr(module, attr)
         assert isinstance(command, click.Command)
         return command
 

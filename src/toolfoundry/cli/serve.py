@@ -7,7 +7,7 @@ import signal
 import socket
 import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -15,6 +15,7 @@ import click
 from toolfoundry.cli.catalog import load_project, source_option
 from toolfoundry.cli.options import Bounded, host_port, open_foundry, store_options
 from toolfoundry.cli.preflight import listen, require_sandbox
+from toolfoundry.cli.startup import setting_up
 from toolfoundry.spec.extras import requires_extra
 from toolfoundry.spec.limits import LIST_PAGE_BOUND, LIST_PAGE_SIZE
 
@@ -75,22 +76,26 @@ def serve(
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     require_sandbox()  # a server whose every create_tool would fail does not start
     if http is None:
-        with requires_extra("server", "toolfoundry serve"):
-            import anyio
+        with ExitStack() as serving:
+            with setting_up():  # the SDK's import and the server's set-up, to the first read
+                with requires_extra("server", "toolfoundry serve"):
+                    import anyio
 
-            from toolfoundry.server.mcp_server import serve_stdio
+                    from toolfoundry.server.mcp_server import build_mcp_server, run_stdio
 
-        with open_foundry(db, config_path) as foundry, _following(foundry, config_path):
-            tools = load_project(foundry.config, sources).tools
-            anyio.run(
-                lambda: serve_stdio(
-                    foundry, poll_interval_s=poll_s, tools=tools, page_size=page_size
+                foundry = serving.enter_context(open_foundry(db, config_path))
+                serving.enter_context(_following(foundry, config_path))
+                server = build_mcp_server(
+                    foundry,
+                    poll_interval_s=poll_s,
+                    tools=load_project(foundry.config, sources).tools,
+                    page_size=page_size,
                 )
-            )
+            anyio.run(run_stdio, server)
         return
 
     host, port = host_port(http)
-    with requires_extra("server", "toolfoundry serve --http"):
+    with setting_up(), requires_extra("server", "toolfoundry serve --http"):
         import uvicorn
 
         from toolfoundry.server.app import MCP_PATH, InsecureBind, check_bind, create_app
@@ -100,16 +105,18 @@ def serve(
     except InsecureBind as exc:
         raise click.UsageError(str(exc)) from None
     sock = listen(host, port)  # bound first: a busy port is one line, before any announcement
-    with open_foundry(db, config_path) as foundry, _following(foundry, config_path):
-        tools = load_project(foundry.config, sources).tools
-        app = create_app(
-            foundry,
-            bind_host=host,
-            token=token,
-            poll_interval_s=poll_s,
-            tools=tools,
-            page_size=page_size,
-        )
+    with ExitStack() as serving:
+        with setting_up():
+            foundry = serving.enter_context(open_foundry(db, config_path))
+            serving.enter_context(_following(foundry, config_path))
+            app = create_app(
+                foundry,
+                bind_host=host,
+                token=token,
+                poll_interval_s=poll_s,
+                tools=load_project(foundry.config, sources).tools,
+                page_size=page_size,
+            )
         config = uvicorn.Config(app, log_level="warning", lifespan="on")
         base = f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
         announce = [

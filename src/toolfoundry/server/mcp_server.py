@@ -299,10 +299,15 @@ async def serve_stdio(
         tools: the project's declared tools, served next to the meta-tools.
         page_size: ``tools/list`` entries (and ``resources/list`` tools) per page.
     """
+    await run_stdio(
+        build_mcp_server(foundry, poll_interval_s=poll_interval_s, tools=tools, page_size=page_size)
+    )
+
+
+async def run_stdio(server: FoundryMCPServer) -> None:
+    """Serve an already built ``server`` (:func:`build_mcp_server`) over stdin/stdout until
+    the client closes them, as :func:`serve_stdio` does."""
     from toolfoundry.server.mcp_stdio import gated_stdio
 
-    server = build_mcp_server(
-        foundry, poll_interval_s=poll_interval_s, tools=tools, page_size=page_size
-    )
     async with gated_stdio() as (read_stream, write_stream):
         await server.run(read_stream, write_stream, server.create_initialization_options())
