@@ -200,7 +200,7 @@ def main() -> None:
                 requests.reset()
                 tools.reset()
                 started = time.perf_counter()
-                run_agent("add 2 and 40", provider, fd)  # type: ignore[arg-type]
+                run_agent("add 2 and 40", provider, fd)
                 took = time.perf_counter() - started
                 total.append(took * 1000)
                 asked.append(requests.spent * 1000)

@@ -14,19 +14,23 @@ rounds of a batch's mean. Printed: per-call ms and the ratio call / run_js (goal
 from __future__ import annotations
 
 import argparse
-import os
-import statistics
 import tempfile
-import time
-import uuid
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
+from harness import (
+    PG_SERVER,
+    fresh_database,
+    interleaved,
+    per_call,
+    print_load_after,
+    print_load_before,
+)
 from toolfoundry import Foundry
 from toolfoundry.foundry.call import gated_arguments
 from toolfoundry.sandbox import run_js
 
-PG_SERVER = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 TRANSFORM = """export function handler({ items }) {
   return items.map((it) => ({
     id: it.id,
@@ -98,23 +102,16 @@ def drafts() -> dict[str, tuple[dict[str, Any], dict[str, Any]]]:
 
 
 def batch_ms(fn: Callable[[], Any], n: int) -> float:
-    started = time.perf_counter()
-    for _ in range(n):
-        fn()
-    return (time.perf_counter() - started) * 1000.0 / n
+    return per_call(fn, n) * 1000.0
 
 
-def interleaved(sides: dict[str, Callable[[], Any]], rounds: int, batch: int) -> dict[str, float]:
+def abba(sides: dict[str, Callable[[], Any]], rounds: int, batch: int) -> dict[str, float]:
+    """Median ms per call of each side, a batch of each a round, in ABBA order."""
     for fn in sides.values():  # warm: engine pool, module cache, validators, statements
         for _ in range(3):
             fn()
-    samples: dict[str, list[float]] = {name: [] for name in sides}
-    order = list(sides.items())
-    for _ in range(rounds):
-        for name, fn in order:
-            samples[name].append(batch_ms(fn, batch))
-        order.reverse()  # ABBA: neither side always runs right after the other
-    return {name: statistics.median(values) for name, values in samples.items()}
+    batches = {name: partial(batch_ms, fn, batch) for name, fn in sides.items()}
+    return interleaved(batches, rounds, abba=True)
 
 
 def bench(fd: Foundry, label: str, rounds: int, batch: int) -> None:
@@ -135,7 +132,7 @@ def one(
     # the version, sandbox policy and validator the call path prepared for itself
     tool, policy, validator = fd._caller._prepared(*_row(fd, name))
     code = tool.code
-    medians = interleaved(
+    medians = abba(
         {"run_js": lambda: run_js(code, args, policy), "call": lambda: fd.call(name, args)},
         rounds,
         batch,
@@ -168,7 +165,7 @@ def main() -> None:
     parser.add_argument("--batch", type=int, default=5, help="calls per side per round")
     parser.add_argument("--postgres", action="store_true", help=f"also on {PG_SERVER}")
     ns = parser.parse_args()
-    print(f"load average before: {os.getloadavg()[0]:.2f} (2 shared cores)")
+    print_load_before()
     with tempfile.TemporaryDirectory() as tmp:
         fd = Foundry.open(f"sqlite:///{tmp}/bench.db")
         try:
@@ -177,26 +174,16 @@ def main() -> None:
             fd.close()
     if ns.postgres:
         bench_postgres(ns.rounds, ns.batch)
-    print(f"load average after: {os.getloadavg()[0]:.2f}")
+    print_load_after()
 
 
 def bench_postgres(rounds: int, batch: int) -> None:
-    from sqlalchemy import create_engine, text
-
-    database = f"tf_bench_call_{uuid.uuid4().hex[:8]}"
-    admin = create_engine(PG_SERVER, isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.execute(text(f'CREATE DATABASE "{database}"'))
-    try:
-        fd = Foundry.open(PG_SERVER.rsplit("/", 1)[0] + f"/{database}")
+    with fresh_database() as url:
+        fd = Foundry.open(url)
         try:
             bench(fd, "postgresql", rounds, batch)
         finally:
             fd.close()
-    finally:
-        with admin.connect() as conn:
-            conn.execute(text(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)'))
-        admin.dispose()
 
 
 if __name__ == "__main__":

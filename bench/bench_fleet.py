@@ -22,22 +22,14 @@ import asyncio
 import json
 import os
 import random
-import socket
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
-import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
-from sqlalchemy import create_engine, text
-
+from harness import PG_SERVER, fresh_schema, load, markdown_row, percentile, serve_http
 from toolfoundry import Foundry
 
-PG = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 SIZES = (1, 2, 4)
 TRIM = {
     "name": "trim",
@@ -50,57 +42,6 @@ TRIM = {
     },
     "tests": [{"input": {"text": " a "}, "expected": "a"}],
 }
-
-
-@contextmanager
-def fresh_schema(base: str) -> Iterator[str]:
-    """A URL to a new, empty schema of ``base``'s database; dropped afterwards."""
-    schema = f"tf_bench_{uuid.uuid4().hex[:12]}"
-    admin = create_engine(base)
-    with admin.begin() as conn:
-        conn.execute(text(f"CREATE SCHEMA {schema}"))
-    try:
-        yield f"{base}?options=-csearch_path%3D{schema}"
-    finally:
-        with admin.begin() as conn:
-            conn.execute(text(f"DROP SCHEMA {schema} CASCADE"))
-        admin.dispose()
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-@contextmanager
-def servers(url: str, cwd: Path, n: int) -> Iterator[list[tuple[str, int]]]:
-    """``n`` ``serve --http`` processes on ``url``; yields (base URL, pid) of each once all
-    listen."""
-    env = {k: v for k, v in os.environ.items() if k not in ("TOOLFOUNDRY_DB", "TOOLFOUNDRY_TOKEN")}
-    procs: list[tuple[subprocess.Popen[bytes], Path]] = []
-    bases = []
-    try:
-        for _ in range(n):
-            port = free_port()
-            log = cwd / f"serve-{port}.log"
-            command = [sys.executable, "-m", "toolfoundry", "serve", "--db", url]
-            with log.open("w") as stderr:
-                command += ["--http", f"127.0.0.1:{port}"]
-                procs.append((subprocess.Popen(command, cwd=cwd, env=env, stderr=stderr), log))
-            bases.append(f"http://127.0.0.1:{port}")
-        deadline = time.monotonic() + 180
-        for proc, log in procs:
-            while "MCP at" not in log.read_text():
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"serve did not start: {log.read_text()}")
-                time.sleep(0.1)
-        yield [(base, proc.pid) for base, (proc, _) in zip(bases, procs, strict=True)]
-    finally:
-        for proc, _ in procs:
-            proc.terminate()
-        for proc, _ in procs:
-            proc.wait(timeout=30)
 
 
 class Connection:
@@ -178,17 +119,12 @@ def machine_cpu_seconds() -> float:
     return (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
 
 
-def pct(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--seconds", type=float, default=5.0)
     parser.add_argument("--concurrency", type=int, default=16)
-    parser.add_argument("--db", default=PG, help="PostgreSQL server URL (a schema is made)")
+    parser.add_argument("--db", default=PG_SERVER, help="PostgreSQL server URL (a schema is made)")
     opts = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp, fresh_schema(opts.db) as url:
         cwd = Path(tmp)
@@ -197,7 +133,7 @@ def main() -> None:
             created = fd.create_tool(TRIM)
             if created.status != "active":
                 raise RuntimeError(f"seeding failed: {created}")
-        with servers(url, cwd, max(SIZES)) as fleet:
+        with serve_http(url, cwd, max(SIZES)) as fleet:
             bases = [base for base, _ in fleet]
             asyncio.run(drive(bases, 2.0, opts.concurrency))  # warm every server's sandbox
             rates: dict[int, list[float]] = {n: [] for n in SIZES}
@@ -218,7 +154,7 @@ def main() -> None:
         with Foundry.open(url) as fd:
             calls = fd.usage("trim").calls
     print(
-        f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f} at the end; "
+        f"{os.cpu_count()} CPUs, load average {load():.2f} at the end; "
         f"{opts.rounds} rounds x {opts.seconds:g} s per fleet size, {opts.concurrency} in flight, "
         f"POST /api/tools/trim/call on PostgreSQL; {calls} calls recorded in the registry"
     )
@@ -231,12 +167,10 @@ def main() -> None:
     one = statistics.median(rates[1])
     for n in SIZES:
         rate = statistics.median(rates[n])
-        print(
-            f"| {n} | {rate:.0f} | {rate / one:.2f} | {1000 * pct(lat[n], 0.5):.1f} | "
-            f"{1000 * pct(lat[n], 0.95):.1f} | "
-            + " | ".join(f"{1000 * statistics.median(c[i] for c in cpu[n]):.2f}" for i in range(3))
-            + " |"
-        )
+        per_call = (f"{1000 * statistics.median(c[i] for c in cpu[n]):.2f}" for i in range(3))
+        p50, p95 = percentile(lat[n], 0.5), percentile(lat[n], 0.95)
+        cells = [f"{n}", f"{rate:.0f}", f"{rate / one:.2f}", f"{1000 * p50:.1f}"]
+        print(markdown_row([*cells, f"{1000 * p95:.1f}", *per_call]))
 
 
 if __name__ == "__main__":

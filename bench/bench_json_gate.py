@@ -15,10 +15,11 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import time
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
+from harness import each, interleaved, per_call
 from toolfoundry.spec.json_gate import InvalidJson, check, decode, encode
 
 
@@ -41,26 +42,16 @@ def hostile() -> dict[str, bytes]:
 
 
 def median_us(fn: Callable[[], Any], rounds: int) -> float:
-    times = []
-    for _ in range(rounds):
-        started = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - started)
-    return statistics.median(times) * 1e6
+    return statistics.median(each(fn, rounds)) * 1e6
 
 
 def pair(
     base: Callable[[], Any], gate: Callable[[], Any], rounds: int, inner: int
 ) -> tuple[float, float]:
-    base_t: list[float] = []
-    gate_t: list[float] = []
-    for _ in range(rounds):  # interleaved: each round measures both under the same load
-        for fn, out in ((base, base_t), (gate, gate_t)):
-            started = time.perf_counter()
-            for _ in range(inner):
-                fn()
-            out.append((time.perf_counter() - started) / inner)
-    return statistics.median(base_t) * 1e6, statistics.median(gate_t) * 1e6
+    got = interleaved(
+        {"base": lambda: per_call(base, inner), "gate": lambda: per_call(gate, inner)}, rounds
+    )
+    return got["base"] * 1e6, got["gate"] * 1e6
 
 
 def refuse(data: bytes) -> None:
@@ -78,25 +69,18 @@ def main() -> None:
     print(f"{'document':38} {'stdlib us':>11} {'gate us':>11} {'ratio':>7}")
     for name, data in documents().items():
         inner = max(1, 200_000 // len(data))
-        base, gate = pair(lambda d=data: json.loads(d), lambda d=data: decode(d), rounds, inner)
-        print(f"decode {name:31} {base:11.1f} {gate:11.1f} {gate / base:7.2f}")
         value = json.loads(data)
-        base, gate = pair(
-            lambda v=value: json.dumps(v, ensure_ascii=False, allow_nan=False),
-            lambda v=value: encode(v),
-            rounds,
-            inner,
-        )
-        print(f"encode {name:31} {base:11.1f} {gate:11.1f} {gate / base:7.2f}")
-        base, gate = pair(
-            lambda v=value: json.dumps(v, ensure_ascii=False, allow_nan=False),
-            lambda v=value: check(v),
-            rounds,
-            inner,
-        )
-        print(f"check  {name:31} {base:11.1f} {gate:11.1f} {gate / base:7.2f}")
+        dumps = partial(json.dumps, value, ensure_ascii=False, allow_nan=False)
+        sides: list[tuple[str, Callable[[], Any], Callable[[], Any]]] = [
+            ("decode", partial(json.loads, data), partial(decode, data)),
+            ("encode", dumps, partial(encode, value)),
+            ("check ", dumps, partial(check, value)),
+        ]
+        for what, stdlib, ours in sides:
+            base, gate = pair(stdlib, ours, rounds, inner)
+            print(f"{what} {name:31} {base:11.1f} {gate:11.1f} {gate / base:7.2f}")
     for name, data in hostile().items():
-        print(f"refuse {name:31} {'':11} {median_us(lambda d=data: refuse(d), 5):11.1f}")
+        print(f"refuse {name:31} {'':11} {median_us(partial(refuse, data), 5):11.1f}")
 
 
 if __name__ == "__main__":

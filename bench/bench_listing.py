@@ -10,8 +10,8 @@ Every row is measured in ABAB rounds against its baseline, medians printed with 
 - ``tools list`` piped (the plain renderer), ``--json`` and ``--limit 50``, each a new process,
   against ``tools list --limit 1`` (the same start-up, imports and query set-up, one row): the
   difference is what listing 10 000 tools costs. Goal (issue 16): ``tools list`` <= 1 s.
-  Processes keep their bytecode (``PYTHONPYCACHEPREFIX`` under the cache directory, one
-  untimed process first), as an installed package does.
+  Processes keep their bytecode (``harness.child_env``, one untimed process first), as an
+  installed package does.
 - ``fd.tools()`` against a bare ``SELECT`` of the same rows with sqlite3 (no records);
 - ``fd.catalog("openai")`` against ``json.dumps(indent=2)`` of its own output (the text alone):
   a first call (a new Foundry), and a call again with nothing changed (the kept text).
@@ -24,23 +24,18 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sqlite3
-import statistics
-import subprocess
-import sys
 import time
-from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
+from harness import CACHE, RatioTable, cli_seconds, interleaved, print_machine, timed
 from toolfoundry import Foundry
 from toolfoundry.registry import NewVersion, Registry, VersionStatus
 from toolfoundry.registry.engine import SCHEMA_HEAD
 from toolfoundry.spec import Capabilities
 
-CACHE = Path.home() / ".cache" / "toolfoundry-bench"
 CODE = "export function handler({ text }) { return text.trim() }\n"
-CLI = "from toolfoundry.cli import main; main()"
 
 
 def seeded(count: int) -> Path:
@@ -75,43 +70,6 @@ def seeded(count: int) -> Path:
     return path
 
 
-def process_s(args: list[str], src: str | None) -> float:
-    # Bytecode kept between processes, as in an installed package (pip compiles on install):
-    # with PYTHONDONTWRITEBYTECODE (set in some environments, e.g. this repository's CI
-    # sandbox) every process would compile the package's ~80 modules again (~0.2 s). Kept
-    # under the cache directory, not beside the sources; a changed source is compiled again.
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    env["PYTHONPYCACHEPREFIX"] = str(CACHE / "pycache")
-    if src is not None:
-        env["PYTHONPATH"] = src
-    start = time.perf_counter()
-    done = subprocess.run(
-        [sys.executable, "-c", CLI, *args], capture_output=True, env=env, check=False
-    )
-    elapsed = time.perf_counter() - start
-    if done.returncode != 0:
-        raise SystemExit(f"{args} failed: {done.stderr.decode()[-500:]}")
-    return elapsed
-
-
-def interleaved(sides: dict[str, Callable[[], float]], rounds: int) -> dict[str, float]:
-    """Median seconds of each side, the sides taking turns round by round (ABAB)."""
-    times: dict[str, list[float]] = {name: [] for name in sides}
-    for _ in range(rounds):
-        for name, side in sides.items():
-            times[name].append(side())
-    return {name: statistics.median(values) for name, values in times.items()}
-
-
-def timed(fn: Callable[[], object]) -> Callable[[], float]:
-    def run() -> float:
-        start = time.perf_counter()
-        fn()
-        return time.perf_counter() - start
-
-    return run
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--tools", type=int, default=10_000)
@@ -121,10 +79,9 @@ def main() -> None:
     path = seeded(opts.tools)
     url = f"sqlite:///{path}"
     n = opts.tools
-    print(f"{'measure':58} {'ours':>9} {'baseline':>9} {'ratio':>7}  baseline")
-
-    def line(name: str, ours: float, base: float, what: str) -> None:
-        print(f"{name:58} {ours:8.3f}s {base:8.3f}s {ours / base:6.2f}x  {what}")
+    table = RatioTable(58)
+    table.head()
+    line = table.line
 
     commands = {
         "tools list (piped: plain lines)": ["tools", "list", "--db", url],
@@ -132,16 +89,13 @@ def main() -> None:
         "tools list --limit 50": ["tools", "list", "--limit", "50", "--db", url],
     }
     one = ["tools", "list", "--limit", "1", "--db", url]
-    process_s(one, None)  # the first process compiles and keeps the bytecode: not timed
+    cli_seconds(one, None)  # the first process compiles and keeps the bytecode: not timed
     if opts.compare_src:
-        process_s(one, opts.compare_src)
+        cli_seconds(one, opts.compare_src)
     for name, args in commands.items():
-        sides = {
-            "ours": lambda a=args: process_s(a, None),
-            "one row": lambda: process_s(one, None),
-        }
+        sides = {"ours": partial(cli_seconds, args), "one row": partial(cli_seconds, one)}
         if opts.compare_src and "--limit" not in args:
-            sides["before"] = lambda a=args: process_s(a, opts.compare_src)
+            sides["before"] = partial(cli_seconds, args, opts.compare_src)
         got = interleaved(sides, opts.rounds)
         line(f"{name}, {n} tools, new process", got["ours"], got["one row"], "tools list --limit 1")
         if "before" in got:
@@ -196,7 +150,7 @@ def main() -> None:
     )
     fd.close()
     bare.close()
-    print(f"machine: {os.cpu_count()} cpus, load average {os.getloadavg()[0]:.1f}")
+    print_machine()
 
 
 if __name__ == "__main__":

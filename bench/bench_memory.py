@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import statistics
 import subprocess
@@ -28,6 +27,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from harness import print_machine
 from toolfoundry.sandbox import SandboxPolicy, run_js
 
 MIB = 1024 * 1024
@@ -70,7 +70,7 @@ class NativeQuickJS:
     """The ``quickjs`` binding: a fresh context per evaluation, memory limited like ours."""
 
     def __init__(self) -> None:
-        import quickjs  # type: ignore[import-untyped]
+        import quickjs  # type: ignore[import-untyped,import-not-found,unused-ignore]
 
         self._quickjs = quickjs
 
@@ -210,7 +210,7 @@ def main() -> None:
         print(native_note)
     if shutil.which("node") is None:
         print("node: not installed; node vm column skipped")
-    print(f"machine: {os.cpu_count()} cpus, load average {os.getloadavg()[0]:.1f}")
+    print_machine()
 
 
 if __name__ == "__main__":

@@ -26,10 +26,12 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
+
+from harness import child_env, each
 
 MODES = ("absent", "noop", "sdk")
 DRAFT: dict[str, Any] = {
@@ -51,12 +53,8 @@ WORKLOADS = {"sandbox": {"text": "tools that last a while"}, "refused": {"text":
 
 
 def _timed(fn: Callable[[], Any], calls: int) -> list[float]:
-    out = []
-    for _ in range(calls):
-        started = time.perf_counter()
-        fn()
-        out.append((time.perf_counter() - started) * 1e6)
-    return out
+    """Microseconds of each of ``calls`` calls of ``fn``."""
+    return [s * 1e6 for s in each(fn, calls)]
 
 
 def run_mode(mode: str, rounds: int, calls: int) -> dict[str, Any]:
@@ -88,8 +86,8 @@ def run_mode(mode: str, rounds: int, calls: int) -> dict[str, Any]:
         results = {}
         for workload, args in WORKLOADS.items():
             results[workload] = _compare(
-                lambda a=args: fd.call("word_count", a),
-                lambda a=args: hookless.call("word_count", a),
+                partial(fd.call, "word_count", args),
+                partial(hookless.call, "word_count", args),
                 rounds,
                 calls,
                 exporter,
@@ -151,7 +149,7 @@ def main() -> None:
     for mode in MODES:
         command = [sys.executable, __file__, "--mode", mode]
         command += ["--rounds", str(opts.rounds), "--calls", str(opts.calls)]
-        out = subprocess.run(command, capture_output=True, text=True, check=True)
+        out = subprocess.run(command, capture_output=True, text=True, check=True, env=child_env())
         r = json.loads(out.stdout.strip().splitlines()[-1])
         for workload, w in r["workloads"].items():
             print(

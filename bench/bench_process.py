@@ -24,6 +24,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from harness import load, percentile
 from toolfoundry.sandbox.process.bwrap import BwrapExecutor
 from toolfoundry.sandbox.process.exchange import exchange, request_bytes
 from toolfoundry.sandbox.process.executor import ProcessLimits
@@ -64,17 +65,8 @@ class PlainSubprocess:
 
 
 def percentiles(samples: list[float]) -> dict[str, float]:
-    ordered = sorted(samples)
-
-    def at(q: float) -> float:
-        return round(ordered[min(len(ordered) - 1, int(q * len(ordered)))], 2)
-
-    return {
-        "p50": at(0.50),
-        "p95": at(0.95),
-        "p99": at(0.99),
-        "mean": round(statistics.mean(ordered), 2),
-    }
+    figures = {f"p{q}": round(percentile(samples, q / 100), 2) for q in (50, 95, 99)}
+    return {**figures, "mean": round(statistics.mean(samples), 2)}
 
 
 def interleaved_latency(
@@ -136,7 +128,7 @@ def main() -> None:
     options = parser.parse_args()
 
     plain, cold = PlainSubprocess(), BwrapExecutor()
-    report: dict[str, Any] = {"load_before": os.getloadavg()[0], "cpus": os.cpu_count()}
+    report: dict[str, Any] = {"load_before": load(), "cpus": os.cpu_count()}
     with WarmPool(options.pool) as pool:
         pool.wait_ready(30)
         runs: dict[str, tuple[Callable[[], CallResult], Callable[[], None]]] = {
@@ -152,7 +144,7 @@ def main() -> None:
         rates = interleaved_throughput({n: c for n, (c, _) in runs.items()}, options.seconds)
         for name, rate in rates.items():
             report[name]["calls_per_s"] = rate
-    report["load_after"] = os.getloadavg()[0]
+    report["load_after"] = load()
     if options.json:
         print(json.dumps(report, indent=2))
         return

@@ -13,11 +13,11 @@ from __future__ import annotations
 import argparse
 import base64
 import json
-import statistics
 import time
 from collections.abc import Callable
 from urllib.parse import quote
 
+from harness import interleaved, timed
 from toolfoundry.sandbox.host.redaction import MARK, Redactor
 
 MIB = 1 << 20
@@ -57,14 +57,8 @@ def old_redact(secrets: tuple[str, ...]) -> Callable[[bytes], bytes]:
 def pair(
     base: Callable[[bytes], bytes], new: Callable[[bytes], bytes], body: bytes, rounds: int
 ) -> tuple[float, float]:
-    base_t: list[float] = []
-    new_t: list[float] = []
-    for _ in range(rounds):  # interleaved: each round measures both under the same load
-        for fn, out in ((base, base_t), (new, new_t)):
-            started = time.perf_counter()
-            fn(body)
-            out.append(time.perf_counter() - started)
-    return statistics.median(base_t) * 1e3, statistics.median(new_t) * 1e3
+    got = interleaved({"base": timed(lambda: base(body)), "new": timed(lambda: new(body))}, rounds)
+    return got["base"] * 1e3, got["new"] * 1e3
 
 
 def main() -> None:

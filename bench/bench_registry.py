@@ -21,15 +21,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import create_engine, insert, select, text
+from sqlalchemy import insert, select, text
 
+from harness import each, fresh_schema, percentile
 from toolfoundry import Foundry
 from toolfoundry.forge import forge_draft
 from toolfoundry.registry import search as fulltext
 from toolfoundry.registry.schema import tools, versions
 from toolfoundry.sandbox import SandboxPolicy, run_js
 
-PG_SERVER = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 CODE = (
     "export function handler({ text }) {\n"
     "  return text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '');\n"
@@ -122,27 +122,19 @@ def draft(name: str, tests: int = 10, *, unique: bool = True) -> dict[str, Any]:
 
 
 def timed(fn: Callable[[], Any], runs: int) -> list[float]:
-    out = []
-    for _ in range(runs):
-        started = time.perf_counter()
-        fn()
-        out.append((time.perf_counter() - started) * 1000)
-    return out
-
-
-def p(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+    """Milliseconds of each of ``runs`` calls of ``fn``."""
+    return [s * 1000 for s in each(fn, runs)]
 
 
 def line(
     label: str, values: list[float], base: list[float] | None = None, goal: float | None = None
 ) -> None:
-    text_ = f"  {label:<44} p50 {p(values, 0.5):8.3f} ms   p95 {p(values, 0.95):8.3f} ms"
+    p50, p95 = percentile(values, 0.5), percentile(values, 0.95)
+    text_ = f"  {label:<44} p50 {p50:8.3f} ms   p95 {p95:8.3f} ms"
     if base:
-        text_ += f"   x{p(values, 0.5) / p(base, 0.5):5.2f} of baseline"
+        text_ += f"   x{p50 / percentile(base, 0.5):5.2f} of baseline"
     if goal is not None:
-        text_ += f"   goal <= {goal} ms: {'met' if p(values, 0.5) <= goal else 'MISSED'}"
+        text_ += f"   goal <= {goal} ms: {'met' if p50 <= goal else 'MISSED'}"
     print(text_)
 
 
@@ -344,21 +336,10 @@ def main() -> None:
         bench_search(f"sqlite:///{Path(tmp) / 'search.db'}", "sqlite", opts.tools, opts.runs * 3)
     if opts.no_postgres:
         return
-    admin = create_engine(PG_SERVER)
-    schema = f"tf_bench_{uuid.uuid4().hex[:8]}"
-    with admin.begin() as conn:
-        conn.execute(text(f"CREATE SCHEMA {schema}"))
-    try:
-        url = f"{PG_SERVER}?options=-csearch_path%3D{schema}"
+    with fresh_schema() as url:
         bench_create_and_call(url, "postgresql", opts.runs)
-        with admin.begin() as conn:
-            conn.execute(text(f"DROP SCHEMA {schema} CASCADE"))
-            conn.execute(text(f"CREATE SCHEMA {schema}"))
+    with fresh_schema() as url:
         bench_search(url, "postgresql", opts.tools, opts.runs * 3)
-    finally:
-        with admin.begin() as conn:
-            conn.execute(text(f"DROP SCHEMA {schema} CASCADE"))
-        admin.dispose()
 
 
 if __name__ == "__main__":

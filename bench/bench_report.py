@@ -20,14 +20,14 @@ their ratio:
 from __future__ import annotations
 
 import argparse
-import os
 import shutil
 import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from bench_listing import interleaved, process_s, seeded, timed
+from bench_listing import seeded
+from harness import RatioTable, cli_seconds, interleaved, print_machine, timed
 from toolfoundry import Foundry
 from toolfoundry.registry import NewVersion, Registry, VersionStatus
 from toolfoundry.sandbox import run_js
@@ -106,10 +106,9 @@ def main() -> None:
             f"report: {report.tools} tools, {len(report.failures)} failing, "
             f"{len(report.capabilities)} with capabilities, {len(report.pending)} pending"
         )
-        print(f"{'measure':52} {'ours':>9} {'baseline':>9} {'ratio':>7}  baseline")
-
-        def line(name: str, ours: float, base: float, what: str) -> None:
-            print(f"{name:52} {ours:8.3f}s {base:8.3f}s {ours / base:6.2f}x  {what}")
+        table = RatioTable(52)
+        table.head()
+        line = table.line
 
         got = interleaved(
             {
@@ -125,7 +124,7 @@ def main() -> None:
         report_cmd = ["tools", "report", "--json", "--db", url]
         one = ["tools", "list", "--limit", "1", "--db", url]
         got = interleaved(
-            {"ours": lambda: process_s(report_cmd, None), "one": lambda: process_s(one, None)},
+            {"ours": lambda: cli_seconds(report_cmd, None), "one": lambda: cli_seconds(one, None)},
             opts.rounds,
         )
         line(
@@ -144,11 +143,11 @@ def main() -> None:
         checked.close()
         verify_cmd = ["tools", "verify", "--json", "--db", url]
         got = interleaved(
-            {"ours": lambda: process_s(verify_cmd, None), "one": lambda: process_s(one, None)},
+            {"ours": lambda: cli_seconds(verify_cmd, None), "one": lambda: cli_seconds(one, None)},
             max(1, opts.rounds // 2),
         )
         line(f"tools verify --json, {n} tools, no tests", got["ours"], got["one"], "tools list")
-    print(f"machine: {os.cpu_count()} cpus, load average {os.getloadavg()[0]:.1f}")
+    print_machine()
 
 
 if __name__ == "__main__":

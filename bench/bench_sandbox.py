@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import statistics
 import subprocess
@@ -32,6 +31,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from harness import child_env, each, interleaved, markdown_row, print_machine, process_seconds
 from toolfoundry.sandbox import SandboxPolicy, run_js
 from toolfoundry.sandbox.host.storage import StorageHook, StorageQuota
 from toolfoundry.sandbox.js.engine import Limits
@@ -52,14 +52,7 @@ Side = Callable[[], Any]
 
 def batch_us(fn: Side, n: int, pace_s: float = 0.0) -> float:
     """Median µs of ``n`` calls of ``fn`` (``pace_s`` of sleep before each, not timed)."""
-    times = []
-    for _ in range(n):
-        if pace_s:
-            time.sleep(pace_s)
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times) * 1e6
+    return statistics.median(each(fn, n, pace_s)) * 1e6
 
 
 def host() -> CallHost:
@@ -120,7 +113,7 @@ class NativeQuickJS:
     """``quickjs`` (PyPI): a Context is a fresh sandbox, limited to our memory cap."""
 
     def __init__(self) -> None:
-        import quickjs  # type: ignore[import-untyped]
+        import quickjs  # type: ignore[import-untyped,import-not-found,unused-ignore]
 
         self._quickjs = quickjs
         self._reused = self._context()
@@ -170,17 +163,6 @@ def optional(name: str, make: Callable[[], Any]) -> tuple[Any | None, str | None
         return None, f"{name}: not installed (pip install -e '.[bench]'); skipped"
 
 
-def interleaved(sides: dict[str, Callable[[], float | None]], rounds: int) -> dict[str, float]:
-    """Each side's median over ``rounds`` ABAB rounds; sides that answer None are left out."""
-    got: dict[str, list[float]] = {name: [] for name in sides}
-    for _ in range(rounds):
-        for name, side in sides.items():
-            value = side()
-            if value is not None:
-                got[name].append(value)
-    return {name: statistics.median(v) for name, v in got.items() if v}
-
-
 BASELINES = ("quickjs", "mini-racer", "node vm", "quickjs-emscripten")
 
 
@@ -195,14 +177,14 @@ def table(rows: list[tuple[str, str, dict[str, float]]], markdown: bool) -> None
 
     head = ["workload", "unit", "ours", *BASELINES]
     if markdown:
-        print("| " + " | ".join(head) + " |")
+        print(markdown_row(head))
         print("|" + "---|" * len(head))
     else:
         print(f"{head[0]:62} {head[1]:4} " + " ".join(f"{h:>20}" for h in head[2:]))
     for name, unit, values in rows:
         cells = [cell(values, side) for side in ("ours", *BASELINES)]
         if markdown:
-            print(f"| {name} | {unit} | " + " | ".join(cells) + " |")
+            print(markdown_row([name, unit, *cells]))
         else:
             print(f"{name:62} {unit:4} " + " ".join(f"{c:>20}" for c in cells))
 
@@ -215,15 +197,14 @@ def cold_rows(rounds: int) -> list[tuple[str, str, dict[str, float]]]:
     )
     ours = [sys.executable, "-c", script]
     node = ["node", "-e", f"console.log({CODE})"]
-    subprocess.run(ours, capture_output=True, check=True)  # warm the page cache
+    env = child_env()
+    process_seconds(ours, env)  # warm the page cache, compile and keep the bytecode
 
     def wall_ms(cmd: list[str]) -> Callable[[], float | None]:
         def run() -> float | None:
             if shutil.which(cmd[0]) is None and cmd[0] == "node":
                 return None
-            start = time.perf_counter()
-            subprocess.run(cmd, capture_output=True, timeout=120, check=True)
-            return (time.perf_counter() - start) * 1000
+            return process_seconds(cmd, env) * 1000
 
         return run
 
@@ -357,7 +338,7 @@ def main() -> None:
     for note in (native_skip, racer_skip, *node.skip.values()):
         if note:
             print(note)
-    print(f"machine: {os.cpu_count()} cpus, load average {os.getloadavg()[0]:.1f}")
+    print_machine()
 
 
 def ours_only(engine: Any, n: int) -> None:
@@ -375,10 +356,11 @@ def ours_only(engine: Any, n: int) -> None:
         f"r = run_js({TRIVIAL!r}, {{'x': 1}}); assert r.ok;"
         "print((time.perf_counter() - t) * 1000)"
     )
+    env = child_env()
     firsts = [
         float(
             subprocess.run(
-                [sys.executable, "-c", script], capture_output=True, text=True, check=True
+                [sys.executable, "-c", script], capture_output=True, text=True, check=True, env=env
             ).stdout
         )
         for _ in range(5)
@@ -407,7 +389,11 @@ def bombs() -> None:
         "print(r.error.kind.value, sorted(times)[2], before, rss())"
     )
     out = subprocess.run(
-        [sys.executable, "-c", bomb_script], capture_output=True, text=True, check=True
+        [sys.executable, "-c", bomb_script],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=child_env(),
     ).stdout.split()
     kind, bomb_ms, rss_before, rss_bomb = out[0], float(out[1]), float(out[2]), float(out[3])
     start = time.perf_counter()

@@ -32,26 +32,28 @@ ratios, not the absolute values.
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
-import uuid
 from collections.abc import Callable
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import anyio
 
+from harness import (
+    fresh_database,
+    load,
+    markdown_row,
+    print_load_after,
+    print_load_before,
+    seconds,
+    serve_http,
+)
 from toolfoundry import Foundry
 from toolfoundry.registry import NewVersion, VersionStatus
 
-REPO = Path(__file__).resolve().parent.parent
-PG_SERVER = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 WORDS = [
     *[
         "convert",
@@ -128,9 +130,7 @@ def draft(name: str) -> dict[str, Any]:
 
 
 def ms(fn: Callable[[], Any]) -> float:
-    started = time.perf_counter()
-    fn()
-    return (time.perf_counter() - started) * 1000.0
+    return seconds(fn) * 1000.0
 
 
 @dataclass
@@ -181,37 +181,6 @@ def measure(url: str, backend: str, size: int, creates: int, tmp: Path) -> Row:
     return row
 
 
-@contextmanager
-def served(url: str, tmp: Path) -> Any:
-    """``toolfoundry serve --http`` on a free loopback port; yields (process, port)."""
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = int(s.getsockname()[1])
-    env = {k: v for k, v in os.environ.items() if k not in ("TOOLFOUNDRY_DB", "TOOLFOUNDRY_TOKEN")}
-    command = [sys.executable, "-m", "toolfoundry", "serve", "--db", url]
-    log = (tmp / f"serve-{port}.log").open("w")
-    proc = subprocess.Popen([*command, "--http", f"127.0.0.1:{port}"], cwd=tmp, env=env, stderr=log)
-    try:
-        deadline = time.monotonic() + 120
-        while True:
-            if proc.poll() is not None:
-                raise SystemExit(f"serve exited {proc.returncode}: see {log.name}")
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise SystemExit("serve --http did not listen in time") from None
-                time.sleep(0.1)
-        yield proc, port
-    finally:
-        proc.terminate()
-        proc.wait(timeout=20)
-        log.close()
-
-
 async def in_process_figures(fd: Foundry) -> dict[str, float]:
     """tools/list through the official client over the SDK's in-memory transport: the
     server's own cost, without HTTP."""
@@ -242,11 +211,11 @@ async def mcp_figures(url: str, tmp: Path) -> dict[str, float]:
     from mcp.client.session import ClientSession
     from mcp.client.streamable_http import streamable_http_client
 
-    with served(url, tmp) as (proc, port):
+    with serve_http(url, tmp) as [(base, pid)]:
         client = httpx2.AsyncClient(timeout=httpx2.Timeout(60, read=300))
         async with (
             client,
-            streamable_http_client(f"http://127.0.0.1:{port}/mcp", http_client=client) as (
+            streamable_http_client(f"{base}/mcp", http_client=client) as (
                 read,
                 write,
             ),
@@ -271,7 +240,7 @@ async def mcp_figures(url: str, tmp: Path) -> dict[str, float]:
                 pages += 1
                 names += len(page.tools)
             every = (time.perf_counter() - started) * 1000.0
-            rss = rss_mib(proc.pid)
+            rss = rss_mib(pid)
     return {
         "mcp_first_cold": cold,
         "mcp_first": statistics.median(firsts),
@@ -283,7 +252,7 @@ async def mcp_figures(url: str, tmp: Path) -> dict[str, float]:
 
 
 def table(rows: list[Row]) -> None:
-    head = f"| {'backend':<10} | {'tools':>6} | " + " | ".join(t for _, t in COLUMNS) + " |"
+    head = markdown_row([f"{'backend':<10}", f"{'tools':>6}", *(t for _, t in COLUMNS)])
     print(head)
     print("|" + "|".join("-" * (len(c) + 2) for c in head.strip("|").split("|")) + "|")
     previous: dict[str, Row] = {}
@@ -296,7 +265,7 @@ def table(rows: list[Row]) -> None:
             if before is not None and before.size * 10 == row.size and key != "pages":
                 cell += f" (x{value / before.figures[key]:.2f})"
             cells.append(cell)
-        print(f"| {row.backend:<10} | {row.size:>6} | " + " | ".join(cells) + " |")
+        print(markdown_row([f"{row.backend:<10}", f"{row.size:>6}", *cells]))
         previous[row.backend] = row
     print()
     print("(xN): growth over the size ten times smaller on the same backend.")
@@ -306,23 +275,6 @@ def table(rows: list[Row]) -> None:
             f"{row.backend} {row.size}: seeded in {row.seconds_to_seed:.1f} s through the "
             f"registry API; tools/list returned {listed:.0f} entries (meta-tools included)"
         )
-
-
-def postgres_database() -> tuple[str, Callable[[], None]]:
-    """A fresh database on the local PostgreSQL (dropped afterwards): no test shares it."""
-    from sqlalchemy import create_engine, text
-
-    name = f"tf_bench_scale_{uuid.uuid4().hex[:8]}"
-    admin = create_engine(PG_SERVER, isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.execute(text(f'CREATE DATABASE "{name}"'))
-
-    def drop() -> None:
-        with admin.connect() as conn:
-            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        admin.dispose()
-
-    return PG_SERVER.rsplit("/", 1)[0] + f"/{name}", drop
 
 
 def main() -> None:
@@ -335,7 +287,7 @@ def main() -> None:
     ns = parser.parse_args()
     sizes = [1, 100, 1000] if ns.quick else ns.sizes
     postgres = not (ns.quick or ns.no_postgres)
-    print(f"load average before: {os.getloadavg()[0]:.2f} (2 shared cores)")
+    print_load_before()
     rows: list[Row] = []
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
@@ -343,16 +295,13 @@ def main() -> None:
         for size in sizes:
             url = f"sqlite:///{work}/scale-{size}.db"
             rows.append(measure(url, "sqlite", size, ns.creates, work))
-            print(f"  sqlite {size}: done (load {os.getloadavg()[0]:.2f})", flush=True)
+            print(f"  sqlite {size}: done (load {load():.2f})", flush=True)
         if postgres:
-            url, drop = postgres_database()
-            try:
+            with fresh_database() as url:
                 rows.append(measure(url, "postgresql", ns.postgres_size, ns.creates, work))
-            finally:
-                drop()
     print()
     table(rows)
-    print(f"load average after: {os.getloadavg()[0]:.2f}")
+    print_load_after()
 
 
 if __name__ == "__main__":

@@ -18,18 +18,16 @@ import random
 import sys
 import tempfile
 import time
-import uuid
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
-
-from sqlalchemy import create_engine, text
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the tests' search library
 
 from tests.registry.search_library import LIBRARY, NEAR, QUERIES, UNRELATED
 
-from bench_registry import PG_SERVER, seed
+from bench_registry import seed
+from harness import fresh_schema, percentile
 from toolfoundry import Foundry
 from toolfoundry.registry import NewVersion, Registry
 from toolfoundry.registry import search as fulltext
@@ -90,30 +88,21 @@ def cost(url: str, label: str, count: int, runs: int) -> None:
     without: list[float] = []
     for q in queries:  # interleaved: the same load for both
         for out, fn in ((with_floor, weighed), (without, unweighed)):
-            fulltext._weighed = fn  # type: ignore[assignment]
+            fulltext._weighed = fn  # type: ignore[assignment,unused-ignore]
             started = time.perf_counter()
             fd.search(q, 5)
             out.append((time.perf_counter() - started) * 1000)
     fulltext._weighed = weighed
     fd.close()
     for name, values in (("without weighing (baseline)", without), ("with the floor", with_floor)):
-        values.sort()
-        p50, p95 = values[len(values) // 2], values[int(len(values) * 0.95)]
-        ratio = p50 / sorted(without)[len(without) // 2]
+        p50, p95 = percentile(values, 0.5), percentile(values, 0.95)
+        ratio = p50 / percentile(without, 0.5)
         print(f"  {name:28} p50 {p50:7.3f} ms   p95 {p95:7.3f} ms   x{ratio:.2f}")
 
 
 def on_postgres(run: Callable[[str], None]) -> None:
-    schema = f"tf_bench_{uuid.uuid4().hex[:8]}"
-    admin = create_engine(PG_SERVER)
-    with admin.begin() as conn:
-        conn.execute(text(f"CREATE SCHEMA {schema}"))
-    try:
-        run(f"{PG_SERVER}?options=-csearch_path%3D{schema}")
-    finally:
-        with admin.begin() as conn:
-            conn.execute(text(f"DROP SCHEMA {schema} CASCADE"))
-        admin.dispose()
+    with fresh_schema() as url:
+        run(url)
 
 
 def main() -> None:

@@ -1,18 +1,25 @@
 """Start-up: a new process to its first answer (issue 15).
 
-    .venv/bin/python bench/bench_startup.py [--rounds 5]
+    .venv/bin/python bench/bench_startup.py [--rounds 5] [--compare-src DIR]
 
 Each row is a new process, measured in interleaved rounds with the baselines from the same run
-(``python -c pass``, ``node -e 0`` when node is installed, and ``python -c 'import mcp'``, the
-SDK alone); medians printed with the ratio to ``pass``:
+(``python -c pass``, ``node -e 0`` when node is installed, ``python -c 'import mcp'``, the SDK
+alone, and ``python -c 'import mcp.server.lowlevel'``, what ``serve`` must import of it anyway);
+medians printed with the ratio to ``pass``. Processes keep their bytecode, as an installed
+package does (``harness.child_env``; one untimed round first compiles it):
 - ``serve initialize``: ``toolfoundry serve`` over stdio on a seeded SQLite registry, timed from
   the spawn to the JSON-RPC answer of ``initialize`` (goal: <= 0.5 s); ``serve tools/list``:
   the same process on to the answer of its first ``tools/list`` (after ``initialized``);
-- ``Foundry.open + call``: ``Foundry.open(URL)`` and one ``fd.call`` of a JS tool (goal:
-  <= 0.3 s); ``... no kept bytecode``: the same with the bundled libraries' bytecode removed
+- ``Foundry.open``: ``Foundry.open(URL)`` alone (the imports and opening the registry);
+  ``Foundry.open + call``: the same and one ``fd.call`` of a JS tool (goal: <= 0.3 s);
+  ``... no kept bytecode``: the same with the bundled JavaScript libraries' bytecode removed
   from the cache before each run (the first process on a machine compiles them all);
 - ``run_js``: ``from toolfoundry import run_js`` and one call, the sandbox alone;
 - ``tools list``: the CLI listing the same registry (``bench/bench_listing.py`` has 10 000).
+
+``--compare-src DIR`` also runs every toolfoundry row from another source tree (``PYTHONPATH``,
+e.g. ``python bench/harness.py HEAD~1 /tmp/<you>-before``), interleaved with ours, each such
+row printed after ours with ``(before)``: a before/after in one run.
 """
 
 from __future__ import annotations
@@ -21,7 +28,6 @@ import argparse
 import json
 import os
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -29,42 +35,42 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from toolfoundry import Foundry
+from harness import CLI, child_env, interleaved, print_machine, process_seconds
 
-CODE = "export function handler({ text }) { return text.trim() }\n"
 PY = sys.executable
-CLI = [PY, "-c", "from toolfoundry.cli import main; main()"]
+# run as ``python -c SEED URL`` by the toolfoundry under test: each tree writes its own schema
+SEED = """
+import sys
+from toolfoundry import Foundry
+with Foundry.open(sys.argv[1]) as fd:
+    created = fd.create_tool(
+        {
+            "name": "trim",
+            "description": "Trims the text it is given.",
+            "code": "export function handler({ text }) { return text.trim() }",
+            "parameters": {
+                "type": "object",
+                "properties": {"text": {"type": "string"}},
+                "required": ["text"],
+            },
+            "tests": [{"input": {"text": " a "}, "expected": "a"}],
+        }
+    )
+    if created.status == "rejected":
+        raise SystemExit(f"seeding failed: {created}")
+    if created.status == "pending_approval":
+        fd.approve("trim", by="bench")
+"""
 
 
-def seed(directory: Path) -> str:
-    """A SQLite registry with one active tool, ``trim``; returns its URL."""
+def seed(directory: Path, src: str | None) -> str:
+    """A SQLite registry in ``directory`` with one active tool, ``trim``, written by ``src``'s
+    toolfoundry (None: this tree's); returns its URL. Also compiles the guest and keeps the
+    libraries' bytecode."""
+    directory.mkdir()
     url = f"sqlite:///{directory / 'registry.db'}"
-    with Foundry.open(url) as fd:
-        created = fd.create_tool(
-            {
-                "name": "trim",
-                "description": "Trims the text it is given.",
-                "code": CODE,
-                "parameters": {
-                    "type": "object",
-                    "properties": {"text": {"type": "string"}},
-                    "required": ["text"],
-                },
-                "tests": [{"input": {"text": " a "}, "expected": "a"}],
-            }
-        )
-        if created.status == "rejected":
-            raise RuntimeError(f"seeding failed: {created}")
-        if created.status == "pending_approval":
-            fd.approve("trim", by="bench")
+    process_seconds([PY, "-c", SEED, url], child_env(src))
     return url
-
-
-def run(argv: list[str], env: dict[str, str]) -> float:
-    """Seconds from spawn to exit of ``argv``."""
-    start = time.perf_counter()
-    subprocess.run(argv, env=env, check=True, stdout=subprocess.DEVNULL)
-    return time.perf_counter() - start
 
 
 def serve_answers(env: dict[str, str], cwd: Path) -> tuple[float, float]:
@@ -123,56 +129,79 @@ def no_kept_bytecode(cache: Path) -> dict[str, str]:
     return {"XDG_CACHE_HOME": str(cache)}
 
 
+def tree_rows(
+    url: str, cwd: Path, uncached: dict[str, str], src: str | None
+) -> dict[str, Callable[[], float]]:
+    """The toolfoundry rows, each a new process from ``src`` (None: this tree) on ``url``
+    (``seed``'s, in ``cwd``); ``uncached``: ``no_kept_bytecode``'s variables."""
+    env = {**child_env(src), "TOOLFOUNDRY_DB": url}
+    cold = {**env, **uncached}
+    kept = Path(uncached["XDG_CACHE_HOME"], "toolfoundry", "wasm")
+    opened = f"from toolfoundry import Foundry\nfd = Foundry.open({url!r})\n"
+    call = opened + "assert fd.call('trim', {'text': ' a '}).ok\n"
+    js = "from toolfoundry import run_js\nassert run_js('export default 1').ok\n"
+
+    def cold_call() -> float:
+        for path in kept.glob("*.libs"):
+            path.unlink()  # written again by the run: removed before each
+        return process_seconds([PY, "-c", call], cold)
+
+    serve: list[tuple[float, float]] = []
+
+    def serve_initialize() -> float:
+        serve.append(serve_answers(env, cwd))
+        return serve[-1][0]
+
+    return {
+        "run_js": lambda: process_seconds([PY, "-c", js], env),
+        "Foundry.open": lambda: process_seconds([PY, "-c", opened], env),
+        "Foundry.open + call": lambda: process_seconds([PY, "-c", call], env),
+        "  ... no kept bytecode": cold_call,
+        "tools list": lambda: process_seconds([*CLI, "tools", "list"], env),
+        "serve initialize": serve_initialize,
+        "serve tools/list": lambda: serve[-1][1],  # the same process, on to tools/list
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--compare-src", default=None, help="another tree's src/ (before)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         directory = Path(tmp)
-        url = seed(directory)  # also compiles the guest and keeps the libraries' bytecode
-        env = {**os.environ, "TOOLFOUNDRY_DB": url}
-        cold = {**env, **no_kept_bytecode(directory / "cache")}
-        kept = Path(cold["XDG_CACHE_HOME"], "toolfoundry", "wasm")
-        call = (
-            "from toolfoundry import Foundry\n"
-            f"fd = Foundry.open({url!r})\n"
-            "assert fd.call('trim', {'text': ' a '}).ok\n"
-        )
-        js = "from toolfoundry import run_js\nassert run_js('export default 1').ok\n"
+        trees = {"ours": None, "before": args.compare_src} if args.compare_src else {"ours": None}
+        urls = {name: seed(directory / name, src) for name, src in trees.items()}
+        uncached = no_kept_bytecode(directory / "cache")
+        env = child_env()
 
-        def cold_call() -> float:
-            for path in kept.glob("*.libs"):
-                path.unlink()  # written again by the run: removed before each
-            return run([PY, "-c", call], cold)
+        def python(code: str) -> Callable[[], float]:
+            return lambda: process_seconds([PY, "-c", code], env)
 
-        serve: list[tuple[float, float]] = []
-
-        def serve_initialize() -> float:
-            serve.append(serve_answers(env, directory))
-            return serve[-1][0]
-
-        rows: dict[str, Callable[[], float]] = {
-            "python -c pass": lambda: run([PY, "-c", "pass"], env),
-            "python -c 'import mcp'": lambda: run([PY, "-c", "import mcp"], env),
-            "run_js": lambda: run([PY, "-c", js], env),
-            "Foundry.open + call": lambda: run([PY, "-c", call], env),
-            "  ... no kept bytecode": cold_call,
-            "tools list": lambda: run([*CLI, "tools", "list"], env),
-            "serve initialize": serve_initialize,
-            "serve tools/list": lambda: serve[-1][1],  # the same process, on to tools/list
-        }
+        rows: dict[str, Callable[[], float]] = {}
         if shutil.which("node"):
-            rows = {"node -e 0": lambda: run(["node", "-e", "0"], env), **rows}
-        times: dict[str, list[float]] = {name: [] for name in rows}
-        for _ in range(args.rounds):
-            for name, measure in rows.items():  # interleaved: load moves every row alike
-                times[name].append(measure())
-    base = statistics.median(times["python -c pass"])
-    print(f"{'process':<26} {'median':>9} {'x pass':>7}")
-    for name, samples in times.items():
-        median = statistics.median(samples)
-        print(f"{name:<26} {median * 1000:>7.0f}ms {median / base:>7.1f}")
-    print(f"machine: {os.cpu_count()} cpus, load average {os.getloadavg()[0]:.1f}")
+            rows["node -e 0"] = lambda: process_seconds(["node", "-e", "0"], env)
+        rows["python -c pass"] = python("pass")
+        rows["python -c 'import mcp'"] = python("import mcp")
+        rows["python -c 'import mcp.server.lowlevel'"] = python("import mcp.server.lowlevel")
+        ours = tree_rows(urls["ours"], directory / "ours", uncached, None)
+        before = {}
+        if args.compare_src:
+            before = tree_rows(urls["before"], directory / "before", uncached, args.compare_src)
+        for name, measure in ours.items():
+            rows[name] = measure
+            if name in before:
+                rows[f"{name} (before)"] = before[name]
+        # interleaved: load moves every row alike; the untimed round compiles the bytecode
+        medians = interleaved(rows, args.rounds, warm=1)
+    base = medians["python -c pass"]
+    width = max(26, *(len(name) for name in medians))
+    print(f"{'process':<{width}} {'median':>9} {'x pass':>7}")
+    for name, median in medians.items():
+        print(f"{name:<{width}} {median * 1000:>7.0f}ms {median / base:>7.1f}")
+    if args.compare_src:
+        print(f"(before): the same process from {args.compare_src}")
+    print_machine()
 
 
 if __name__ == "__main__":

@@ -17,14 +17,12 @@ against 30 characters (Python's ``re`` takes minutes there; it is not run).
 from __future__ import annotations
 
 import argparse
-import os
-import statistics
 import time
-from collections.abc import Callable
 from typing import Any
 
 from jsonschema import Draft202012Validator
 
+from harness import interleaved, load, timed
 from toolfoundry.foundry.call import argument_problems
 from toolfoundry.spec.json_gate import check
 from toolfoundry.spec.json_schema import compile_schema
@@ -58,17 +56,6 @@ ARGUMENT = {
 }
 
 
-def interleaved(fns: dict[str, Callable[[], Any]], rounds: int) -> dict[str, float]:
-    """Median milliseconds per call of each function, measured round-robin."""
-    times: dict[str, list[float]] = {name: [] for name in fns}
-    for _ in range(rounds):
-        for name, fn in fns.items():
-            started = time.perf_counter()
-            fn()
-            times[name].append(time.perf_counter() - started)
-    return {name: statistics.median(t) * 1e3 for name, t in times.items()}
-
-
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=30)
@@ -77,19 +64,20 @@ def main() -> None:
     new = compile_schema(SCHEMA)
     assert not list(old.iter_errors(ARGUMENT))
     assert not new.problems(ARGUMENT)
-    medians = interleaved(
+    seconds = interleaved(
         {
-            "old: jsonschema iter_errors": lambda: list(old.iter_errors(ARGUMENT)),
-            "new: CompiledSchema.problems": lambda: new.problems(ARGUMENT),
-            "JSON gate: check (its own walk)": lambda: check(ARGUMENT),
-            "call path: argument_problems": lambda: argument_problems(
-                SCHEMA, ARGUMENT, validator=new
+            "old: jsonschema iter_errors": timed(lambda: list(old.iter_errors(ARGUMENT))),
+            "new: CompiledSchema.problems": timed(lambda: new.problems(ARGUMENT)),
+            "JSON gate: check (its own walk)": timed(lambda: check(ARGUMENT)),
+            "call path: argument_problems": timed(
+                lambda: argument_problems(SCHEMA, ARGUMENT, validator=new)
             ),
         },
         rounds,
     )
+    medians = {name: s * 1e3 for name, s in seconds.items()}
     base = medians["old: jsonschema iter_errors"]
-    print(f"load average {os.getloadavg()[0]:.2f}, {rounds} interleaved rounds, median per call")
+    print(f"load average {load():.2f}, {rounds} interleaved rounds, median per call")
     print(f"{'1 000-object argument':34} {'ms':>9} {'x old':>8}")
     for name, ms in medians.items():
         print(f"{name:34} {ms:9.3f} {ms / base:8.3f}")
