@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from toolfoundry.registry import Registry
+from toolfoundry.registry import NewVersion, Registry, VersionStatus
 
 # Loaded by none of the entry points below: the MCP SDK (serve imports it itself), the HTTP
 # client stack (the first real fetch), Python jsonschema (spec/json_schema is the validator),
@@ -44,6 +44,12 @@ CASES = {
         "main(['tools', 'list', '--db', URL], standalone_mode=False)",
         [*NEVER, "wasmtime"],
     ),
+    # a script that opens the default SQLite registry and calls a tool: the driver, not SQLAlchemy
+    "open and call": (
+        "from toolfoundry import Foundry\n"
+        "assert Foundry.open(URL).call('trim', {'text': ' a '}).value == 'a'",
+        [*NEVER, "sqlalchemy", "pydantic", "tree_sitter", "toolfoundry.forge.pipeline"],
+    ),
     # serve's work before it reads a request: the meta-tools are built
     "serve set-up": (
         "import toolfoundry.cli.serve\n"
@@ -58,7 +64,17 @@ CASES = {
 @pytest.fixture(scope="module")
 def current_db(tmp_path_factory: pytest.TempPathFactory) -> str:
     url = f"sqlite:///{tmp_path_factory.mktemp('startup') / 'registry.db'}"
-    Registry.open(url).engine.dispose()  # migrated here: the child opens a current schema
+    registry = Registry.open(url)  # migrated here: the child opens a current schema
+    registry.add_version(
+        NewVersion(
+            name="trim",
+            code="export function handler({ text }) { return text.trim() }",
+            description="Trims its text.",
+            parameters={"type": "object", "properties": {"text": {"type": "string"}}},
+            status=VersionStatus.ACTIVE,
+        )
+    )
+    registry.close()
     return url
 
 

@@ -11,7 +11,7 @@ from sqlalchemy import text
 from toolfoundry import Foundry
 from toolfoundry.forge import forge_draft
 from toolfoundry.registry import NewVersion, Registry, RegistryError, VersionStatus
-from toolfoundry.registry.engine import SCHEMA_HEAD
+from toolfoundry.registry.sqlite_file import SCHEMA_HEAD
 from toolfoundry.spec import Capabilities, capabilities_hash, code_sha256
 
 NETWORK = Capabilities(network=("api.example.com",))

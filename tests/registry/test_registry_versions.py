@@ -18,7 +18,8 @@ from toolfoundry.registry import (
     VersionStatus,
     code_sha256,
 )
-from toolfoundry.registry.engine import SCHEMA_HEAD, SchemaMismatch
+from toolfoundry.registry.engine import SchemaMismatch
+from toolfoundry.registry.sqlite_file import SCHEMA_HEAD
 from toolfoundry.spec import Capabilities
 
 ACTIVE, PENDING = VersionStatus.ACTIVE, VersionStatus.PENDING_APPROVAL

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from toolfoundry.config import FetchSettings
-from toolfoundry.registry import Registry, RegistryError, ToolVersion, VersionStatus
+from toolfoundry.registry import AGENT_ACTOR, RegistryError, ToolVersion, VersionStatus
+from toolfoundry.registry.calls import CallStatements
 from toolfoundry.sandbox.host.fetch import FetchPolicy
 from toolfoundry.sandbox.host.hosts import pattern_covered
 from toolfoundry.sandbox.host.protocols import FetchProvider, StorageBackend
@@ -33,6 +34,9 @@ from toolfoundry.spec.json_schema import CompiledSchema, InvalidSchema, compile_
 from toolfoundry.spec.limits import MIB
 from toolfoundry.spec.lru import SizedLRU, text_cost
 from toolfoundry.spec.result import elapsed_ms
+
+if TYPE_CHECKING:
+    from toolfoundry.registry import Registry
 
 SHARED_NAMESPACE = "shared"
 # What a model is shown of one call at most (the agent loop and every framework adapter):
@@ -118,12 +122,13 @@ def sandbox_policy(
     capabilities: Capabilities,
     limits: CallLimits,
     fetch_settings: FetchSettings,
-    storage: StorageBackend | None,
+    storage: Callable[[], StorageBackend | None],
 ) -> SandboxPolicy:
     """The SandboxPolicy a call of this tool runs under: its capabilities, no more.
 
     Time, memory and output are ``limits`` (the ones its tests ran under); fetch is
-    :func:`fetch_policy`'s; storage is the tool's own namespace, or the shared one.
+    :func:`fetch_policy`'s; storage is the tool's own namespace, or the shared one, in the
+    backend ``storage()`` gives (asked only of a tool that keeps storage).
     """
     fetch = fetch_policy(capabilities, fetch_settings)
     namespace = None
@@ -134,7 +139,7 @@ def sandbox_policy(
     return SandboxPolicy.under(
         limits,
         fetch=fetch,
-        storage=storage if namespace else None,
+        storage=storage() if namespace else None,
         storage_namespace=namespace,
         tool=name,
     )
@@ -153,18 +158,25 @@ def _prepared_cost(_: int, prepared: Prepared) -> int:
 
 
 class Caller:
-    """Runs calls of one registry's versions under one set of limits and ``[fetch]``."""
+    """Runs calls of one registry's versions under one set of limits and ``[fetch]``.
+
+    A call resolves, reads and records through ``statements`` (on the driver); the rest of
+    the registry (``registry()``, opened on first use) is asked only when a call is refused
+    because the tool is disabled, or a tool keeps storage.
+    """
 
     def __init__(
         self,
-        registry: Registry,
+        statements: CallStatements,
+        registry: Callable[[], Registry],
         limits: CallLimits,
         fetch: FetchSettings,
         *,
         process_limits: ProcessLimits,
         python_executor: Callable[[], Executor | None],
     ) -> None:
-        self.registry = registry
+        self._statements = statements
+        self._registry = registry
         self._limits = limits
         self._fetch = fetch
         self._process_limits = process_limits
@@ -176,7 +188,7 @@ class Caller:
         """See :meth:`toolfoundry.Foundry.call`."""
         started = time.perf_counter()
         try:
-            row_id, number, status = self.registry.resolve(name, version)
+            row_id, number, status = self._statements.resolve(name, version)
         except RegistryError as exc:
             return with_step(
                 CallResult.failure(
@@ -184,18 +196,17 @@ class Caller:
                 )
             )
         if status is not VersionStatus.ACTIVE:
-            if status is VersionStatus.DISABLED and self.registry.get(name).status is status:
+            registry = self._registry()
+            if status is VersionStatus.DISABLED and registry.get(name).status is status:
                 # a person disabled the tool: that holds for every version of it
-                who = self.registry.disabled_by(name)
+                who = registry.disabled_by(name)
                 message = f"{name!r} is disabled (by {who}): no version of it runs until enabled"
             else:
                 message = f"{name!r} version {number} is {status.value}; only active versions run"
             refused = CallResult.failure(
                 ErrorKind.NOT_ACTIVE, message, duration_ms=elapsed_ms(started)
             )
-            self.registry.record_call(
-                name, number, duration_ms=refused.duration_ms, error_kind=ErrorKind.NOT_ACTIVE.value
-            )
+            self._record(name, number, refused.duration_ms, ErrorKind.NOT_ACTIVE.value)
             return with_step(refused, version=number)
         tool, policy, validator = self._prepared(row_id, name, number)
         checked, problems = gated_arguments(tool.parameters, args, validator=validator)
@@ -213,8 +224,11 @@ class Caller:
 
             result = run_js(tool.code, checked, policy)
         kind = result.error.kind.value if result.error else None
-        self.registry.record_call(name, number, duration_ms=result.duration_ms, error_kind=kind)
+        self._record(name, number, result.duration_ms, kind)
         return with_step(result, version=number)
+
+    def _record(self, name: str, number: int, duration_ms: float, kind: str | None) -> None:
+        self._statements.record(name, number, duration_ms, kind, AGENT_ACTOR)
 
     def _call_python(
         self, tool: ToolVersion, args: Any, fetch: FetchProvider | None, started: float
@@ -235,13 +249,16 @@ class Caller:
     ) -> tuple[ToolVersion, SandboxPolicy, Any]:
         cached = self._versions.get(row_id)
         if cached is None:
-            tool = self.registry.get(name, number)
+            tool = self._statements.version(name, number)
             policy = sandbox_policy(
-                name, tool.capabilities, self._limits, self._fetch, self.registry.storage
+                name, tool.capabilities, self._limits, self._fetch, self._storage
             )
             validator = arguments_validator(tool.parameters)
             cached = self._versions.put(row_id, (tool, policy, validator))
         return cached
+
+    def _storage(self) -> StorageBackend:
+        return self._registry().storage
 
 
 def with_step(result: CallResult, *, version: int | None = None) -> CallResult:

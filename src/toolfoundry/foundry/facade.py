@@ -11,6 +11,7 @@ state of its own beyond caches of immutable versions.
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,14 +22,15 @@ from toolfoundry.foundry import telemetry
 from toolfoundry.foundry.call import Caller
 from toolfoundry.registry import (
     AuditEntry,
-    Registry,
     RegistryError,
     SearchHit,
     ToolVersion,
     UsageStats,
     VersionStatus,
     resolve_url,
+    sqlite_file,
 )
+from toolfoundry.registry.calls import CallStatements
 from toolfoundry.registry.diffs import version_diff
 from toolfoundry.sandbox.process.executor import Executor, ProcessLimits
 from toolfoundry.spec import CallResult, StepResult, StepStatus, ToolSpec
@@ -38,6 +40,7 @@ if TYPE_CHECKING:  # loaded by the periodic checks only; the forge by the first 
     from toolfoundry.foundry.create import CreateResult, Intake
     from toolfoundry.foundry.report import ReviewReport
     from toolfoundry.foundry.verify import ToolVerification, VerifyReport
+    from toolfoundry.registry import Registry
 
 
 @dataclass(frozen=True)
@@ -75,13 +78,26 @@ class Foundry:
     def __init__(
         self, registry: Registry, config: Config | None = None, *, executor: Executor | None = None
     ) -> None:
-        self.registry = registry
+        self._start(registry, registry.calls, None, config or Config(), executor)
+
+    def _start(
+        self,
+        registry: Registry | None,
+        statements: CallStatements,
+        file: tuple[str, sqlite_file.Connections] | None,
+        config: Config,
+        executor: Executor | None,
+    ) -> None:
+        self._registry = registry  # None: opened from ``file`` on first use (see registry)
+        self._statements = statements
+        self._file = file
+        self._opening = threading.Lock()
         self._executor = executor
         self._owns_executor = executor is None
         self._python_probed = False
         # format -> (the active (name, version) set it was rendered from, the text)
         self._catalogs: dict[str, tuple[list[tuple[str, int]], str]] = {}
-        self.reconfigure(config or Config())
+        self.reconfigure(config)
 
     def reconfigure(self, config: Config) -> None:
         """Use ``config`` from the next call, create or decision on (``serve`` reloading its
@@ -94,7 +110,8 @@ class Foundry:
         self.config = config
         # calls and the forge's test runs take the same config.limits (one CallLimits)
         self._caller = Caller(
-            self.registry,
+            self._statements,
+            lambda: self.registry,
             config.limits,
             config.fetch,
             process_limits=self._process_limits(),
@@ -143,14 +160,56 @@ class Foundry:
             config = load_config(config)
         if url is None and not os.environ.get("TOOLFOUNDRY_DB"):
             url = config.registry_url
-        return cls(Registry.open(resolve_url(url)), config, executor=executor)
+        url = resolve_url(url)
+        path = sqlite_file.file_of(url)
+        if path is not None:
+            connections = sqlite_file.Connections(path)
+            if connections.schema_revision() == sqlite_file.SCHEMA_HEAD:
+                return cls._over_file(url, connections, config, executor)
+            connections.close()
+        from toolfoundry.registry import Registry
+
+        return cls(Registry.open(url), config, executor=executor)
+
+    @classmethod
+    def _over_file(
+        cls,
+        url: str,
+        connections: sqlite_file.Connections,
+        config: Config,
+        executor: Executor | None,
+    ) -> Foundry:
+        """A foundry over a SQLite file at the current schema whose calls run on the driver;
+        the :class:`Registry` (SQLAlchemy, ~0.2 s to import) opens when something else first
+        needs it, so a process that opens and calls loads none of it."""
+        foundry = cls.__new__(cls)
+        statements = CallStatements(connections)
+        foundry._start(None, statements, (url, connections), config, executor)
+        return foundry
+
+    @property
+    def registry(self) -> Registry:
+        """The registry this foundry reads and writes."""
+        registry = self._registry
+        if registry is None:
+            assert self._file is not None
+            with self._opening:
+                registry = self._registry
+                if registry is None:
+                    from toolfoundry.registry import Registry
+
+                    registry = self._registry = Registry.open(self._file[0])
+        return registry
 
     def close(self) -> None:
         """Release database connections (and the Python tier's warm workers we started)."""
         if self._owns_executor and self._executor is not None:
             self._executor.close()
             self._executor = None
-        self.registry.close()
+        if self._registry is not None:
+            self._registry.close()
+        if self._file is not None:
+            self._file[1].close()
 
     def python_executor(self) -> Executor | None:
         """The Python tier's executor: the one given, else ``TOOLFOUNDRY_EXECUTOR`` (an

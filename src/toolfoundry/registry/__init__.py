@@ -6,10 +6,17 @@ localStorage backend. Persistence only: it imports nothing but :mod:`toolfoundry
 toolfoundry, and knows nothing of the forge, the sandbox or any server above it (what runs a
 draft through the forge into a version is :mod:`toolfoundry.foundry`'s). The layers above
 read and write through :class:`Registry`'s methods; only this package speaks SQL.
+
+Records and the call path's statements need no SQLAlchemy; :class:`Registry`, the
+localStorage backend and the change feed load it on first use (``Foundry.open`` + ``call`` on a
+SQLite file does not).
 """
 
-from toolfoundry.registry.engine import StoreError, default_url, resolve_url
-from toolfoundry.registry.notify import ChangeFeed
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from toolfoundry.registry.records import (
     AGENT_ACTOR,
     Approval,
@@ -23,10 +30,31 @@ from toolfoundry.registry.records import (
     ToolVersion,
     UsageStats,
 )
-from toolfoundry.registry.repository import Registry
-from toolfoundry.registry.runs import RunRow
-from toolfoundry.registry.storage import SqlStorage
+from toolfoundry.registry.sqlite_file import default_url, resolve_url
 from toolfoundry.spec import VersionStatus, capabilities_hash, code_sha256
+
+if TYPE_CHECKING:  # what __getattr__ below returns, for type checkers (tests keep both equal)
+    from toolfoundry.registry.engine import StoreError
+    from toolfoundry.registry.notify import ChangeFeed
+    from toolfoundry.registry.repository import Registry
+    from toolfoundry.registry.runs import RunRow
+    from toolfoundry.registry.storage import SqlStorage
+
+_LAZY = {
+    "StoreError": "toolfoundry.registry.engine",
+    "ChangeFeed": "toolfoundry.registry.notify",
+    "Registry": "toolfoundry.registry.repository",
+    "RunRow": "toolfoundry.registry.runs",
+    "SqlStorage": "toolfoundry.registry.storage",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'toolfoundry.registry' has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)
+
 
 __all__ = [
     "AGENT_ACTOR",

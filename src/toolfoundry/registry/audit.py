@@ -2,25 +2,14 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import JSON, DateTime, bindparam, select, text
 from sqlalchemy.engine import Connection, Row
 
+from toolfoundry.registry.codecs import as_utc, now
 from toolfoundry.registry.records import AuditEntry, AuditEvent
 from toolfoundry.registry.schema import audit
-
-
-def now() -> datetime:
-    """The registry's clock (UTC, aware)."""
-    return datetime.now(UTC)
-
-
-def as_utc(value: datetime) -> datetime:
-    """SQLite hands back naive datetimes; everything the registry stores is UTC."""
-    return value if value.tzinfo else value.replace(tzinfo=UTC)
-
 
 _APPEND = text(
     "INSERT INTO tf_audit (at, tool, version, event, actor, detail) "

@@ -1,25 +1,30 @@
-"""The two statements every tool call runs, straight on the database driver.
+"""The statements every tool call runs, straight on the database driver.
 
-Looking up a tool's current version and recording the call are the only registry work on the
-call path. Through a SQLAlchemy ``Connection`` each costs ~0.2-0.3 ms of Python; on the pooled
-DBAPI connection it is ~0.02-0.05 ms on SQLite. Everything else in the registry goes through
-SQLAlchemy; these statements write exactly what the Core tables would (see the tests, which read
-them back through Core on both backends).
+Looking up a tool's current version, reading that version once, and recording the call are the
+only registry work on the call path. Through a SQLAlchemy ``Connection`` each costs ~0.2-0.3 ms
+of Python; on the driver's connection it is ~0.02-0.05 ms on SQLite. And on a SQLite file they
+need no SQLAlchemy at all (:class:`toolfoundry.registry.sqlite_file.Connections`), so a process
+that opens a registry and calls a tool does not import it. Everything else in the registry goes
+through SQLAlchemy; these statements read and write exactly what the Core tables would (see the
+tests, which compare them with Core on both backends).
 """
 
 from __future__ import annotations
 
 import json
 import re
-from datetime import datetime
-from typing import Any
+from contextlib import AbstractContextManager
+from typing import Any, Protocol
 
-from sqlalchemy.engine import Engine
-
-from toolfoundry.registry.audit import now
-from toolfoundry.registry.records import AuditEvent, RegistryError
-from toolfoundry.registry.schema import bindable_name
-from toolfoundry.registry.usage import bucket
+from toolfoundry.registry.codecs import (
+    VERSION_COLUMNS,
+    bindable_name,
+    bucket,
+    now,
+    sqlite_datetime,
+    version_record,
+)
+from toolfoundry.registry.records import AuditEvent, RegistryError, ToolVersion
 from toolfoundry.spec import VersionStatus
 
 _RESOLVE = (
@@ -29,6 +34,12 @@ _RESOLVE = (
 )
 _RESOLVE_CURRENT = _RESOLVE + "t.current_version"
 _RESOLVE_VERSION = _RESOLVE + ":version"
+_READ = (
+    f"SELECT {', '.join('v.' + c for c in VERSION_COLUMNS)}, t.name, t.current_version "
+    "FROM tf_versions v JOIN tf_tools t ON t.id = v.tool_id "
+    "WHERE t.name = :name AND v.version = :version"
+)
+_READ_COLUMNS = (*VERSION_COLUMNS, "name", "current_version")
 # SQLite >= 3.24 and PostgreSQL share this upsert syntax.
 _UPSERT = (
     "INSERT INTO tf_usage (tool, counter, n, total_ms, last_at) "
@@ -43,18 +54,28 @@ _AUDIT = (
 _NAMED = re.compile(r":(\w+)")
 
 
-class CallStatements:
-    """Resolve and record for one engine, in the driver's own parameter style."""
+class DriverConnections(Protocol):
+    """Where the statements get a driver connection: ``sqlite_file.Connections`` on a SQLite
+    file, ``engine.EngineConnections`` (SQLAlchemy's pool) on anything else."""
 
-    def __init__(self, engine: Engine) -> None:
-        self._engine = engine
-        self._postgres = engine.dialect.name == "postgresql"
+    dialect: str
+
+    def borrow(self) -> AbstractContextManager[Any]: ...
+
+
+class CallStatements:
+    """Resolve, read and record on one database, in the driver's own parameter style."""
+
+    def __init__(self, connections: DriverConnections) -> None:
+        self._connections = connections
+        self._postgres = connections.dialect == "postgresql"
 
         def style(sql: str) -> str:
             return _NAMED.sub(r"%(\1)s", sql) if self._postgres else sql
 
         self._resolve_current = style(_RESOLVE_CURRENT)
         self._resolve_version = style(_RESOLVE_VERSION)
+        self._read = style(_READ)
         self._upsert = style(_UPSERT)
         self._audit = style(_AUDIT)
 
@@ -72,29 +93,35 @@ class CallStatements:
         if version is not None:
             params["version"] = version
         sql = self._resolve_current if version is None else self._resolve_version
-        conn = self._engine.raw_connection()
-        try:
-            if self._postgres:
-                # one round trip: no BEGIN before the SELECT, no ROLLBACK when it goes back
-                driver: Any = conn.driver_connection
-                driver.autocommit = True
-                try:
-                    row = driver.execute(sql, params).fetchone()
-                finally:
-                    driver.autocommit = False
-            else:
-                cursor = conn.cursor()
-                cursor.execute(sql, params)
-                row = cursor.fetchone()
-                cursor.close()
-        finally:
-            conn.close()
+        row = self._one(sql, params)
         if row is None:
             what = f"{name!r}" if version is None else f"{name!r} version {version}"
             raise RegistryError("not_found", f"no tool {what}")
         if row[3] == VersionStatus.DISABLED.value:
             return int(row[0]), int(row[1]), VersionStatus.DISABLED
         return int(row[0]), int(row[1]), VersionStatus(row[2])
+
+    def version(self, name: str, number: int) -> ToolVersion:
+        """The record of one version (what ``Registry.get(name, number)`` reads through Core).
+
+        Raises:
+            RegistryError: ``not_found`` for an unknown tool or version.
+        """
+        row = self._one(self._read, {"name": bindable_name(name), "version": number})
+        if row is None:
+            raise RegistryError("not_found", f"no tool {name!r} version {number}")
+        return version_record(dict(zip(_READ_COLUMNS, row, strict=True)), {})
+
+    def _one(self, sql: str, params: dict[str, Any]) -> Any:
+        with self._connections.borrow() as driver:
+            if not self._postgres:
+                return driver.execute(sql, params).fetchone()
+            # one round trip: no BEGIN before the SELECT, no ROLLBACK when it goes back
+            driver.autocommit = True
+            try:
+                return driver.execute(sql, params).fetchone()
+            finally:
+                driver.autocommit = False
 
     def record(
         self, name: str, version: int, duration_ms: float, error_kind: str | None, actor: str
@@ -107,29 +134,23 @@ class CallStatements:
 
             detail = Json(detail)
         else:
-            at, detail = _sqlite_datetime(at), json.dumps(detail)
+            at, detail = sqlite_datetime(at), json.dumps(detail)
         counters = ["calls", f"ms:{bucket(duration_ms)}"]
         if error_kind:
             counters.append(f"failed:{error_kind}")
         rows = [{"tool": name, "counter": c, "ms": duration_ms, "at": at} for c in counters]
         event = {"at": at, "tool": name, "version": version, "event": AuditEvent.CALLED.value}
         audit_row = {**event, "actor": actor, "detail": detail}
-        conn = self._engine.raw_connection()
-        try:
+        with self._connections.borrow() as driver:
             if self._postgres:
-                self._record_postgres(conn.driver_connection, rows, audit_row)
+                self._record_postgres(driver, rows, audit_row)
             else:
-                cursor = conn.cursor()
-                cursor.execute("BEGIN")  # the driver runs in autocommit mode (see engine.py)
+                cursor = driver.cursor()
+                cursor.execute("BEGIN")  # the driver runs in autocommit mode (sqlite_file.py)
                 cursor.executemany(self._upsert, rows)
                 cursor.execute(self._audit, audit_row)
                 cursor.execute("COMMIT")
                 cursor.close()
-        except BaseException:
-            conn.rollback()
-            raise
-        finally:
-            conn.close()
 
     def _record_postgres(
         self, driver: Any, rows: list[dict[str, Any]], audit_row: dict[str, Any]
@@ -143,8 +164,3 @@ class CallStatements:
             cursor.executemany(self._upsert, rows)
             cursor.execute(self._audit, audit_row)
             driver.commit()
-
-
-def _sqlite_datetime(value: datetime) -> str:
-    # the storage format of SQLAlchemy's SQLite DateTime, so Core reads these rows back
-    return value.strftime("%Y-%m-%d %H:%M:%S.%f")

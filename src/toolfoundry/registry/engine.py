@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import contextlib
-import os
-import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -12,14 +11,17 @@ from sqlalchemy import create_engine, event, text
 from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.exc import ArgumentError, OperationalError, ProgrammingError, SQLAlchemyError
 
+from toolfoundry.registry.sqlite_file import (
+    BUSY_TIMEOUT_MS,
+    REVISION_QUERY,
+    SCHEMA_HEAD,
+    configure,
+    require_directory,
+)
+from toolfoundry.registry.sqlite_file import DEFAULT_DIR as DEFAULT_DIR  # TODO(lead): cli/
+from toolfoundry.registry.sqlite_file import DEFAULT_FILE as DEFAULT_FILE
 from toolfoundry.spec.extras import requires_extra
 
-DEFAULT_DIR = Path(".toolfoundry")
-DEFAULT_FILE = "registry.db"
-# The newest migration's revision id; opening a database already at this revision skips
-# Alembic entirely (a test keeps this in step with the migration scripts).
-SCHEMA_HEAD = "0006"
-BUSY_TIMEOUT_MS = 30_000
 _MIGRATION_LOCK = 0x7466_7265  # an arbitrary advisory-lock key for PostgreSQL ("tfre")
 
 
@@ -30,18 +32,6 @@ StoreError = SQLAlchemyError
 
 class SchemaMismatch(RuntimeError):
     """The database is at a schema revision this toolfoundry does not know (a newer one's)."""
-
-
-def default_url(base: Path | None = None) -> str:
-    """The default SQLite database under ``./.toolfoundry/`` (created when missing)."""
-    directory = (base or Path.cwd()) / DEFAULT_DIR
-    directory.mkdir(parents=True, exist_ok=True)
-    return f"sqlite:///{directory / DEFAULT_FILE}"
-
-
-def resolve_url(url: str | None) -> str:
-    """``url``, else ``TOOLFOUNDRY_DB``, else the default SQLite file."""
-    return url or os.environ.get("TOOLFOUNDRY_DB") or default_url()
 
 
 def shown_url(url: str) -> str:
@@ -70,12 +60,7 @@ def create_registry_engine(url: str) -> Engine:
     if parsed.get_backend_name() == "sqlite":
         database = parsed.database
         if database and database != ":memory:" and not parsed.query.get("uri"):
-            directory = Path(database).parent
-            if not directory.is_dir():
-                raise FileNotFoundError(
-                    f"the directory of the SQLite database does not exist: {directory} "
-                    "(create it first, or give another path)"
-                )
+            require_directory(Path(database))
         engine = create_engine(url, connect_args={"timeout": BUSY_TIMEOUT_MS / 1000})
         event.listen(engine, "connect", _sqlite_on_connect)
         event.listen(engine, "begin", _sqlite_on_begin)
@@ -89,21 +74,32 @@ def create_registry_engine(url: str) -> Engine:
 
 
 def _sqlite_on_connect(dbapi_connection: Any, _record: Any) -> None:
-    dbapi_connection.isolation_level = None
-    cursor = dbapi_connection.cursor()
-    cursor.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-    cursor.execute("PRAGMA foreign_keys = ON")
-    # Switching to WAL needs a moment of exclusive access; another process may hold it,
-    # but then it has (or will have) switched the file already, and the mode is persistent.
-    with contextlib.suppress(sqlite3.OperationalError):
-        cursor.execute("PRAGMA journal_mode = WAL")
-    cursor.execute("PRAGMA synchronous = NORMAL")
-    cursor.close()
+    configure(dbapi_connection)
 
 
 def _sqlite_on_begin(conn: Connection) -> None:
     mode = conn.get_execution_options().get("sqlite_begin", "DEFERRED")
     conn.exec_driver_sql(f"BEGIN {mode}")
+
+
+class EngineConnections:
+    """The call statements' connections from an engine's pool (``calls.DriverConnections``):
+    the driver's own connection, rolled back when a statement failed, then given back."""
+
+    def __init__(self, engine: Engine) -> None:
+        self._engine = engine
+        self.dialect = engine.dialect.name
+
+    @contextlib.contextmanager
+    def borrow(self) -> Iterator[Any]:
+        pooled = self._engine.raw_connection()
+        try:
+            yield pooled.driver_connection
+        except BaseException:
+            pooled.rollback()
+            raise
+        finally:
+            pooled.close()
 
 
 def upsert_insert(dialect: str) -> Any:
@@ -127,7 +123,7 @@ def schema_revision(conn: Connection) -> str | None:
     """The migration revision the database is at, or None for an empty database."""
     try:
         with conn.begin():
-            row = conn.execute(text("SELECT version_num FROM tf_alembic_version")).first()
+            row = conn.execute(text(REVISION_QUERY)).first()
     except (OperationalError, ProgrammingError):
         return None
     return None if row is None else str(row[0])

@@ -21,9 +21,10 @@ from toolfoundry.registry import runs as agent_runs
 from toolfoundry.registry import search as fulltext
 from toolfoundry.registry import usage as usage_counters
 from toolfoundry.registry import versions as version_reads
-from toolfoundry.registry.audit import as_utc, now
 from toolfoundry.registry.calls import CallStatements
+from toolfoundry.registry.codecs import as_utc, now
 from toolfoundry.registry.engine import (
+    EngineConnections,
     create_registry_engine,
     migrate,
     upsert_insert,
@@ -58,7 +59,8 @@ class Registry:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
         self.storage = SqlStorage(engine)
-        self._calls = CallStatements(engine)
+        # the call path's statements, on the driver (Foundry.open may make its own on a file)
+        self.calls = CallStatements(EngineConnections(engine))
 
     @classmethod
     def open(cls, url: str) -> Registry:
@@ -235,7 +237,7 @@ class Registry:
         Raises:
             RegistryError: ``not_found`` for an unknown tool or version.
         """
-        return self._calls.resolve(name, version)
+        return self.calls.resolve(name, version)
 
     def get(self, name: str, version: int | None = None) -> ToolVersion:
         """The named version, or the current one; raises ``RegistryError('not_found')``."""
@@ -483,7 +485,7 @@ class Registry:
         Every call is its own audit row (not an aggregate): who called which version when,
         and how it ended, is what an audit of an agent's tools needs; usage keeps the totals.
         """
-        self._calls.record(name, version, duration_ms, error_kind, actor)
+        self.calls.record(name, version, duration_ms, error_kind, actor)
 
     def usage(self, name: str) -> UsageStats:
         """Calls, failures by kind, p50/p95 duration and last use of a tool."""

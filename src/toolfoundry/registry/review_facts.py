@@ -10,7 +10,6 @@ verify`` runs earlier tests with) are one self-join too.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -20,7 +19,7 @@ from sqlalchemy import Text, and_, cast, or_, select
 from sqlalchemy.engine import Connection
 
 from toolfoundry.registry import audit as audit_log
-from toolfoundry.registry.audit import as_utc
+from toolfoundry.registry.codecs import as_utc, capabilities_of
 from toolfoundry.registry.records import AuditEntry, AuditEvent
 from toolfoundry.registry.schema import tools, usage, versions
 from toolfoundry.spec import Capabilities, VersionStatus
@@ -112,20 +111,10 @@ def _current(
                 None if number is None else int(number),
                 None if status is None else VersionStatus(status),
                 as_utc(created),
-                _capabilities(stored, parsed),
+                capabilities_of(stored, parsed),
             )
         )
     return out
-
-
-def _capabilities(stored: Any, parsed: dict[str, Capabilities]) -> Capabilities:
-    """The capability set read as JSON text, decoded once per distinct text (None: a tool
-    with no current version; a decoded value, should a driver hand one over, as it is)."""
-    if not isinstance(stored, str):
-        return Capabilities.from_dict(stored)
-    if stored not in parsed:
-        parsed[stored] = Capabilities.from_dict(json.loads(stored))
-    return parsed[stored]
 
 
 def _counters(conn: Connection) -> dict[str, dict[str, Any]]:
@@ -162,7 +151,7 @@ def _pending(conn: Connection) -> tuple[PendingFacts, ...]:
     )
     parsed: dict[str, Capabilities] = {}
     return tuple(
-        PendingFacts(str(name), int(number), as_utc(at), str(author), _capabilities(caps, parsed))
+        PendingFacts(str(name), int(number), as_utc(at), str(author), capabilities_of(caps, parsed))
         for name, number, at, author, caps in conn.execute(query)
     )
 

@@ -8,32 +8,14 @@ rows and is exact to within one bucket (+19 %), whatever the number of calls.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 
 from sqlalchemy import select
 from sqlalchemy.engine import Connection
 
-from toolfoundry.registry.audit import as_utc
+from toolfoundry.registry.codecs import as_utc, bucket_upper
 from toolfoundry.registry.records import LastFailure, UsageStats
 from toolfoundry.registry.schema import usage
-
-_BASE_MS = 0.01
-_PER_DOUBLING = 4
-_MAX_BUCKET = 120
-
-
-def bucket(duration_ms: float) -> int:
-    """The histogram bucket of a duration (bucket ``b`` holds up to ``bucket_upper(b)``)."""
-    if duration_ms <= _BASE_MS:
-        return 0
-    b = math.ceil(_PER_DOUBLING * math.log2(duration_ms / _BASE_MS))
-    return min(b, _MAX_BUCKET)
-
-
-def bucket_upper(b: int) -> float:
-    """Upper bound in ms of bucket ``b``."""
-    return _BASE_MS * 2 ** (b / _PER_DOUBLING)
 
 
 def stats(conn: Connection, tool: str) -> UsageStats:

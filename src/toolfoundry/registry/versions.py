@@ -7,51 +7,26 @@ the decoder), and equal capability texts share one parsed :class:`Capabilities` 
 
 from __future__ import annotations
 
-import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy import Select, Text, select, type_coerce
 from sqlalchemy.engine import Connection, Row
 
-from toolfoundry.registry.audit import as_utc
+from toolfoundry.registry.codecs import JSON_COLUMNS, as_utc, capabilities_of, version_record
 from toolfoundry.registry.records import RegistryError, ToolListing, ToolVersion
 from toolfoundry.registry.schema import tools, versions
 from toolfoundry.spec import Capabilities, VersionStatus
-
-_JSON_COLUMNS = frozenset(
-    (
-        "parameters",
-        "returns",
-        "tests",
-        "fixtures",
-        "capabilities",
-        "findings",
-        "test_results",
-        "extra",
-    )
-)
 
 
 def _versions() -> Select[Any]:
     # JSON columns as text: SQLAlchemy's per-value JSON processor costs more than the decode.
     columns = [
-        type_coerce(c, Text).label(c.name) if c.name in _JSON_COLUMNS else c for c in versions.c
+        type_coerce(c, Text).label(c.name) if c.name in JSON_COLUMNS else c for c in versions.c
     ]
     return select(*columns, tools.c.name, tools.c.current_version).join(
         tools, tools.c.id == versions.c.tool_id
     )
-
-
-def _decoded(value: Any) -> Any:
-    """A stored JSON value: text from SQLite, already decoded from some drivers (psycopg)."""
-    if not isinstance(value, str):
-        return value
-    if value == "[]":
-        return []
-    if value == "{}":
-        return {}
-    return json.loads(value)
 
 
 def one(conn: Connection, name: str, number: int | None) -> ToolVersion:
@@ -90,7 +65,7 @@ def current(
     query = _current(_versions(), status, names, limit, offset)
     result = conn.execute(query)
     keys, parsed = list(result.keys()), dict[str, Capabilities]()
-    return [_record(dict(zip(keys, row, strict=True)), parsed) for row in result.all()]
+    return [version_record(dict(zip(keys, row, strict=True)), parsed) for row in result.all()]
 
 
 def _current(
@@ -145,7 +120,7 @@ def listing(
             version,
             statuses[state],
             sha256,
-            _capabilities(caps, parsed),
+            capabilities_of(caps, parsed),
             author,
             as_utc(created),
             parent,
@@ -203,45 +178,6 @@ def active_set(conn: Connection) -> list[tuple[str, int]]:
     return [(str(name), int(number)) for name, number in conn.execute(query)]
 
 
-def _capabilities(stored: Any, parsed: dict[str, Capabilities]) -> Capabilities:
-    if not isinstance(stored, str):
-        return Capabilities.from_dict(stored)
-    caps = parsed.get(stored)
-    if caps is None:
-        caps = parsed[stored] = Capabilities.from_dict(_decoded(stored))
-    return caps
-
-
 def to_version(row: Row[Any]) -> ToolVersion:
     """The record of one joined row."""
-    return _record(row._mapping, {})
-
-
-def _record(r: Mapping[Any, Any], capabilities: dict[str, Capabilities]) -> ToolVersion:
-    """The record of one joined row's values (``capabilities``: parsed sets by stored text,
-    shared across the rows of one read; a listing has few distinct ones)."""
-    returns = _decoded(r["returns"])
-    return ToolVersion(
-        id=r["id"],
-        name=r["name"],
-        version=r["version"],
-        language=r["language"],
-        code=r["code"],
-        sha256=r["sha256"],
-        description=r["description"],
-        parameters=_decoded(r["parameters"]),
-        returns=dict(returns) if returns is not None else None,
-        tests=_decoded(r["tests"]),
-        fixtures=_decoded(r["fixtures"]),
-        capabilities=_capabilities(r["capabilities"], capabilities),
-        capability_hash=r["capability_hash"],
-        level=r["level"],
-        status=VersionStatus(r["status"]),
-        author=r["author"],
-        created_at=as_utc(r["created_at"]),
-        parent_version=r["parent_version"],
-        findings=_decoded(r["findings"]),
-        test_results=_decoded(r["test_results"]),
-        extra=_decoded(r["extra"]),
-        current=r["current_version"] == r["version"],
-    )
+    return version_record(row._mapping, {})
