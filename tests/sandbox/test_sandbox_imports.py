@@ -76,10 +76,12 @@ def test_catalog_reads_only_files_inside_libs(tmp_path: object) -> None:
     libs.mkdir()
     (libs / "ok.mjs").write_text("export default 1")
     (tmp_path / "outside.mjs").write_text("export default 2")
+    (libs / "linked.mjs").symlink_to(tmp_path / "outside.mjs")
     manifest = libs / "manifest.json"
-    manifest.write_text(
-        json.dumps({"libs": {"ok": {"file": "ok.mjs"}, "evil": {"file": "../outside.mjs"}}})
-    )
+    evil = {"evil": {"file": "../outside.mjs"}, "linked": {"file": "linked.mjs"}}
+    for i, name in enumerate(["", ".", "..", "/etc/passwd", "sub/../ok.mjs"]):
+        evil[f"odd{i}"] = {"file": name}
+    manifest.write_text(json.dumps({"libs": {"ok": {"file": "ok.mjs"}, **evil}}))
     catalog = LibraryCatalog(manifest)
     assert catalog.names() == ["ok"]
     assert catalog.source("ok") == "export default 1"
