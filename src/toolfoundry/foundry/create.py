@@ -30,10 +30,10 @@ from toolfoundry.forge.regression import SuiteTest, accumulate
 from toolfoundry.foundry.call import fetch_policy
 from toolfoundry.foundry.fixture_reach import fixture_refusals
 from toolfoundry.registry.faults import crash_point
+from toolfoundry.registry.lookalikes import lookalike
 from toolfoundry.registry.records import NewVersion, RegistryError, ToolVersion
 from toolfoundry.registry.repository import Registry
 from toolfoundry.spec import Problem, StepResult, StepStatus, VersionStatus, version_identity
-from toolfoundry.spec.names import looks_like
 
 
 @dataclass(frozen=True)
@@ -159,7 +159,8 @@ class Intake:
         """Why no version may be added under ``name`` now: a person disabled the tool, or it
         is a new name that passes for an existing tool's (spec/names.py:name_keys)."""
         if current is None:
-            twin = looks_like(name, self.registry.tool_names())
+            # stored keys, one index probe: comparing with every name grew with the registry
+            twin = lookalike(self.registry.engine, name)
             if twin is None:
                 return []
             message = (

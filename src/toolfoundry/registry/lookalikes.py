@@ -1,0 +1,69 @@
+"""Tool names by what they look like: each tool's lookalike keys (spec/names.py:name_keys).
+
+A new name must not pass for an existing tool's. Comparing it with every name would read and
+fold every tool on each create (about 60 ms at 10 000 tools); the keys are stored instead, one
+row per key and tool, so the check is one index probe whatever the number of tools.
+
+The keys are written by :func:`remember` in the transaction that registers a tool's first
+version (with its search document, registry/search.py:index), and by migration 0007 for the
+tools stored before it; those a previous release registers during an upgrade get theirs with
+the next tool. They are derived from the rule in spec/names.py: a change of that rule needs a
+migration that recomputes them (tests/registry/test_registry_lookalikes.py pins the rule).
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import Column, ForeignKey, Index, Integer, Table, func, select
+from sqlalchemy.engine import Connection, Engine
+
+from toolfoundry.registry.engine import upsert_insert
+from toolfoundry.registry.schema import ToolNameText, metadata, tools
+from toolfoundry.spec.names import name_keys as keys_of
+
+# One row per key and tool (a name has one or two keys; lookalike names share one). Part of
+# the registry's metadata like the tables of schema.py; migration 0007 creates it. A key is a
+# folded name, bound like one (ToolNameText: a lone surrogate cannot reach the driver).
+name_keys = Table(
+    "tf_name_keys",
+    metadata,
+    Column("key", ToolNameText(), primary_key=True),
+    Column("tool_id", Integer, ForeignKey("tf_tools.id"), primary_key=True),
+)
+Index("ix_tf_name_keys_tool", name_keys.c.tool_id)
+
+
+def rows(tool_id: int, name: str) -> list[dict[str, object]]:
+    """The ``tf_name_keys`` rows of a tool."""
+    return [{"key": key, "tool_id": tool_id} for key in sorted(keys_of(name))]
+
+
+def remember(conn: Connection, tool_id: int, name: str) -> None:
+    """Store the keys of a tool's name (again: a name's keys never change, so this is a no-op
+    for a tool that has them), and those of the tools registered after the last one with keys:
+    a process of the previous release, still running during an upgrade, writes none."""
+    known = conn.execute(select(func.max(name_keys.c.tool_id))).scalar() or 0
+    missed = conn.execute(
+        select(tools.c.id, tools.c.name).where(tools.c.id > known, tools.c.id != tool_id)
+    ).all()
+    values = [row for i, n in [(tool_id, name), *missed] for row in rows(int(i), str(n))]
+    insert = upsert_insert(conn.dialect.name)
+    conn.execute(insert(name_keys).values(values).on_conflict_do_nothing())
+
+
+def twin(conn: Connection, name: str) -> str | None:
+    """The first tool by name, other than ``name``, that ``name`` passes for, or None."""
+    query = (
+        select(tools.c.name)
+        .join(name_keys, name_keys.c.tool_id == tools.c.id)
+        .where(name_keys.c.key.in_(sorted(keys_of(name))), tools.c.name != name)
+        .order_by(tools.c.name)
+        .limit(1)
+    )
+    found = conn.execute(query).scalar()
+    return None if found is None else str(found)
+
+
+def lookalike(engine: Engine, name: str) -> str | None:
+    """:func:`twin` in a read transaction of its own."""
+    with engine.connect() as conn, conn.begin():
+        return twin(conn, name)

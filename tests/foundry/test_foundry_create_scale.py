@@ -1,0 +1,88 @@
+"""create_tool stays flat as the registry grows: no statement of a create reads a whole table.
+
+Timings are not asserted (the machine is shared); the query plans are. SQLite's EXPLAIN QUERY
+PLAN names a pass over every row of a table ``SCAN <table>`` (finding rows through an index is
+``SEARCH``). The full-text index's ``SCAN tf_search VIRTUAL TABLE`` reads the posting lists of
+the query's words only, and a ``SCAN`` of a subquery or a CTE reads rows already narrowed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import event
+
+from toolfoundry import Foundry
+from toolfoundry.registry import NewVersion, VersionStatus
+
+SKIPPED = ("BEGIN", "COMMIT", "ROLLBACK", "PRAGMA", "SAVEPOINT", "RELEASE")
+
+
+@pytest.fixture
+def fd(tmp_path: Path) -> Iterator[Foundry]:
+    foundry = Foundry.open(f"sqlite:///{tmp_path / 'registry.db'}")
+    for i in range(40):  # a few of each kind of row a create could wander over
+        foundry.registry.add_version(
+            NewVersion(
+                name=f"seeded_{i:02d}",
+                code=f"export function handler() {{ return {i}; }}",
+                description=f"Seeded tool number {i}",
+                parameters={"type": "object", "properties": {}},
+                status=VersionStatus.ACTIVE if i % 4 else VersionStatus.PENDING_APPROVAL,
+            )
+        )
+    yield foundry
+    foundry.close()
+
+
+def full_passes(fd: Foundry, act: Any) -> tuple[int, list[tuple[str, str]]]:
+    """Run ``act()``; the number of statements it ran, and each (plan step, statement) of
+    theirs that reads every row of a table."""
+    seen: list[tuple[str, str]] = []
+    count = 0
+
+    def explain(conn: Any, _cursor: Any, statement: str, params: Any, *_: Any) -> None:
+        nonlocal count
+        if statement.lstrip().split(" ", 1)[0].upper() in SKIPPED:
+            return
+        count += 1
+        raw = conn.connection.driver_connection  # the sqlite3 connection: no event of ours
+        for row in raw.execute(f"EXPLAIN QUERY PLAN {statement}", params).fetchall():
+            if _reads_a_whole_table(str(row[-1]), statement):
+                seen.append((str(row[-1]), " ".join(statement.split())))
+
+    event.listen(fd.registry.engine, "after_cursor_execute", explain)
+    try:
+        act()
+    finally:
+        event.remove(fd.registry.engine, "after_cursor_execute", explain)
+    return count, seen
+
+
+def _reads_a_whole_table(step: str, statement: str) -> bool:
+    match = re.match(r"SCAN (\S+)", step)
+    if match is None or "VIRTUAL TABLE" in step or match[1].startswith("("):
+        return False
+    cte = re.search(rf"\b{re.escape(match[1])}\s+AS\s+(MATERIALIZED\s+)?\(", statement, re.I)
+    return cte is None
+
+
+def test_a_new_tool_is_created_without_reading_every_tool(fd: Foundry, kit) -> None:  # type: ignore[no-untyped-def]
+    count, passes = full_passes(fd, lambda: fd.create_tool(kit.slugify()))
+    assert fd.show("slugify").version == 1
+    assert count > 5  # the hook saw the create's statements
+    assert passes == []
+
+
+def test_a_new_version_and_a_refused_lookalike_read_no_whole_table(fd: Foundry, kit) -> None:  # type: ignore[no-untyped-def]
+    assert fd.create_tool(kit.slugify()).status == "active"
+    _, passes = full_passes(fd, lambda: fd.create_tool(kit.slugify(code=kit.better)))
+    assert fd.show("slugify").version == 2
+    assert passes == []
+    _, passes = full_passes(fd, lambda: fd.create_tool(kit.slugify(name="sIugify")))
+    assert passes == []
+    assert [t.name for t in fd.tools() if t.name.endswith("ugify")] == ["slugify"]
