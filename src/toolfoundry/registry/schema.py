@@ -6,8 +6,6 @@ queries use. A test checks that the migrated database and this metadata agree.
 
 from __future__ import annotations
 
-import re
-
 from sqlalchemy import (
     JSON,
     BigInteger,
@@ -26,15 +24,9 @@ from sqlalchemy import (
     UniqueConstraint,
 )
 
-from toolfoundry.spec.display import SURROGATES
+from toolfoundry.registry.codecs import bindable_name
 
 metadata = MetaData()
-_LONE_SURROGATE = re.compile(f"[{SURROGATES}]")
-
-
-def bindable_name(name: str) -> str:
-    """``name`` as a query can bind it: lone surrogates become U+FFFD (see ToolNameText)."""
-    return _LONE_SURROGATE.sub("\ufffd", name)
 
 
 class ToolNameText(TypeDecorator[str]):
