@@ -41,7 +41,7 @@ def remember(conn: Connection, tool_id: int, name: str) -> None:
     """Store the keys of a tool's name (again: a name's keys never change, so this is a no-op
     for a tool that has them), and those of the tools registered after the last one with keys:
     a process of the previous release, still running during an upgrade, writes none."""
-    known = conn.execute(select(func.max(name_keys.c.tool_id))).scalar() or 0
+    known = select(func.coalesce(func.max(name_keys.c.tool_id), 0)).scalar_subquery()
     missed = conn.execute(
         select(tools.c.id, tools.c.name).where(tools.c.id > known, tools.c.id != tool_id)
     ).all()
