@@ -17,7 +17,7 @@ from typing import Any
 from toolfoundry.catalog.drift import Artifact
 from toolfoundry.catalog.formats import FORMATS
 from toolfoundry.catalog.skill import SKILL_NAME_PATTERN
-from toolfoundry.forge import CapabilityPolicy, CapabilityPolicyError, DraftLimits
+from toolfoundry.forge.policy import CapabilityPolicy, CapabilityPolicyError
 from toolfoundry.sandbox.host.credentials import Credential, CredentialError
 from toolfoundry.sandbox.host.fetch_hints import CONFIG_FILE as CONFIG_FILE  # named by hints too
 from toolfoundry.spec import CallLimits
@@ -27,6 +27,7 @@ from toolfoundry.spec.limits import (
     PYTHON_QUEUE_S,
     PYTHON_TOTAL_BYTES,
     Bound,
+    DraftLimits,
 )
 
 SECTIONS = ("registry", "policy", "fetch", "limits", "provider", "catalog")

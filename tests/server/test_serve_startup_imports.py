@@ -33,6 +33,29 @@ def run_python(code: str, cwd: Path, stdin: str = "") -> list[object]:
     return loaded
 
 
+# catalogue projections a server or a configuration does not render (catalog/formats.py loads
+# each on first use; MCP's is catalog/mcp.py)
+OTHER_FORMATS = [
+    f"toolfoundry.catalog.{m}"
+    for m in ("anthropic", "arguments", "describe_json", "gemini", "openai_chat", "openai_strict")
+]
+CASES = {
+    # reading toolfoundry.toml checks format names only: no projection, no schema validator
+    "config": (
+        "from toolfoundry.config import load_config\nload_config(None)",
+        [*OTHER_FORMATS, "toolfoundry.spec.json_schema", "jsonschema_rs"],
+    ),
+    # serve's set-up: the create path's test runner loads with the first create_tool
+    "serve set-up": (
+        "import toolfoundry.cli.serve\n"
+        "from toolfoundry import Foundry\n"
+        "from toolfoundry.server.mcp_server import build_mcp_server\n"
+        "build_mcp_server(Foundry.open(URL))",
+        [*OTHER_FORMATS, "toolfoundry.forge.testrun", "toolfoundry.forge.cases"],
+    ),
+}
+
+
 @pytest.fixture(scope="module")
 def current_db(tmp_path_factory: pytest.TempPathFactory) -> str:
     url = f"sqlite:///{tmp_path_factory.mktemp('serve-startup') / 'registry.db'}"
@@ -77,3 +100,25 @@ def test_serve_answers_with_the_collector_running_again(current_db: str, tmp_pat
         "print(json.dumps([gc.isenabled(), gc.get_freeze_count() > 50000]))\n"
     )
     assert run_python(code, tmp_path, json.dumps(initialize) + "\n") == [True, True]
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_serve_and_config_load_only_what_they_need(case: str, current_db: str) -> None:
+    code, forbidden = CASES[case]
+    script = (
+        f"import json, sys\nURL = {current_db!r}\n{code}\n"
+        f"print(json.dumps([m for m in {forbidden!r} if m in sys.modules]))\n"
+    )
+    assert run_python(script, Path(current_db.removeprefix("sqlite:///")).parent) == []
+
+
+def test_the_catalogue_renders_every_format_after_a_lazy_import(tmp_path: Path) -> None:
+    """Each format's projection loads on its first render, in a process that loaded none."""
+    code = (
+        "import json\n"
+        "from toolfoundry.catalog.formats import FORMATS, render\n"
+        "from toolfoundry.foundry.meta_tools import builtin_specs\n"
+        "specs = builtin_specs()\n"
+        "print(json.dumps([f for f in FORMATS if 'search_tools' not in render(f, specs)]))\n"
+    )
+    assert run_python(code, tmp_path) == []

@@ -2,26 +2,22 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+import importlib
+from collections.abc import Iterable
 from typing import Any
 
-from toolfoundry.catalog.anthropic import anthropic_tools
-from toolfoundry.catalog.describe_json import describe
-from toolfoundry.catalog.gemini import gemini_function_declarations
-from toolfoundry.catalog.mcp import mcp_tools
-from toolfoundry.catalog.openai_chat import openai_chat_tools
-from toolfoundry.catalog.openai_responses import openai_responses_tools
-from toolfoundry.catalog.skill import skill_markdown
 from toolfoundry.spec import ToolSpec
-from toolfoundry.spec.json_gate import encode
 
-_DATA: dict[str, Callable[[Sequence[ToolSpec]], Any]] = {
-    "json": describe,
-    "openai": openai_chat_tools,
-    "responses": openai_responses_tools,
-    "anthropic": anthropic_tools,
-    "gemini": lambda specs: {"functionDeclarations": gemini_function_declarations(specs)},
-    "mcp": lambda specs: {"tools": mcp_tools(specs)},
+# format -> (module, function of a list of specs, the key its list goes under or None): each
+# projection, like the encoder, is imported when its format is first rendered (the
+# configuration checks format names only)
+_DATA: dict[str, tuple[str, str, str | None]] = {
+    "json": ("describe_json", "describe", None),
+    "openai": ("openai_chat", "openai_chat_tools", None),
+    "responses": ("openai_responses", "openai_responses_tools", None),
+    "anthropic": ("anthropic", "anthropic_tools", None),
+    "gemini": ("gemini", "gemini_function_declarations", "functionDeclarations"),
+    "mcp": ("mcp", "mcp_tools", "tools"),
 }
 FORMATS: tuple[str, ...] = (*_DATA, "skill")
 
@@ -34,7 +30,9 @@ def project(format: str, specs: Iterable[ToolSpec]) -> Any:
     """The JSON-ready data of a JSON format (every format except ``skill``)."""
     if format not in _DATA:
         raise UnknownFormat(_unknown(format, tuple(_DATA)))
-    return _DATA[format](list(specs))
+    module, function, key = _DATA[format]
+    data = getattr(importlib.import_module(f"toolfoundry.catalog.{module}"), function)(list(specs))
+    return data if key is None else {key: data}
 
 
 def render(format: str, specs: Iterable[ToolSpec], *, skill_name: str | None = None) -> str:
@@ -54,11 +52,14 @@ def render(format: str, specs: Iterable[ToolSpec], *, skill_name: str | None = N
         UnknownFormat: ``format`` is not known.
     """
     if format == "skill":
+        from toolfoundry.catalog.skill import skill_markdown
+
         return skill_markdown(specs, **({"name": skill_name} if skill_name else {}))
     if format not in _DATA:
         raise UnknownFormat(_unknown(format, FORMATS))
-    data = project(format, specs)
-    return encode(data, indent=2) + "\n"
+    from toolfoundry.spec.json_gate import encode
+
+    return encode(project(format, specs), indent=2) + "\n"
 
 
 def _unknown(format: str, known: tuple[str, ...]) -> str:

@@ -1,7 +1,7 @@
 """A command's start-up with the cyclic garbage collector paused (issue 15).
 
 Importing the MCP SDK, SQLAlchemy and our modules, then building the meta-tools, creates some
-200 000 container objects that live as long as the process. While the heap grows the
+170 000 container objects that live as long as the process. While the heap grows the
 collector walks all of them again and again: for ``toolfoundry serve`` two full collections
 and some 25 of the middle generation, about a fifth of its time to the ``initialize`` answer
 (docs/benchmarks.md "Start-up"). During start-up nothing needs collecting; afterwards what it

@@ -25,7 +25,6 @@ from toolfoundry.forge.draft_json import (
     DraftTests,
     Language,
 )
-from toolfoundry.forge.testrun import unavailable_error
 from toolfoundry.foundry.create_tool_text import create_tool_description
 from toolfoundry.registry import AGENT_ACTOR, RegistryError
 from toolfoundry.spec import CallError, DeclaredTool, ErrorKind, Problem, ToolCallFailed, ToolSpec
@@ -99,6 +98,8 @@ def builtin_tools(foundry: Foundry | Callable[[], Foundry] | None = None) -> lis
         if changes_tests:
             draft["changes_tests"] = changes_tests
         result = current().create_tool(draft, by=AGENT_ACTOR)
+        from toolfoundry.forge.testrun import unavailable_error  # loaded by the create path
+
         unavailable = unavailable_error(result.step)
         if unavailable is not None:  # no verdict on the code: an error of its own kind
             raise ToolCallFailed(unavailable)

@@ -46,7 +46,7 @@ from mcp.server.subscriptions import (
 )
 from mcp.shared.exceptions import MCPError
 
-from toolfoundry.catalog import mcp_tool, mcp_tools
+from toolfoundry.catalog.mcp import mcp_tool, mcp_tools
 from toolfoundry.foundry import Foundry
 from toolfoundry.foundry.meta_tools import builtin_tools
 from toolfoundry.server.changes import DEFAULT_INTERVAL_S, ActiveSetWatcher
