@@ -150,3 +150,36 @@ def test_requests_read_the_registry_only_after_a_change(foundry: Foundry) -> Non
     assert changed == ["tool_007"]
     with pytest.raises(ValueError, match="page_size"):
         ToolListing(foundry, meta, [], page_size=0)
+
+
+def test_a_page_asked_for_again_is_the_kept_result_until_a_change(foundry: Foundry) -> None:
+    """Each page's result is kept from its first request; ``kept`` hands it out without a read
+    or a wait (the event loop may call it), and nothing is kept across an invalidation."""
+    from toolfoundry.foundry.meta_tools import builtin_tools
+    from toolfoundry.server.mcp_listing import InvalidCursor, ToolListing
+    from toolfoundry.server.mcp_server import meta_tool_entries
+
+    meta = {t.spec.name: t for t in builtin_tools(foundry)}
+    listing = ToolListing(foundry, meta, meta_tool_entries(meta), page_size=PAGE)
+    assert listing.kept() is None  # nothing read yet
+    first = listing.page()
+    second = listing.page(first.next_cursor)
+    assert listing.kept() is first
+    assert listing.kept(first.next_cursor) is second
+    assert listing.page() is first
+    assert listing.kept(second.next_cursor) is None  # never asked for
+    reads = listing.reads
+    assert listing.page(second.next_cursor).tools[0].name != second.tools[0].name
+    assert listing.reads == reads
+    with pytest.raises(InvalidCursor):
+        listing.kept("not a cursor!")
+    with listing._lock:  # a worker thread in the middle of a read: kept() does not wait
+        assert listing.kept() is None
+    foundry.registry.add_version(version("aaa_first"))
+    listing.invalidate()
+    assert listing.kept() is None
+    after = listing.page(first.next_cursor)
+    assert after is not second
+    assert after.tools[0].name == second.tools[0].name  # "after this entry" still holds
+    assert "aaa_first" in [tool.name for tool in listing.tools()]
+    assert listing.reads == reads + 1

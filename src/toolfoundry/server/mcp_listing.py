@@ -9,12 +9,15 @@ removed meanwhile only shifts what later pages hold. Clients learn of changes fr
 ``notifications/tools/list_changed`` and list again.
 
 Nothing is rebuilt per request. The listing keeps the active set's ``(name, version)`` pairs
-(one narrow query, :meth:`Registry.active_set`) and the projected entry of each pair it has
-served; a request reads the database only after :meth:`ToolListing.invalidate` (the server
-calls it on every active-set change event, before notifying clients, and after its own
-create/rollback meta-tools), and then projects only the entries of its page that are not kept
-already. A version never changes, so an entry kept under its pair is never stale. With 10 000
-active tools a first page costs the active-set read and one page of projection
+(one narrow query, :meth:`Registry.active_set`), the projected entry of each pair it has
+served, and each page's result as it was answered; a request reads the database only after
+:meth:`ToolListing.invalidate` (the server calls it on every active-set change event, before
+notifying clients, and after its own create/rollback meta-tools), and then projects only the
+entries of its page that are not kept already. A version never changes, so an entry kept under
+its pair is never stale; a kept page lives until the next invalidation. A page asked for again
+costs a dictionary lookup whatever the number of tools, and :meth:`ToolListing.kept` answers it
+without blocking, so the server need not hop to a worker thread for it. With 10 000 active
+tools the first request after a change costs the active-set read and one page of projection
 (``bench/bench_scale.py``).
 """
 
@@ -83,6 +86,7 @@ class ToolListing:
         self._names: list[str] = []  # active registry tools, sorted
         self._versions: dict[str, int] = {}
         self._entries: dict[tuple[str, int], types.Tool] = {}
+        self._pages: dict[int, types.ListToolsResult] = {}  # by first index, this generation
         self._wanted = 1  # generation asked for (bumped by invalidate)
         self._built = 0  # generation the names were read at
         self._warned: set[str] = set()
@@ -92,6 +96,22 @@ class ToolListing:
         """The active set may have changed: the next request reads it again (thread-safe)."""
         self._wanted += 1
 
+    def kept(self, cursor: str | None = None) -> types.ListToolsResult | None:
+        """The page after ``cursor`` if it is kept from a request since the last change, else
+        None (then :meth:`page` must read the registry). Never blocks: safe on the event loop.
+
+        Raises:
+            InvalidCursor: ``cursor`` is not one this listing made.
+        """
+        if not self._lock.acquire(blocking=False):  # a worker is reading: not kept yet
+            return None
+        try:
+            if self._built != self._wanted:
+                return None
+            return self._pages.get(self._start(cursor))
+        finally:
+            self._lock.release()
+
     def page(self, cursor: str | None = None) -> types.ListToolsResult:
         """The page after ``cursor`` (the first page when None); blocking: run it in a worker
         thread.
@@ -99,21 +119,25 @@ class ToolListing:
         Raises:
             InvalidCursor: ``cursor`` is not one this listing made.
         """
-        start = 0 if cursor is None else self._start(cursor)
         with self._lock:
             self._refresh()
+            start = self._start(cursor)
+            if (kept := self._pages.get(start)) is not None:
+                return kept
             local = len(self._local)
             end = start + self.page_size
             tools = self._local[start:end] if start < local else []
             first_name = max(start - local, 0)
             names = self._names[first_name : max(end - local, 0)]
             tools += self._project(names)
-            more = end < local + len(self._names)
-        next_cursor = None
-        if more:  # the last entry the page covers, whether or not it was still active
-            last = _cursor(_LOCAL, end - 1) if end <= local else _cursor(_REGISTRY, names[-1])
-            next_cursor = last
-        return types.ListToolsResult(tools=tools, next_cursor=next_cursor)
+            next_cursor = None
+            if end < local + len(self._names):  # the last entry the page covers, active or not
+                next_cursor = (
+                    _cursor(_LOCAL, end - 1) if end <= local else _cursor(_REGISTRY, names[-1])
+                )
+            result = types.ListToolsResult(tools=tools, next_cursor=next_cursor)
+            self._pages[start] = result
+            return result
 
     def tools(self) -> list[types.Tool]:
         """Every entry, all pages in order (blocking)."""
@@ -126,15 +150,16 @@ class ToolListing:
                 return out
             cursor = page.next_cursor
 
-    def _start(self, cursor: str) -> int:
+    def _start(self, cursor: str | None) -> int:
+        # the index of the page's first entry in the current generation (the lock is held)
+        if cursor is None:
+            return 0
         kind, where = _parse(cursor)
-        if kind == _LOCAL:
-            if not isinstance(where, int) or not 0 <= where < len(self._local):
-                raise InvalidCursor("the cursor names no entry of this server's tool list")
-            return where + 1
-        with self._lock:
-            self._refresh()
+        if kind == _REGISTRY:
             return len(self._local) + bisect_right(self._names, where)
+        if not isinstance(where, int) or not 0 <= where < len(self._local):
+            raise InvalidCursor("the cursor names no entry of this server's tool list")
+        return where + 1
 
     def _refresh(self) -> None:
         wanted = self._wanted
@@ -152,6 +177,7 @@ class ToolListing:
         self._names = sorted(versions)
         kept = set(versions.items())
         self._entries = {key: e for key, e in self._entries.items() if key in kept}
+        self._pages = {}
         self._built = wanted
 
     def _project(self, names: list[str]) -> list[types.Tool]:
