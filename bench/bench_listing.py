@@ -32,7 +32,7 @@ from pathlib import Path
 from harness import CACHE, RatioTable, cli_seconds, interleaved, print_machine, timed
 from toolfoundry import Foundry
 from toolfoundry.registry import NewVersion, Registry, VersionStatus
-from toolfoundry.registry.engine import SCHEMA_HEAD
+from toolfoundry.registry.sqlite_file import SCHEMA_HEAD
 from toolfoundry.spec import Capabilities
 
 CODE = "export function handler({ text }) { return text.trim() }\n"

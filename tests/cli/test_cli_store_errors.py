@@ -124,6 +124,15 @@ def test_a_store_from_a_newer_version_is_a_one_line_failure(workdir: Path, words
     assert "schema revision '9999'" in result.output
 
 
+@pytest.mark.parametrize("words", sorted(STORE_COMMANDS))
+def test_a_file_that_is_not_a_database_is_a_one_line_failure(workdir: Path, words: str) -> None:
+    garbage = workdir / "garbage.db"
+    garbage.write_bytes(b"not a database, " * 64)
+    result = invoke(words, "--db", f"sqlite:///{garbage}")
+    assert_one_line_error(result, 1, "Error: cannot open the registry: ")
+    assert "file is not a database" in result.output
+
+
 @pytest.mark.parametrize(
     ("config", "says"),
     [(None, "no such configuration file"), ("limits = [", "not valid TOML")],

@@ -7,6 +7,7 @@ pool. Both are checked here against the Core queries of the same rows, on both b
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,6 +25,7 @@ from toolfoundry.registry import (
     sqlite_file,
 )
 from toolfoundry.registry.calls import CallStatements
+from toolfoundry.registry.engine import StoreError
 from toolfoundry.registry.schema import versions
 from toolfoundry.spec import Capabilities, StorageScope
 
@@ -169,3 +171,30 @@ def test_a_missing_directory_is_refused_on_both_paths(tmp_path: Path) -> None:
         Foundry.open(f"sqlite:///{tmp_path / 'absent' / 'registry.db'}")
     with pytest.raises(FileNotFoundError, match="does not exist"):
         Registry.open(f"sqlite:///{tmp_path / 'absent' / 'registry.db'}")
+
+
+def test_a_file_that_is_not_a_database_is_a_store_error_on_both_paths(tmp_path: Path) -> None:
+    garbage = tmp_path / "garbage.db"
+    garbage.write_bytes(b"not a database, " * 64)
+    url = f"sqlite:///{garbage}"
+    for opening in (Foundry.open, Registry.open):
+        with pytest.raises(StoreError, match="file is not a database"):
+            opening(url)
+
+
+def test_a_call_on_a_locked_file_fails_as_a_store_error(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'registry.db'}"
+    Registry.open(url).add_version(version())
+    path = sqlite_file.file_of(url)
+    assert path is not None
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")  # another process holds the write lock
+    connections = sqlite_file.Connections(path)
+    with connections.borrow() as conn:
+        conn.execute("PRAGMA busy_timeout = 50")
+    statements = CallStatements(connections)
+    with pytest.raises(StoreError, match="locked"):
+        statements.record("trim", 1, 1.0, None, "agent")
+    holder.execute("ROLLBACK")
+    statements.record("trim", 1, 1.0, None, "agent")  # the connection is usable again
+    connections.close()

@@ -82,7 +82,7 @@ def describe(
 def _registry_specs(db: str | None, config: Config) -> list[ToolSpec]:
     """Active tools of the chosen registry (as every command chooses it), or of
     ./.toolfoundry's when it exists; a registry is never made here."""
-    from toolfoundry.registry.engine import DEFAULT_DIR, DEFAULT_FILE
+    from toolfoundry.registry.sqlite_file import DEFAULT_DIR, DEFAULT_FILE
 
     url = db or os.environ.get("TOOLFOUNDRY_DB") or config.registry_url
     if url is None:

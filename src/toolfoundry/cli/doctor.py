@@ -123,14 +123,8 @@ def _manifest_versions(manifest: Path) -> list[str]:
 def database_check(db: str | None, config_path: str | None) -> list[Check]:
     """Whether the registry the commands would open is reachable (nothing is created)."""
     from toolfoundry.config import ConfigError, load_config
-    from toolfoundry.registry.engine import (
-        DEFAULT_DIR,
-        DEFAULT_FILE,
-        SCHEMA_HEAD,
-        create_registry_engine,
-        schema_revision,
-        shown_url,
-    )
+    from toolfoundry.registry.engine import create_registry_engine, schema_revision, shown_url
+    from toolfoundry.registry.sqlite_file import DEFAULT_DIR, DEFAULT_FILE, SCHEMA_HEAD
 
     try:
         config = load_config(config_path)

@@ -234,7 +234,7 @@ def open_foundry(db: str | None, config_path: Config | str | None) -> Iterator[F
     # imported here so commands without a store (executor, js) never load the registry
     from toolfoundry.config import ConfigError
     from toolfoundry.foundry import Foundry
-    from toolfoundry.registry.engine import DEFAULT_DIR, SchemaMismatch, StoreError
+    from toolfoundry.registry.sqlite_file import DEFAULT_DIR
 
     default_dir = Path.cwd() / DEFAULT_DIR
     made_here = not default_dir.exists()
@@ -242,9 +242,14 @@ def open_foundry(db: str | None, config_path: Config | str | None) -> Iterator[F
         foundry = Foundry.open(db, config=config_path)
     except ConfigError as exc:
         raise click.UsageError(str(exc)) from None
-    # ImportError: a known dialect whose driver (or extra) is not installed; OSError: a
-    # SQLite directory that does not exist.
-    except (StoreError, SchemaMismatch, ImportError, OSError) as exc:
+    except Exception as exc:
+        # a command that calls a tool on a SQLite file loads no SQLAlchemy, until it fails here
+        from toolfoundry.registry.engine import SchemaMismatch, StoreError
+
+        # ImportError: a known dialect whose driver (or extra) is not installed; OSError: a
+        # SQLite directory that does not exist.
+        if not isinstance(exc, (*StoreError, SchemaMismatch, ImportError, OSError)):
+            raise
         raise click.ClickException(f"cannot open the registry: {registry_problem(exc)}") from None
     if made_here and default_dir.exists():
         click.echo(f"toolfoundry: created {default_dir}{os.sep} for the registry", err=True)

@@ -11,6 +11,7 @@ from sqlalchemy import create_engine, event, text
 from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.exc import ArgumentError, OperationalError, ProgrammingError, SQLAlchemyError
 
+from toolfoundry.registry.records import DriverError
 from toolfoundry.registry.sqlite_file import (
     BUSY_TIMEOUT_MS,
     REVISION_QUERY,
@@ -18,16 +19,16 @@ from toolfoundry.registry.sqlite_file import (
     configure,
     require_directory,
 )
-from toolfoundry.registry.sqlite_file import DEFAULT_DIR as DEFAULT_DIR  # TODO(lead): cli/
-from toolfoundry.registry.sqlite_file import DEFAULT_FILE as DEFAULT_FILE
 from toolfoundry.spec.extras import requires_extra
 
 _MIGRATION_LOCK = 0x7466_7265  # an arbitrary advisory-lock key for PostgreSQL ("tfre")
 
 
 # What a registry method raises when the database itself fails (unreachable, locked, a broken
-# file): SQLAlchemy's base error, named here so that the layers above never import SQLAlchemy.
-StoreError = SQLAlchemyError
+# file): SQLAlchemy's base error, or the driver's wrapped where a statement runs on the driver
+# alone (calls.py). Named here so that the layers above never import SQLAlchemy; a tuple, as
+# ``except`` takes it.
+StoreError = (SQLAlchemyError, DriverError)
 
 
 class SchemaMismatch(RuntimeError):
@@ -95,8 +96,10 @@ class EngineConnections:
         pooled = self._engine.raw_connection()
         try:
             yield pooled.driver_connection
-        except BaseException:
+        except BaseException as exc:
             pooled.rollback()
+            if isinstance(exc, self._engine.dialect.loaded_dbapi.Error):
+                raise DriverError(exc) from exc
             raise
         finally:
             pooled.close()

@@ -311,3 +311,13 @@ class RegistryError(Exception):
         super().__init__(message)
         self.kind = kind
         self.message = message
+
+
+class DriverError(Exception):
+    """The database failed under a statement run on the driver alone (the call path, and
+    opening a SQLite file); ``orig`` is the driver's own error. Caught as one of
+    :data:`toolfoundry.registry.StoreError`, like SQLAlchemy's errors on every other path."""
+
+    def __init__(self, orig: Exception) -> None:
+        super().__init__(str(orig))
+        self.orig = orig

@@ -16,6 +16,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import unquote
 
+from toolfoundry.registry.records import DriverError
+
 DEFAULT_DIR = Path(".toolfoundry")
 DEFAULT_FILE = "registry.db"
 # The newest migration's revision id; opening a database already at this revision skips
@@ -99,12 +101,11 @@ class Connections:
         with self._lock:
             conn = self._idle.pop() if self._idle else None
         if conn is None:
-            conn = sqlite3.connect(
-                self.path, timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False
-            )
-            configure(conn)
+            conn = self._connect()
         try:
             yield conn
+        except sqlite3.Error as exc:  # locked, not a database, disk full: a StoreError
+            raise DriverError(exc) from exc
         finally:
             if conn.in_transaction:
                 conn.rollback()
@@ -115,12 +116,27 @@ class Connections:
             if not keep:
                 conn.close()
 
+    def _connect(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000, check_same_thread=False)
+        try:
+            configure(conn)
+        except sqlite3.Error as exc:
+            conn.close()
+            raise DriverError(exc) from exc
+        return conn
+
     def schema_revision(self) -> str | None:
-        """The migration revision of the file, or None (empty, or not a registry yet)."""
+        """The migration revision of the file, or None (empty, or not a registry yet).
+
+        Raises:
+            DriverError: the file cannot be read (not a database, locked past the timeout).
+        """
         with self.borrow() as conn:
             try:
                 row = conn.execute(REVISION_QUERY).fetchone()
-            except sqlite3.OperationalError:
+            except sqlite3.OperationalError as exc:
+                if "no such table" not in str(exc):
+                    raise
                 return None
         return None if row is None else str(row[0])
 

@@ -32,7 +32,7 @@ def health_route(foundry: Foundry) -> Route:
                 await anyio.to_thread.run_sync(
                     active_set_fingerprint, foundry.registry, abandon_on_cancel=True
                 )
-        except (StoreError, TimeoutError):
+        except (*StoreError, TimeoutError):
             body = {"status": "unavailable", "reason": "the registry database does not answer"}
             return StrictJSONResponse(body, status_code=503, headers=_NO_STORE)
         return StrictJSONResponse({"status": "ok"}, headers=_NO_STORE)
