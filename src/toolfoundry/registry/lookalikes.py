@@ -47,7 +47,7 @@ def remember(conn: Connection, tool_id: int, name: str) -> None:
     ).all()
     values = [row for i, n in [(tool_id, name), *missed] for row in rows(int(i), str(n))]
     insert = upsert_insert(conn.dialect.name)
-    conn.execute(insert(name_keys).values(values).on_conflict_do_nothing())
+    conn.execute(insert(name_keys).on_conflict_do_nothing(), values)  # compiled once, cached
 
 
 def twin(conn: Connection, name: str) -> str | None:
