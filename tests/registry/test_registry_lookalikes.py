@@ -14,7 +14,7 @@ from sqlalchemy import func, select, text
 
 import toolfoundry.registry
 from toolfoundry.registry import NewVersion, Registry, VersionStatus
-from toolfoundry.registry.lookalikes import lookalike, name_keys
+from toolfoundry.registry.schema import name_keys
 from toolfoundry.spec.names import name_keys as keys_of
 
 # What name_keys gives for every name of one or two characters of NAME_PATTERN's alphabet:
@@ -45,11 +45,11 @@ def test_a_name_meets_the_tool_it_passes_for(reg: Registry) -> None:
     reg.add_version(new("csv_to_json", VersionStatus.PENDING_APPROVAL))
     reg.add_version(new("slugify"))  # a second version adds no key
     for name in ("Slugify", "s1ugify", "SLUGIFY", "sIugify"):
-        assert lookalike(reg.engine, name) == "slugify", name
-    assert lookalike(reg.engine, "Csv-To-Json") == "csv_to_json"
-    assert lookalike(reg.engine, "slugify") is None  # a tool is not its own lookalike
-    assert lookalike(reg.engine, "slugify_words") is None
-    assert lookalike(reg.engine, "slug\udc80ify") is None  # no driver can bind it: never raises
+        assert reg.lookalike(name) == "slugify", name
+    assert reg.lookalike("Csv-To-Json") == "csv_to_json"
+    assert reg.lookalike("slugify") is None  # a tool is not its own lookalike
+    assert reg.lookalike("slugify_words") is None
+    assert reg.lookalike("slug\udc80ify") is None  # no driver can bind it: never raises
     with reg.engine.connect() as conn:
         stored = conn.execute(select(func.count()).select_from(name_keys)).scalar_one()
     assert stored == len(keys_of("slugify")) + len(keys_of("csv_to_json"))
@@ -58,7 +58,7 @@ def test_a_name_meets_the_tool_it_passes_for(reg: Registry) -> None:
 def test_the_first_lookalike_by_name_is_named(reg: Registry) -> None:
     reg.add_version(new("rn_tool"))
     reg.add_version(new("m_tool"))
-    assert lookalike(reg.engine, "M_TOOL") == "m_tool"  # 'rn' passes for 'm': m_ sorts first
+    assert reg.lookalike("M_TOOL") == "m_tool"  # 'rn' passes for 'm': m_ sorts first
 
 
 def test_tools_a_previous_release_registered_get_their_keys_with_the_next_tool(
@@ -73,10 +73,10 @@ def test_tools_a_previous_release_registered_get_their_keys_with_the_next_tool(
             ),
             {"at": "2026-01-01 00:00:00"},
         )
-    assert lookalike(reg.engine, "beta-tool") is None
+    assert reg.lookalike("beta-tool") is None
     reg.add_version(new("gamma"))
-    assert lookalike(reg.engine, "beta-tool") == "Beta_Tool"
-    assert lookalike(reg.engine, "GAMMA") == "gamma"
+    assert reg.lookalike("beta-tool") == "Beta_Tool"
+    assert reg.lookalike("GAMMA") == "gamma"
 
 
 def test_migration_0007_gives_the_tools_stored_before_it_their_keys(db_url: str) -> None:
@@ -101,10 +101,11 @@ def test_migration_0007_gives_the_tools_stored_before_it_their_keys(db_url: str)
                 {"id": tool_id, "name": name, "at": "2026-01-01 00:00:00"},
             )
         command.upgrade(config, "0007")
-    assert lookalike(engine, "OLD-TOOL") == "old_tool"
-    assert lookalike(engine, "older_tool") == "Older-Tool"
-    assert lookalike(engine, "new_tool") is None
-    engine.dispose()
+    registry = Registry(engine)
+    assert registry.lookalike("OLD-TOOL") == "old_tool"
+    assert registry.lookalike("older_tool") == "Older-Tool"
+    assert registry.lookalike("new_tool") is None
+    registry.close()
 
 
 def test_the_stored_keys_follow_the_rule_they_were_made_by() -> None:

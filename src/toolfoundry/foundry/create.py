@@ -30,7 +30,6 @@ from toolfoundry.forge.regression import SuiteTest, accumulate
 from toolfoundry.foundry.call import fetch_policy
 from toolfoundry.foundry.fixture_reach import fixture_refusals
 from toolfoundry.registry.faults import crash_point
-from toolfoundry.registry.lookalikes import lookalike
 from toolfoundry.registry.records import NewVersion, RegistryError, ToolVersion
 from toolfoundry.registry.repository import Registry
 from toolfoundry.spec import Problem, StepResult, StepStatus, VersionStatus, version_identity
@@ -160,7 +159,7 @@ class Intake:
         is a new name that passes for an existing tool's (spec/names.py:name_keys)."""
         if current is None:
             # stored keys, one index probe: comparing with every name grew with the registry
-            twin = lookalike(self.registry.engine, name)
+            twin = self.registry.lookalike(name)
             if twin is None:
                 return []
             message = (

@@ -13,23 +13,12 @@ migration that recomputes them (tests/registry/test_registry_lookalikes.py pins 
 
 from __future__ import annotations
 
-from sqlalchemy import Column, ForeignKey, Index, Integer, Table, func, select
-from sqlalchemy.engine import Connection, Engine
+from sqlalchemy import func, select
+from sqlalchemy.engine import Connection
 
 from toolfoundry.registry.engine import upsert_insert
-from toolfoundry.registry.schema import ToolNameText, metadata, tools
+from toolfoundry.registry.schema import name_keys, tools
 from toolfoundry.spec.names import name_keys as keys_of
-
-# One row per key and tool (a name has one or two keys; lookalike names share one). Part of
-# the registry's metadata like the tables of schema.py; migration 0007 creates it. A key is a
-# folded name, bound like one (ToolNameText: a lone surrogate cannot reach the driver).
-name_keys = Table(
-    "tf_name_keys",
-    metadata,
-    Column("key", ToolNameText(), primary_key=True),
-    Column("tool_id", Integer, ForeignKey("tf_tools.id"), primary_key=True),
-)
-Index("ix_tf_name_keys_tool", name_keys.c.tool_id)
 
 
 def rows(tool_id: int, name: str) -> list[dict[str, object]]:
@@ -61,9 +50,3 @@ def twin(conn: Connection, name: str) -> str | None:
     )
     found = conn.execute(query).scalar()
     return None if found is None else str(found)
-
-
-def lookalike(engine: Engine, name: str) -> str | None:
-    """:func:`twin` in a read transaction of its own."""
-    with engine.connect() as conn, conn.begin():
-        return twin(conn, name)

@@ -16,6 +16,7 @@ from sqlalchemy import ColumnElement, func, insert, select, update
 from sqlalchemy.engine import Connection, Engine, Row
 
 from toolfoundry.registry import audit as audit_log
+from toolfoundry.registry import lookalikes
 from toolfoundry.registry import review_facts as review
 from toolfoundry.registry import runs as agent_runs
 from toolfoundry.registry import search as fulltext
@@ -279,12 +280,11 @@ class Registry:
         with self._read() as conn:
             return version_reads.listing(conn, status=status, limit=limit, offset=offset)
 
-    def tool_names(self) -> list[str]:
-        """Every tool's name, in name order (one narrow column: cheap for a create to scan)."""
+    def lookalike(self, name: str) -> str | None:
+        """The first tool by name, other than ``name``, that ``name`` passes for
+        (spec/names.py:name_keys): one probe of the stored keys (registry/lookalikes.py)."""
         with self._read() as conn:
-            return [
-                str(n) for n in conn.execute(select(tools.c.name).order_by(tools.c.name)).scalars()
-            ]
+            return lookalikes.twin(conn, name)
 
     def pending(self) -> list[ToolVersion]:
         """Versions waiting for a human decision, oldest first."""

@@ -91,6 +91,18 @@ versions = Table(
 )
 Index("ix_tf_versions_sha256", versions.c.sha256)
 
+# One row per key and tool (a name has one or two keys; lookalike names share one). Migration
+# 0007 creates it; registry/lookalikes.py writes and reads it. A key is a
+# folded name, bound like one (ToolNameText: a lone surrogate cannot reach the driver).
+name_keys = Table(
+    "tf_name_keys",
+    metadata,
+    Column("key", ToolNameText(), primary_key=True),
+    Column("tool_id", Integer, ForeignKey("tf_tools.id"), primary_key=True),
+)
+Index("ix_tf_name_keys_tool", name_keys.c.tool_id)
+
+
 approvals = Table(
     "tf_approvals",
     metadata,
