@@ -46,13 +46,6 @@ def version(name: str = "trim", **kw: object) -> NewVersion:
 
 
 @pytest.fixture
-def reg(db_url: str) -> Iterator[Registry]:
-    registry = Registry.open(db_url)
-    yield registry
-    registry.close()
-
-
-@pytest.fixture
 def on_file(reg: Registry, db_url: str) -> Iterator[CallStatements]:
     """The statements a foundry over this database runs its calls on."""
     path = sqlite_file.file_of(db_url)

@@ -6,10 +6,8 @@ from __future__ import annotations
 import hashlib
 import itertools
 import string
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
 from sqlalchemy import func, select, text
 
 import toolfoundry.registry
@@ -31,13 +29,6 @@ def new(name: str, status: VersionStatus = VersionStatus.ACTIVE) -> NewVersion:
         parameters={"type": "object", "properties": {}},
         status=status,
     )
-
-
-@pytest.fixture
-def reg(db_url: str) -> Iterator[Registry]:
-    registry = Registry.open(db_url)
-    yield registry
-    registry.close()
 
 
 def test_a_name_meets_the_tool_it_passes_for(reg: Registry) -> None:

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-import pytest
-
 from toolfoundry.registry import (
     LastFailure,
     NewVersion,
@@ -28,13 +26,6 @@ def new(name: str, status: VersionStatus = VersionStatus.ACTIVE, **kw: object) -
         test_results=[{"name": "#0", "passed": True}],
         **kw,  # type: ignore[arg-type]
     )
-
-
-@pytest.fixture
-def reg(db_url: str):
-    registry = Registry.open(db_url)
-    yield registry
-    registry.close()
 
 
 def test_active_set_lists_current_active_versions_by_name(reg: Registry) -> None:

@@ -43,13 +43,6 @@ def draft(
     )
 
 
-@pytest.fixture
-def reg(db_url: str):
-    registry = Registry.open(db_url)
-    yield registry
-    registry.close()
-
-
 def test_versions_are_numbered_and_active_ones_become_current(reg):
     v1 = reg.add_version(draft(code="a"))
     v2 = reg.add_version(draft(code="b"))
