@@ -31,6 +31,7 @@ from toolfoundry.registry import (
     sqlite_file,
 )
 from toolfoundry.registry.calls import CallStatements
+from toolfoundry.registry.codecs import gc_paused
 from toolfoundry.registry.diffs import version_diff
 from toolfoundry.sandbox.process.executor import Executor, ProcessLimits
 from toolfoundry.spec import CallResult, StepResult, StepStatus, ToolSpec
@@ -423,7 +424,8 @@ class Foundry:
 
         The text is kept per format and given again while the set of active (name, version)
         pairs is unchanged (a version's content never changes), so asking again reads one
-        narrow row per tool instead of deriving every tool.
+        narrow row per tool instead of deriving every tool. It is built with the cyclic
+        collector paused (``gc_paused``: every tool's records, spec and projection).
         """
         from toolfoundry.catalog import render
 
@@ -431,7 +433,8 @@ class Foundry:
         kept = self._catalogs.get(format)
         if kept is not None and kept[0] == active:
             return kept[1]
-        text = render(format, self.active_specs())
+        with gc_paused():
+            text = render(format, self.active_specs())
         self._catalogs[format] = (active, text)
         return text
 

@@ -2,7 +2,9 @@
 
 Listings read every current version at once (10 000 rows and more), so a row is cheap to map:
 JSON columns arrive as their stored text and are decoded here (an empty ``[]``/``{}`` without
-the decoder), and equal capability texts share one parsed :class:`Capabilities` (immutable).
+the decoder), equal capability texts share one parsed :class:`Capabilities` (immutable), rows
+are mapped by position, and the many records of one read are built with the cyclic collector
+paused (``codecs.gc_paused``: otherwise the cost grew faster than the number of rows).
 """
 
 from __future__ import annotations
@@ -13,7 +15,14 @@ from typing import Any
 from sqlalchemy import Select, Text, select, type_coerce
 from sqlalchemy.engine import Connection, Row
 
-from toolfoundry.registry.codecs import JSON_COLUMNS, as_utc, capabilities_of, version_record
+from toolfoundry.registry.codecs import (
+    JSON_COLUMNS,
+    as_utc,
+    capabilities_of,
+    gc_paused,
+    version_record,
+    version_records,
+)
 from toolfoundry.registry.records import RegistryError, ToolListing, ToolVersion
 from toolfoundry.registry.schema import tools, versions
 from toolfoundry.spec import Capabilities, VersionStatus
@@ -63,9 +72,9 @@ def current(
     """The current version of every tool by name, in one query (optionally only with
     ``status``, or only ``names``; ``limit`` rows after skipping ``offset``)."""
     query = _current(_versions(), status, names, limit, offset)
-    result = conn.execute(query)
-    keys, parsed = list(result.keys()), dict[str, Capabilities]()
-    return [version_record(dict(zip(keys, row, strict=True)), parsed) for row in result.all()]
+    result = conn.execute(query)  # the statement outside the pause: it may wait on a lock
+    with gc_paused():
+        return version_records(list(result.keys()), result.all(), {})
 
 
 def _current(
@@ -110,25 +119,28 @@ def listing(
     """Every tool's current version as a listing shows it, by name: one query of the narrow
     columns (no code, schemas, tests or results are read or decoded) and one of the pending
     versions, on ``conn`` (one snapshot when it is a read transaction)."""
-    rows = conn.execute(_current(_LISTING, status, None, limit, offset)).all()
+    result = conn.execute(_current(_LISTING, status, None, limit, offset))
+    with gc_paused():
+        rows = result.all()
     waiting = pending_by_tool(conn) if rows else {}
     parsed: dict[str, Capabilities] = {}
     statuses = {s.value: s for s in VersionStatus}
-    return [
-        ToolListing(
-            name,
-            version,
-            statuses[state],
-            sha256,
-            capabilities_of(caps, parsed),
-            author,
-            as_utc(created),
-            parent,
-            description,
-            waiting.get(name, ()),
-        )
-        for name, version, state, sha256, caps, author, created, parent, description in rows
-    ]
+    with gc_paused():
+        return [
+            ToolListing(
+                name,
+                version,
+                statuses[state],
+                sha256,
+                capabilities_of(caps, parsed),
+                author,
+                as_utc(created),
+                parent,
+                description,
+                waiting.get(name, ()),
+            )
+            for name, version, state, sha256, caps, author, created, parent, description in rows
+        ]
 
 
 def pending_by_tool(conn: Connection) -> dict[str, tuple[int, ...]]:
