@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any
 from toolfoundry.config import FetchSettings
 from toolfoundry.registry import AGENT_ACTOR, RegistryError, ToolVersion, VersionStatus
 from toolfoundry.registry.calls import CallStatements
-from toolfoundry.sandbox.host.fetch import FetchPolicy
 from toolfoundry.sandbox.host.hosts import pattern_covered
 from toolfoundry.sandbox.host.protocols import FetchProvider, StorageBackend
 from toolfoundry.sandbox.policy import SandboxPolicy
@@ -37,6 +36,7 @@ from toolfoundry.spec.result import elapsed_ms
 
 if TYPE_CHECKING:
     from toolfoundry.registry import Registry
+    from toolfoundry.sandbox.host.fetch import FetchPolicy
 
 SHARED_NAMESPACE = "shared"
 # What a model is shown of one call at most (the agent loop and every framework adapter):
@@ -107,6 +107,9 @@ def fetch_policy(capabilities: Capabilities, settings: FetchSettings) -> FetchPo
     hosts = allowed_hosts(capabilities.network, settings.allow)
     if not hosts:
         return None
+    # the fetch stack (ssl, the session, redaction) loads with the first tool that may fetch
+    from toolfoundry.sandbox.host.fetch import FetchPolicy
+
     granted = set(capabilities.credentials)
     return FetchPolicy(
         allow=hosts,

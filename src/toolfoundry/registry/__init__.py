@@ -14,8 +14,7 @@ SQLite file does not).
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from toolfoundry.registry.records import (
     AGENT_ACTOR,
@@ -32,6 +31,7 @@ from toolfoundry.registry.records import (
 )
 from toolfoundry.registry.sqlite_file import default_url, resolve_url
 from toolfoundry.spec import VersionStatus, capabilities_hash, code_sha256
+from toolfoundry.spec.lazy import lazy_names
 
 if TYPE_CHECKING:  # what __getattr__ below returns, for type checkers (tests keep both equal)
     from toolfoundry.registry.engine import StoreError
@@ -48,12 +48,7 @@ _LAZY = {
     "SqlStorage": "toolfoundry.registry.storage",
 }
 
-
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'toolfoundry.registry' has no attribute {name!r}")
-    return getattr(importlib.import_module(module), name)
+__getattr__ = lazy_names(__name__, _LAZY)
 
 
 __all__ = [

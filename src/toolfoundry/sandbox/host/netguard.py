@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import ipaddress
 import re
-import socket
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -357,6 +356,7 @@ def local_addresses() -> frozenset[IPAddress]:
     found: set[IPAddress] = set()
     try:
         import fcntl
+        import socket
         import struct
 
         with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
@@ -385,6 +385,8 @@ def local_addresses() -> frozenset[IPAddress]:
 
 def system_resolver(host: str) -> list[str]:
     """Resolve with the operating system (getaddrinfo), keeping its order, without duplicates."""
+    import socket  # here, not at the top: reading host patterns (config, calls) needs none of it
+
     infos = socket.getaddrinfo(host, None, type=socket.SOCK_STREAM)
     seen: list[str] = []
     for info in infos:

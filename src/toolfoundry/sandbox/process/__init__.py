@@ -10,10 +10,22 @@ Every executor implements :class:`Executor`; see README.md in this folder for th
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 from toolfoundry.sandbox.process.admission import Admission
 from toolfoundry.sandbox.process.executor import Executor, ProcessLimits
-from toolfoundry.sandbox.process.jail import JailConfig, JailUnavailable, find_bwrap, probe
+from toolfoundry.spec.lazy import lazy_names
+
+if TYPE_CHECKING:  # the jail (subprocess, select, ...) loads when one is probed or started
+    from toolfoundry.sandbox.process.jail import JailConfig, JailUnavailable, find_bwrap, probe
+
+_LAZY = {
+    "JailConfig": "toolfoundry.sandbox.process.jail",
+    "JailUnavailable": "toolfoundry.sandbox.process.jail",
+    "find_bwrap": "toolfoundry.sandbox.process.jail",
+    "probe": "toolfoundry.sandbox.process.jail",
+}
+__getattr__ = lazy_names(__name__, _LAZY)
 
 EXECUTOR_URL_ENV = "TOOLFOUNDRY_EXECUTOR"
 EXECUTOR_TOKEN_ENV = "TOOLFOUNDRY_EXECUTOR_TOKEN"
@@ -43,6 +55,8 @@ def default_executor(
     ``admission`` (default: ``[limits] python_total_mib``'s default); None when bwrap is
     missing or cannot start a jail here (:func:`~toolfoundry.sandbox.process.jail.probe`).
     """
+    from toolfoundry.sandbox.process.jail import JailUnavailable, find_bwrap, probe
+
     url = os.environ.get(EXECUTOR_URL_ENV)
     if url:
         from toolfoundry.sandbox.process.remote import HttpExecutor
