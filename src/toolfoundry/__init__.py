@@ -5,8 +5,7 @@ Heavy parts (the registry, the sandbox) load on first use, so importing the pack
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from toolfoundry.spec import (
     CallError,
@@ -19,6 +18,7 @@ from toolfoundry.spec import (
     StepStatus,
     ToolSpec,
 )
+from toolfoundry.spec.lazy import lazy_names as _lazy_names
 
 if TYPE_CHECKING:  # what __getattr__ below returns, for type checkers (tests keep both equal)
     from toolfoundry.declare import from_argparse, from_function, tool
@@ -32,13 +32,7 @@ _LAZY = {
     "Foundry": "toolfoundry.foundry",
     "run_js": "toolfoundry.sandbox",
 }
-
-
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'toolfoundry' has no attribute {name!r}")
-    return getattr(importlib.import_module(module), name)
+__getattr__ = _lazy_names(__name__, _LAZY)
 
 
 __all__ = [

@@ -6,12 +6,12 @@ that goes into each vendor SDK's ``tools`` argument.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 # Imported now: a lazy name equal to its module's would be shadowed by the submodule itself
 # once anything imports it (schema_transform and json only).
 from toolfoundry.catalog.gemini_schema import gemini_schema
+from toolfoundry.spec.lazy import lazy_names
 
 if TYPE_CHECKING:  # what __getattr__ below returns, for type checkers (tests keep both equal)
     from toolfoundry.catalog.anthropic import anthropic_tool, anthropic_tools
@@ -53,13 +53,7 @@ _LAZY = {
     "InvalidSkill": "toolfoundry.catalog.skill",
     "skill_markdown": "toolfoundry.catalog.skill",
 }
-
-
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'toolfoundry.catalog' has no attribute {name!r}")
-    return getattr(importlib.import_module(module), name)
+__getattr__ = lazy_names(__name__, _LAZY)
 
 
 __all__ = [

@@ -12,10 +12,10 @@ runner): ``toolfoundry.config`` needs only the capability policy and the draft l
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from toolfoundry.spec import VersionStatus
+from toolfoundry.spec.lazy import lazy_names
 
 if TYPE_CHECKING:  # what __getattr__ below returns, for type checkers (tests keep both equal)
     from toolfoundry.forge.approval import (
@@ -92,13 +92,7 @@ _LAZY = {
     "json_equal": "toolfoundry.forge.testrun",
     "run_cases": "toolfoundry.forge.testrun",
 }
-
-
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'toolfoundry.forge' has no attribute {name!r}")
-    return getattr(importlib.import_module(module), name)
+__getattr__ = lazy_names(__name__, _LAZY)
 
 
 __all__ = [
