@@ -103,7 +103,7 @@ def test_without_opentelemetry_nothing_is_traced_and_nothing_is_imported_per_cal
 
         from toolfoundry import Foundry
         from toolfoundry.foundry import telemetry
-        assert telemetry.INSTRUMENTS is None
+        assert telemetry.instruments() is None
 
         class Watch:
             attempts = 0
@@ -136,11 +136,20 @@ def test_global_providers_set_after_import_receive_the_spans(tmp_path: Path) -> 
         from toolfoundry import Foundry
         from toolfoundry.foundry import telemetry
 
-        # opentelemetry-api is installed but no application set a provider: nothing recorded
-        assert telemetry.INSTRUMENTS is not None
-        assert not telemetry.INSTRUMENTS.recording()
+        # opentelemetry-api is installed, but nothing in this process uses it yet: it is not
+        # even imported, and no operation is traced
+        import sys
+        assert telemetry.instruments() is None
         fd = Foundry.open("sqlite:///{tmp_path / "r.db"}")
         assert fd.create_tool({word_count_draft()!r}).status == "active"
+        assert fd.call("word_count", {{"text": "a"}}).ok
+        assert not [m for m in sys.modules if m.startswith("opentelemetry")]
+        # imported (by the application, or an SDK such as mcp's) but no provider set: still
+        # nothing recorded
+        import opentelemetry.trace
+        assert telemetry.instruments() is not None
+        assert not telemetry.instruments().recording()
+        fd.call("word_count", {{"text": "a b"}}, call_id="early")
 
         from opentelemetry import trace
         from opentelemetry.sdk.trace import TracerProvider
@@ -152,7 +161,7 @@ def test_global_providers_set_after_import_receive_the_spans(tmp_path: Path) -> 
         provider = TracerProvider()
         provider.add_span_processor(SimpleSpanProcessor(exporter))
         trace.set_tracer_provider(provider)
-        assert telemetry.INSTRUMENTS.recording()
+        assert telemetry.instruments().recording()
         fd.call("word_count", {{"text": "a b"}}, call_id="late")
         print([s.name for s in exporter.get_finished_spans()])
         """

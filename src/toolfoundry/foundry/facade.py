@@ -32,7 +32,6 @@ from toolfoundry.registry import (
 )
 from toolfoundry.registry.calls import CallStatements
 from toolfoundry.registry.codecs import gc_paused
-from toolfoundry.registry.diffs import version_diff
 from toolfoundry.sandbox.process.executor import Executor, ProcessLimits
 from toolfoundry.spec import CallResult, StepResult, StepStatus, ToolSpec
 
@@ -260,7 +259,7 @@ class Foundry:
                 ``"agent"``, the CLI the login name, the HTTP API ``"api"``); the draft's own
                 ``author`` is kept on the version, never taken as the actor.
         """
-        instruments = telemetry.INSTRUMENTS
+        instruments = telemetry.instruments()
         if instruments is None:
             return self._intake.create(draft, by=by)
         return instruments.create(draft, lambda: self._intake.create(draft, by=by))
@@ -278,7 +277,7 @@ class Foundry:
         path) or what the sandbox reported. ``call_id`` is the model's id for this call, when
         there is one (it labels the call's trace span, ``gen_ai.tool.call.id``).
         """
-        instruments = telemetry.INSTRUMENTS
+        instruments = telemetry.instruments()
         if instruments is None:
             return self._caller.call(name, args, version=version)
         return instruments.call(
@@ -306,7 +305,7 @@ class Foundry:
     def _decide(
         self, name: str, version: int | None, *, approve: bool, by: str, reason: str
     ) -> Decision:
-        instruments = telemetry.INSTRUMENTS
+        instruments = telemetry.instruments()
         if instruments is None:
             return self._decide_now(name, version, approve=approve, by=by, reason=reason)
         return instruments.decide(
@@ -374,6 +373,8 @@ class Foundry:
 
     def diff(self, name: str, a: int, b: int) -> str:
         """Unified diff from version ``a`` to ``b`` of code, description, schema, capabilities."""
+        from toolfoundry.registry.diffs import version_diff  # difflib, for this alone
+
         return version_diff(self.registry.get(name, a), self.registry.get(name, b))
 
     def rollback(self, name: str, to: int, *, by: str = "user") -> ToolVersion:

@@ -14,27 +14,26 @@ Metrics: ``toolfoundry.tool.calls`` and ``toolfoundry.tool.failures`` (counters,
 ``error.type``), ``toolfoundry.tool.duration`` (histogram, seconds), ``toolfoundry.tool.creations``
 (by status) and ``toolfoundry.tool.approvals`` (by action and outcome).
 
-Whether opentelemetry-api is importable is decided once, here: without it :data:`INSTRUMENTS`
-is None and the facade takes its plain path (one attribute read per operation). With it,
-spans and metrics go to the global providers (set up by the application, as OpenTelemetry
-wants), or to the ones given to :func:`configure`; while the application has set neither
-global provider, operations skip the span machinery too (see ``bench/bench_otel.py``).
+OpenTelemetry is imported only once the process uses it (its API costs 30-60 ms to import,
+a fifth of a short script's open and call): :func:`instruments` is None, and the facade takes
+its plain path (two dictionary reads per operation), until :func:`configure` is called, or
+the application has imported ``opentelemetry.trace`` or ``opentelemetry.metrics`` (the only
+ways to set a global provider), or names a provider in ``OTEL_PYTHON_TRACER_PROVIDER`` /
+``OTEL_PYTHON_METER_PROVIDER``. Before any of these nothing could receive a span, so none is
+lost. Then spans and metrics go to the global providers (set up by the application, as
+OpenTelemetry wants), or to the ones given to :func:`configure`; while the application has
+set neither global provider, operations skip the span machinery too (``bench/bench_otel.py``).
 """
 
 from __future__ import annotations
 
+import os
+import sys
 import time
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from toolfoundry.spec import CallResult, StepResult
-
-try:
-    from opentelemetry import metrics, trace
-    from opentelemetry.metrics import _internal as metrics_globals
-    from opentelemetry.trace import SpanKind, StatusCode
-except ImportError:  # the [otel] extra is not installed: no tracing, no cost
-    metrics = trace = metrics_globals = None  # type: ignore[assignment]
 
 if TYPE_CHECKING:
     from opentelemetry.metrics import MeterProvider
@@ -74,6 +73,10 @@ class Instruments:
         tracer_provider: TracerProvider | None = None,
         meter_provider: MeterProvider | None = None,
     ) -> None:
+        from opentelemetry import metrics, trace
+        from opentelemetry.metrics import _internal as metrics_globals
+
+        self._globals = (trace, metrics_globals)
         # given providers always record; the global ones only once the application set them
         self._on = tracer_provider is not None or meter_provider is not None
         self.tracer = trace.get_tracer(SCOPE, tracer_provider=tracer_provider)
@@ -113,6 +116,7 @@ class Instruments:
         """
         if self._on:
             return True
+        trace, metrics_globals = self._globals
         unset = getattr(trace, "_TRACER_PROVIDER", True) is None and (
             getattr(metrics_globals, "_METER_PROVIDER", True) is None
         )
@@ -135,7 +139,7 @@ class Instruments:
         attributes[TOOL_TYPE] = "function"
         started = time.perf_counter()
         with self.tracer.start_as_current_span(
-            f"execute_tool {name}", kind=SpanKind.INTERNAL, attributes=attributes
+            f"execute_tool {name}", kind=_span_kind().INTERNAL, attributes=attributes
         ) as span:
             result = run()
             version = result.details.get("version")
@@ -145,7 +149,7 @@ class Instruments:
             if result.error is not None:
                 kind = result.error.kind.value
                 span.set_attribute(ERROR_TYPE, kind)
-                span.set_status(StatusCode.ERROR, result.error.message[:200])
+                span.set_status(_status_code().ERROR, result.error.message[:200])
                 labels[ERROR_TYPE] = kind
                 self.failures.add(1, labels)
         self.calls.add(1, labels)
@@ -158,7 +162,7 @@ class Instruments:
             return run()
         name = draft.get("name") if isinstance(draft, Mapping) else getattr(draft, "name", None)
         title = f"create_tool {name}" if isinstance(name, str) and name else "create_tool"
-        with self.tracer.start_as_current_span(title, kind=SpanKind.INTERNAL) as span:
+        with self.tracer.start_as_current_span(title, kind=_span_kind().INTERNAL) as span:
             if isinstance(name, str):
                 span.set_attribute("toolfoundry.tool.name", name)
             result = run()
@@ -172,7 +176,7 @@ class Instruments:
                 span.set_attribute(
                     ERROR_TYPE, result.step.blockers[0] if result.step.blockers else "rejected"
                 )
-                span.set_status(StatusCode.ERROR, result.step.message[:200])
+                span.set_status(_status_code().ERROR, result.step.message[:200])
         self.creations.add(1, {"toolfoundry.create.status": result.status})
         return result
 
@@ -197,7 +201,7 @@ class Instruments:
         if version is not None:
             attributes[VERSION] = version
         with self.tracer.start_as_current_span(
-            f"{action}_tool {name}", kind=SpanKind.INTERNAL, attributes=attributes
+            f"{action}_tool {name}", kind=_span_kind().INTERNAL, attributes=attributes
         ) as span:
             decision = run()
             outcome = decision.step.status.value
@@ -208,7 +212,7 @@ class Instruments:
                 span.set_attribute("toolfoundry.tool.status", decision.status)
             if decision.step.blockers:
                 span.set_attribute(ERROR_TYPE, decision.step.blockers[0])
-                span.set_status(StatusCode.ERROR, decision.step.message[:200])
+                span.set_status(_status_code().ERROR, decision.step.message[:200])
         self.approvals.add(
             1, {"toolfoundry.approval.action": action, "toolfoundry.approval.outcome": outcome}
         )
@@ -277,8 +281,47 @@ def _forge_events(span: Span, result: CreateResult) -> None:
         )
 
 
-INSTRUMENTS: Instruments | None = Instruments() if trace is not None else None
-"""Where the foundry reports; None when opentelemetry-api is not installed."""
+_OTEL_MODULES = ("opentelemetry.trace", "opentelemetry.metrics")
+_NAMED_PROVIDERS = any(
+    os.environ.get(v) for v in ("OTEL_PYTHON_TRACER_PROVIDER", "OTEL_PYTHON_METER_PROVIDER")
+)
+_configured: Instruments | None = None  # configure()'s, which wins
+_global: Instruments | None = None  # the global providers', made once OpenTelemetry is in use
+
+
+def instruments() -> Instruments | None:
+    """Where the foundry reports: None while this process does not use OpenTelemetry (see
+    the module's docstring), so an operation costs nothing more than this check."""
+    if _configured is not None:
+        return _configured
+    if _global is not None:
+        return _global
+    modules = sys.modules
+    if not (_NAMED_PROVIDERS or _OTEL_MODULES[0] in modules or _OTEL_MODULES[1] in modules):
+        return None
+    return _globally()
+
+
+def _globally() -> Instruments | None:
+    global _global
+    if _global is None:
+        try:
+            _global = Instruments()
+        except ImportError:  # opentelemetry-api is not installed (or was blocked)
+            return None
+    return _global
+
+
+def _span_kind() -> Any:
+    from opentelemetry.trace import SpanKind
+
+    return SpanKind
+
+
+def _status_code() -> Any:
+    from opentelemetry.trace import StatusCode
+
+    return StatusCode
 
 
 def configure(
@@ -286,7 +329,8 @@ def configure(
     tracer_provider: TracerProvider | None = None,
     meter_provider: MeterProvider | None = None,
 ) -> None:
-    """Report toolfoundry's spans and metrics to these providers instead of the global ones.
+    """Report toolfoundry's spans and metrics to these providers instead of the global ones
+    (with neither, to the global ones again).
 
     Args:
         tracer_provider: where spans go (default: OpenTelemetry's global tracer provider).
@@ -295,7 +339,11 @@ def configure(
     Raises:
         ImportError: opentelemetry-api is not installed.
     """
-    global INSTRUMENTS
-    if trace is None:
-        raise ImportError("OpenTelemetry is not installed: install toolfoundry[otel]")
-    INSTRUMENTS = Instruments(tracer_provider, meter_provider)
+    global _configured
+    try:
+        made = Instruments(tracer_provider, meter_provider)
+    except ImportError:
+        raise ImportError("OpenTelemetry is not installed: install toolfoundry[otel]") from None
+    _configured = made if tracer_provider is not None or meter_provider is not None else None
+    if _configured is None:
+        _globally()

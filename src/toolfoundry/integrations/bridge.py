@@ -144,7 +144,7 @@ class FoundryBridge:
         if local is None:
             result = self.foundry.call(name, args, call_id=call_id)
         else:
-            instruments = telemetry.INSTRUMENTS
+            instruments = telemetry.instruments()
             if instruments is None:
                 result = _call_local(local, name, args)
             else:
