@@ -216,6 +216,9 @@ def build_mcp_server(
     ) -> types.ListToolsResult:
         try:
             cursor = params.cursor if params is not None else None
+            kept = listing.kept(cursor)  # a page served since the last change: no thread hop
+            if kept is not None:
+                return kept
             return await anyio.to_thread.run_sync(listing.page, cursor)
         except InvalidCursor as exc:
             raise MCPError(types.INVALID_PARAMS, str(exc)) from None
