@@ -18,11 +18,11 @@ from toolfoundry.registry import versions as version_reads
 from toolfoundry.registry.codecs import (
     ROW_COLUMNS,
     decoded,
-    gc_paused,
     version_record,
     version_records,
 )
 from toolfoundry.spec import Capabilities
+from toolfoundry.spec.collector import gc_paused
 
 TOOLS = 40
 

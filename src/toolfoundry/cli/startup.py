@@ -13,23 +13,14 @@ start-up allocates; tracemalloc, before and after one full collection).
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
+
+from toolfoundry.spec.collector import gc_paused
 
 
-@contextmanager
-def setting_up() -> Iterator[None]:
+def setting_up() -> AbstractContextManager[None]:
     """Run the block with the collector paused, then freeze what exists and resume it.
 
     Nested, or when the caller already paused the collector, it leaves the collector alone.
     """
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.freeze()
-        gc.enable()
+    return gc_paused(freeze=True)

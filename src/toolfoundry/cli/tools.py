@@ -3,11 +3,9 @@ and audit."""
 
 from __future__ import annotations
 
-import gc
 import shutil
 import sys
 from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -25,6 +23,7 @@ from toolfoundry.cli.options import (
 from toolfoundry.forge.host_display import capabilities_text
 from toolfoundry.registry import RegistryError, ToolListing, ToolVersion
 from toolfoundry.spec import Capabilities, VersionStatus
+from toolfoundry.spec.collector import gc_paused
 from toolfoundry.spec.display import visible, visible_line, visible_lines
 from toolfoundry.spec.json_gate import encode
 
@@ -136,20 +135,6 @@ def print_listing(rows: list[ToolListing], offset: int) -> None:
         console().print(table)
         return
     click.echo_via_pager(line + "\n" for line in plain_lines(title, cells))
-
-
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """No cyclic garbage collection inside: reading and rendering 10 000 rows allocates
-    enough to trigger full collections, each walking every object the imports made (~0.1 s
-    of such a listing in a new process), and makes no cycles worth collecting meanwhile."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
 
 
 def listing_cells(rows: list[ToolListing]) -> list[tuple[str, ...]]:

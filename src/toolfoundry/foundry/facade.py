@@ -31,9 +31,9 @@ from toolfoundry.registry import (
     sqlite_file,
 )
 from toolfoundry.registry.calls import CallStatements
-from toolfoundry.registry.codecs import gc_paused
 from toolfoundry.sandbox.process.executor import Executor, ProcessLimits
 from toolfoundry.spec import CallResult, StepResult, StepStatus, ToolSpec
+from toolfoundry.spec.collector import gc_paused
 
 if TYPE_CHECKING:  # loaded by the periodic checks only; the forge by the first create_tool
     from toolfoundry.forge import Draft, ToolRunner

@@ -9,12 +9,10 @@ functions, so both read a row alike.
 
 from __future__ import annotations
 
-import gc
 import json
 import math
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -130,24 +128,6 @@ def capabilities_of(stored: Any, parsed: dict[str, Capabilities]) -> Capabilitie
     if caps is None:
         caps = parsed[stored] = Capabilities.from_dict(decoded(stored))
     return caps
-
-
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """No cyclic garbage collection inside (left alone when it is already paused).
-
-    For building many acyclic records at once (10 000 versions, a catalogue of them): with
-    the collector running, the young objects they allocate set off full collections, each
-    walking every object the process holds plus the records built so far, so a read of ten
-    times the rows cost ~40 times. Nothing built there is garbage to collect meanwhile.
-    """
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
 
 
 def version_record(r: Mapping[Any, Any], capabilities: dict[str, Capabilities]) -> ToolVersion:

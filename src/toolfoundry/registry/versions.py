@@ -4,7 +4,7 @@ Listings read every current version at once (10 000 rows and more), so a row is 
 JSON columns arrive as their stored text and are decoded here (an empty ``[]``/``{}`` without
 the decoder), equal capability texts share one parsed :class:`Capabilities` (immutable), rows
 are mapped by position, and the many records of one read are built with the cyclic collector
-paused (``codecs.gc_paused``: otherwise the cost grew faster than the number of rows).
+paused (``spec.collector.gc_paused``: otherwise the cost grew faster than the number of rows).
 """
 
 from __future__ import annotations
@@ -19,13 +19,13 @@ from toolfoundry.registry.codecs import (
     JSON_COLUMNS,
     as_utc,
     capabilities_of,
-    gc_paused,
     version_record,
     version_records,
 )
 from toolfoundry.registry.records import RegistryError, ToolListing, ToolVersion
 from toolfoundry.registry.schema import tools, versions
 from toolfoundry.spec import Capabilities, VersionStatus
+from toolfoundry.spec.collector import gc_paused
 
 
 def _versions() -> Select[Any]:
