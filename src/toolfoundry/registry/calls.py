@@ -17,12 +17,13 @@ from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
 from toolfoundry.registry.codecs import (
+    ROW_COLUMNS,
     VERSION_COLUMNS,
     bindable_name,
     bucket,
     now,
     sqlite_datetime,
-    version_record,
+    version_records,
 )
 from toolfoundry.registry.records import AuditEvent, RegistryError, ToolVersion
 from toolfoundry.spec import VersionStatus
@@ -39,7 +40,6 @@ _READ = (
     "FROM tf_versions v JOIN tf_tools t ON t.id = v.tool_id "
     "WHERE t.name = :name AND v.version = :version"
 )
-_READ_COLUMNS = (*VERSION_COLUMNS, "name", "current_version")
 # SQLite >= 3.24 and PostgreSQL share this upsert syntax.
 _UPSERT = (
     "INSERT INTO tf_usage (tool, counter, n, total_ms, last_at) "
@@ -110,7 +110,7 @@ class CallStatements:
         row = self._one(self._read, {"name": bindable_name(name), "version": number})
         if row is None:
             raise RegistryError("not_found", f"no tool {name!r} version {number}")
-        return version_record(dict(zip(_READ_COLUMNS, row, strict=True)), {})
+        return version_records(ROW_COLUMNS, (row,), {})[0]
 
     def _one(self, sql: str, params: dict[str, Any]) -> Any:
         with self._connections.borrow() as driver:
