@@ -66,11 +66,21 @@ with Foundry.open(sys.argv[1]) as fd:
 def seed(directory: Path, src: str | None) -> str:
     """A SQLite registry in ``directory`` with one active tool, ``trim``, written by ``src``'s
     toolfoundry (None: this tree's); returns its URL. Also compiles the guest and keeps the
-    libraries' bytecode."""
+    libraries' bytecode (another tree's in its own cache: see :func:`tree_env`)."""
     directory.mkdir()
     url = f"sqlite:///{directory / 'registry.db'}"
-    process_seconds([PY, "-c", SEED, url], child_env(src))
+    process_seconds([PY, "-c", SEED, url], tree_env(directory, src))
     return url
+
+
+def tree_env(directory: Path, src: str | None) -> dict[str, str]:
+    """The environment of ``src``'s processes. Another tree gets a cache directory of its own:
+    the kept library bytecode is keyed by the libraries' files, which differ between trees, so
+    one shared cache would be recompiled and rewritten by every other process."""
+    env = child_env(src)
+    if src is not None:
+        env["XDG_CACHE_HOME"] = str(directory / "cache")
+    return env
 
 
 def serve_answers(env: dict[str, str], cwd: Path) -> tuple[float, float]:
@@ -134,7 +144,7 @@ def tree_rows(
 ) -> dict[str, Callable[[], float]]:
     """The toolfoundry rows, each a new process from ``src`` (None: this tree) on ``url``
     (``seed``'s, in ``cwd``); ``uncached``: ``no_kept_bytecode``'s variables."""
-    env = {**child_env(src), "TOOLFOUNDRY_DB": url}
+    env = {**tree_env(cwd, src), "TOOLFOUNDRY_DB": url}
     cold = {**env, **uncached}
     kept = Path(uncached["XDG_CACHE_HOME"], "toolfoundry", "wasm")
     opened = f"from toolfoundry import Foundry\nfd = Foundry.open({url!r})\n"
