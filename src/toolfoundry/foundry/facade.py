@@ -417,8 +417,9 @@ class Foundry:
         )
 
     def active_specs(self) -> list[ToolSpec]:
-        """ToolSpecs of every active tool's current version (for catalogs and MCP)."""
-        return [v.spec for v in self.registry.current_versions(status=VersionStatus.ACTIVE)]
+        """ToolSpecs of every active tool's current version, by name (for catalogs and MCP):
+        one read of only the columns a spec is made of (:meth:`Registry.active_specs`)."""
+        return self.registry.active_specs()
 
     def catalog(self, format: str = "json") -> str:
         """The active tools rendered as ``json|openai|responses|anthropic|gemini|mcp|skill``.
@@ -426,7 +427,7 @@ class Foundry:
         The text is kept per format and given again while the set of active (name, version)
         pairs is unchanged (a version's content never changes), so asking again reads one
         narrow row per tool instead of deriving every tool. It is built with the cyclic
-        collector paused (``gc_paused``: every tool's records, spec and projection).
+        collector paused (``gc_paused``: every tool's spec and projection).
         """
         from toolfoundry.catalog import render
 

@@ -73,6 +73,28 @@ class NewVersion:
         return capabilities_hash(self.capabilities, self.language)
 
 
+def tool_spec(
+    name: str,
+    description: str,
+    parameters: dict[str, Any],
+    returns: dict[str, Any] | None,
+    level: str,
+    capabilities: Capabilities,
+    version: int,
+) -> ToolSpec:
+    """The ToolSpec of a version's fields: :attr:`ToolVersion.spec` and the narrow read of
+    only these columns (:meth:`Registry.active_specs`) both build it here."""
+    return ToolSpec(
+        name,
+        description,
+        parameters,
+        level=level,
+        capabilities=capabilities,
+        version=version,
+        returns=returns,
+    )
+
+
 @dataclass(frozen=True)
 class ToolVersion:
     """One registered, immutable version of a tool (only ``status`` ever changes)."""
@@ -103,14 +125,14 @@ class ToolVersion:
     @property
     def spec(self) -> ToolSpec:
         """The ToolSpec this version presents to catalogs and models."""
-        return ToolSpec(
+        return tool_spec(
             self.name,
             self.description,
             self.parameters,
-            level=self.level,
-            capabilities=self.capabilities,
-            version=self.version,
-            returns=self.returns,
+            self.returns,
+            self.level,
+            self.capabilities,
+            self.version,
         )
 
     def summary(self) -> dict[str, Any]:

@@ -19,12 +19,13 @@ from toolfoundry.registry.codecs import (
     JSON_COLUMNS,
     as_utc,
     capabilities_of,
+    decoded,
     version_record,
     version_records,
 )
-from toolfoundry.registry.records import RegistryError, ToolListing, ToolVersion
+from toolfoundry.registry.records import RegistryError, ToolListing, ToolVersion, tool_spec
 from toolfoundry.registry.schema import tools, versions
-from toolfoundry.spec import Capabilities, VersionStatus
+from toolfoundry.spec import Capabilities, ToolSpec, VersionStatus
 from toolfoundry.spec.collector import gc_paused
 
 
@@ -140,6 +141,44 @@ def listing(
                 waiting.get(name, ()),
             )
             for name, version, state, sha256, caps, author, created, parent, description in rows
+        ]
+
+
+# The columns of records.tool_spec, in its order (JSON ones as their stored text).
+_SPECS = select(
+    tools.c.name,
+    versions.c.description,
+    type_coerce(versions.c.parameters, Text).label("parameters"),
+    type_coerce(versions.c.returns, Text).label("returns"),
+    versions.c.level,
+    type_coerce(versions.c.capabilities, Text).label("capabilities"),
+    versions.c.version,
+).join(tools, tools.c.id == versions.c.tool_id)
+
+
+def specs(
+    conn: Connection,
+    *,
+    status: VersionStatus | None = None,
+    names: Sequence[str] | None = None,
+) -> list[ToolSpec]:
+    """The spec of every tool's current version, by name (optionally only with ``status``, or
+    only ``names``): one query of the columns a spec is made of (no code, tests, fixtures,
+    results or findings), each spec equal to :attr:`ToolVersion.spec` of the full read."""
+    result = conn.execute(_current(_SPECS, status, names, None, 0))
+    parsed: dict[str, Capabilities] = {}
+    with gc_paused():
+        return [
+            tool_spec(
+                name,
+                description,
+                decoded(parameters),
+                decoded(returns),
+                level,
+                capabilities_of(caps, parsed),
+                version,
+            )
+            for name, description, parameters, returns, level, caps, version in result.all()
         ]
 
 

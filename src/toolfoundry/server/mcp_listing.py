@@ -35,7 +35,7 @@ import mcp_types as types
 
 from toolfoundry.catalog import mcp_tool
 from toolfoundry.foundry import Foundry
-from toolfoundry.spec import DeclaredTool, VersionStatus
+from toolfoundry.spec import DeclaredTool
 from toolfoundry.spec.json_gate import InvalidJson, JsonLimits, decode, encode
 from toolfoundry.spec.limits import LIST_PAGE_BOUND, LIST_PAGE_SIZE
 
@@ -183,14 +183,12 @@ class ToolListing:
     def _project(self, names: list[str]) -> list[types.Tool]:
         missing = [n for n in names if (n, self._versions[n]) not in self._entries]
         if missing:
-            found = self.foundry.registry.current_versions(
-                status=VersionStatus.ACTIVE, names=missing
-            )
-            for version in found:
+            for spec in self.foundry.registry.active_specs(missing):
                 # the version read now is the current one; a newer pair replaces an older
-                key = (version.name, version.version)
-                self._versions[version.name] = version.version
-                self._entries[key] = types.Tool.model_validate(mcp_tool(version.spec))
+                assert spec.version is not None  # a registry spec always has its version
+                key = (spec.name, spec.version)
+                self._versions[spec.name] = spec.version
+                self._entries[key] = types.Tool.model_validate(mcp_tool(spec))
         out = []
         for name in names:
             entry = self._entries.get((name, self._versions[name]))
