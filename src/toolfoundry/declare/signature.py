@@ -95,6 +95,11 @@ class ArgumentsModel:
                 warnings.simplefilter("ignore", PydanticJsonSchemaWarning)
                 raw = self.model.model_json_schema()
         except (PydanticUserError, TypeError, NameError) as exc:
+            # name the parameter that cannot be described: each is tried alone only now, as
+            # building a schema per parameter first cost as much as the model's own (serve
+            # builds the meta-tools at start-up)
+            for param in signature.parameters.values():
+                check_describable(hints[param.name], f"{label}: parameter {param.name!r}")
             raise DeclarationError(f"{label}: cannot describe the parameters: {exc}") from exc
         self.schema = self._finish(raw)
 
@@ -120,7 +125,6 @@ class ArgumentsModel:
                 f"{where}: a pydantic Field() as the default value would also be the default "
                 "of a direct call; write `Annotated[T, Field(...)] = value` instead"
             )
-        check_describable(annotation, where)
         if typing.get_origin(_bare(annotation)) in (set, frozenset):
             self._sets.add(param.name)
         has_own_description = any(
