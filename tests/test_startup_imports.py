@@ -7,14 +7,8 @@ the wrong module shows up here as a name, with the module that must not load it.
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
-
-from toolfoundry.registry import NewVersion, Registry, VersionStatus
+from tests.startup_support import current_registry, loaded_modules
 
 # Loaded by none of the entry points below: the MCP SDK (serve imports it itself), the HTTP
 # client stack (the first real fetch), Python jsonschema (spec/json_schema is the validator),
@@ -63,35 +57,10 @@ CASES = {
 
 @pytest.fixture(scope="module")
 def current_db(tmp_path_factory: pytest.TempPathFactory) -> str:
-    url = f"sqlite:///{tmp_path_factory.mktemp('startup') / 'registry.db'}"
-    registry = Registry.open(url)  # migrated here: the child opens a current schema
-    registry.add_version(
-        NewVersion(
-            name="trim",
-            code="export function handler({ text }) { return text.trim() }",
-            description="Trims its text.",
-            parameters={"type": "object", "properties": {"text": {"type": "string"}}},
-            status=VersionStatus.ACTIVE,
-        )
-    )
-    registry.close()
-    return url
+    return current_registry(tmp_path_factory.mktemp("startup"))
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_an_entry_point_loads_only_what_it_needs(case: str, current_db: str) -> None:
     code, forbidden = CASES[case]
-    script = (
-        f"import json, sys\nURL = {current_db!r}\n{code}\n"
-        f"print(json.dumps([m for m in {forbidden!r} if m in sys.modules]))\n"
-    )
-    out = subprocess.run(
-        [sys.executable, "-c", script],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-        cwd=Path(current_db.removeprefix("sqlite:///")).parent,
-    )
-    assert out.returncode == 0, out.stderr
-    assert json.loads(out.stdout.strip().splitlines()[-1]) == []
+    assert loaded_modules(code, forbidden, current_db) == []

@@ -1,37 +1,16 @@
 """``toolfoundry serve``'s start-up (issue 15): what it pauses, and what it does not import.
 
-Each case runs in a new interpreter, as tests/test_startup_imports.py does: these check
-behaviour and laziness (the names of modules loaded), never timings (bench/bench_startup.py).
+Each case runs in a new interpreter (tests/startup_support.py, as tests/test_startup_imports.py
+does).
 """
 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-
-from toolfoundry.registry import Registry
-
-
-def run_python(code: str, cwd: Path, stdin: str = "") -> list[object]:
-    """Run ``code`` in a new interpreter; the JSON list its last stdout line prints."""
-    out = subprocess.run(
-        [sys.executable, "-c", code],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-        cwd=cwd,
-    )
-    assert out.returncode == 0, out.stderr
-    loaded = json.loads(out.stdout.strip().splitlines()[-1])
-    assert isinstance(loaded, list)
-    return loaded
-
+from tests.startup_support import current_registry, loaded_modules, run_python
 
 # catalogue projections a server or a configuration does not render (catalog/formats.py loads
 # each on first use; MCP's is catalog/mcp.py)
@@ -58,9 +37,7 @@ CASES = {
 
 @pytest.fixture(scope="module")
 def current_db(tmp_path_factory: pytest.TempPathFactory) -> str:
-    url = f"sqlite:///{tmp_path_factory.mktemp('serve-startup') / 'registry.db'}"
-    Registry.open(url).engine.dispose()  # migrated here: the child opens a current schema
-    return url
+    return current_registry(tmp_path_factory.mktemp("serve-startup"))
 
 
 def test_setting_up_pauses_the_collector_then_freezes_what_it_built(tmp_path: Path) -> None:
@@ -105,11 +82,7 @@ def test_serve_answers_with_the_collector_running_again(current_db: str, tmp_pat
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_serve_and_config_load_only_what_they_need(case: str, current_db: str) -> None:
     code, forbidden = CASES[case]
-    script = (
-        f"import json, sys\nURL = {current_db!r}\n{code}\n"
-        f"print(json.dumps([m for m in {forbidden!r} if m in sys.modules]))\n"
-    )
-    assert run_python(script, Path(current_db.removeprefix("sqlite:///")).parent) == []
+    assert loaded_modules(code, forbidden, current_db) == []
 
 
 def test_the_catalogue_renders_every_format_after_a_lazy_import(tmp_path: Path) -> None:
