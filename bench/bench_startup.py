@@ -17,6 +17,8 @@ package does (``harness.child_env``; one untimed round first compiles it):
 - ``run_js``: ``from toolfoundry import run_js`` and one call, the sandbox alone;
 - ``tools list``: the CLI listing the same registry (``bench/bench_listing.py`` has 10 000).
 
+``--python PATH`` runs the processes with another interpreter: a virtualenv's with the wheel
+installed (``make dist``, then ``pip install dist/*.whl[server]``) measures what users install.
 ``--compare-src DIR`` also runs every toolfoundry row from another source tree (``PYTHONPATH``,
 e.g. ``python bench/harness.py HEAD~1 /tmp/<you>-before``), interleaved with ours, each such
 row printed after ours with ``(before)``: a before/after in one run.
@@ -177,7 +179,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--compare-src", default=None, help="another tree's src/ (before)")
+    parser.add_argument(
+        "--python",
+        default=None,
+        help="the measured processes' interpreter, e.g. a virtualenv's with the built wheel "
+        "installed (pip compiled its bytecode): the product as users get it",
+    )
     args = parser.parse_args()
+    if args.python:
+        global PY, CLI
+        PY = args.python
+        CLI = [PY, *CLI[1:]]
     with tempfile.TemporaryDirectory() as tmp:
         directory = Path(tmp)
         trees = {"ours": None, "before": args.compare_src} if args.compare_src else {"ours": None}
