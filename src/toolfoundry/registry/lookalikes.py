@@ -4,11 +4,11 @@ A new name must not pass for an existing tool's. Comparing it with every name wo
 fold every tool on each create (about 60 ms at 10 000 tools); the keys are stored instead, one
 row per key and tool, so the check is one index probe whatever the number of tools.
 
-The keys are written by :func:`remember` in the transaction that registers a tool's first
-version (with its search document, registry/search.py:index), and by migration 0007 for the
-tools stored before it; those a previous release registers during an upgrade get theirs with
-the next tool. They are derived from the rule in spec/names.py: a change of that rule needs a
-migration that recomputes them (tests/registry/test_registry_lookalikes.py pins the rule).
+The keys are written by :func:`remember` in the transaction that creates a tool's row (its
+first version, ``Registry._lock_tool``), and by migration 0007 for the tools stored before
+it; those a previous release registers during an upgrade get theirs with the next new tool.
+They are derived from the rule in spec/names.py: a change of that rule needs a migration that
+recomputes them (tests/registry/test_registry_lookalikes.py pins the rule).
 """
 
 from __future__ import annotations

@@ -184,17 +184,20 @@ class Registry:
         return self.get(new.name, number)
 
     def _lock_tool(self, conn: Connection, name: str, *, create: bool = False) -> Row[Any]:
+        made = 0
         if create:
             insert_ = upsert_insert(conn.dialect.name)
             at = now()
-            conn.execute(
+            made = conn.execute(
                 insert_(tools)
                 .values(name=name, created_at=at, updated_at=at)
                 .on_conflict_do_nothing(index_elements=[tools.c.name])
-            )
+            ).rowcount
         row = conn.execute(select(tools).where(tools.c.name == name).with_for_update()).first()
         if row is None:
             raise RegistryError("not_found", f"no tool named {name!r}")
+        if made:  # a new tool: its name's lookalike keys, written once, with the tool row
+            lookalikes.remember(conn, row.id, name)
         return row
 
     def _point(

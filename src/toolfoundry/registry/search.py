@@ -22,7 +22,6 @@ from typing import Any
 from sqlalchemy import bindparam, select, text
 from sqlalchemy.engine import Connection
 
-from toolfoundry.registry import lookalikes
 from toolfoundry.registry.records import SearchHit
 from toolfoundry.registry.schema import tools, versions
 
@@ -88,9 +87,7 @@ def index(
     params: dict[str, Any],
     status: str,
 ) -> None:
-    """(Re)index a tool from the version its pointer now names, and keep its name's lookalike
-    keys (a tool's first version always moves its pointer, so every tool has them)."""
-    lookalikes.remember(conn, tool_id, name)
+    """(Re)index a tool from the version its pointer now names."""
     n, d, p = document(name, description, params)
     values = {"id": tool_id, "n": n, "d": d, "p": p, "s": status}
     if conn.dialect.name == "postgresql":
