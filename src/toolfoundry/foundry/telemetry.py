@@ -75,8 +75,10 @@ class Instruments:
     ) -> None:
         from opentelemetry import metrics, trace
         from opentelemetry.metrics import _internal as metrics_globals
+        from opentelemetry.trace import SpanKind, StatusCode
 
-        self._globals = (trace, metrics_globals)
+        self._trace, self._metrics = trace, metrics_globals  # where the global providers live
+        self._internal, self._error = SpanKind.INTERNAL, StatusCode.ERROR
         # given providers always record; the global ones only once the application set them
         self._on = tracer_provider is not None or meter_provider is not None
         self.tracer = trace.get_tracer(SCOPE, tracer_provider=tracer_provider)
@@ -116,9 +118,8 @@ class Instruments:
         """
         if self._on:
             return True
-        trace, metrics_globals = self._globals
-        unset = getattr(trace, "_TRACER_PROVIDER", True) is None and (
-            getattr(metrics_globals, "_METER_PROVIDER", True) is None
+        unset = getattr(self._trace, "_TRACER_PROVIDER", True) is None and (
+            getattr(self._metrics, "_METER_PROVIDER", True) is None
         )
         self._on = not unset
         return self._on
@@ -139,7 +140,7 @@ class Instruments:
         attributes[TOOL_TYPE] = "function"
         started = time.perf_counter()
         with self.tracer.start_as_current_span(
-            f"execute_tool {name}", kind=_span_kind().INTERNAL, attributes=attributes
+            f"execute_tool {name}", kind=self._internal, attributes=attributes
         ) as span:
             result = run()
             version = result.details.get("version")
@@ -149,7 +150,7 @@ class Instruments:
             if result.error is not None:
                 kind = result.error.kind.value
                 span.set_attribute(ERROR_TYPE, kind)
-                span.set_status(_status_code().ERROR, result.error.message[:200])
+                span.set_status(self._error, result.error.message[:200])
                 labels[ERROR_TYPE] = kind
                 self.failures.add(1, labels)
         self.calls.add(1, labels)
@@ -162,7 +163,7 @@ class Instruments:
             return run()
         name = draft.get("name") if isinstance(draft, Mapping) else getattr(draft, "name", None)
         title = f"create_tool {name}" if isinstance(name, str) and name else "create_tool"
-        with self.tracer.start_as_current_span(title, kind=_span_kind().INTERNAL) as span:
+        with self.tracer.start_as_current_span(title, kind=self._internal) as span:
             if isinstance(name, str):
                 span.set_attribute("toolfoundry.tool.name", name)
             result = run()
@@ -176,7 +177,7 @@ class Instruments:
                 span.set_attribute(
                     ERROR_TYPE, result.step.blockers[0] if result.step.blockers else "rejected"
                 )
-                span.set_status(_status_code().ERROR, result.step.message[:200])
+                span.set_status(self._error, result.step.message[:200])
         self.creations.add(1, {"toolfoundry.create.status": result.status})
         return result
 
@@ -201,7 +202,7 @@ class Instruments:
         if version is not None:
             attributes[VERSION] = version
         with self.tracer.start_as_current_span(
-            f"{action}_tool {name}", kind=_span_kind().INTERNAL, attributes=attributes
+            f"{action}_tool {name}", kind=self._internal, attributes=attributes
         ) as span:
             decision = run()
             outcome = decision.step.status.value
@@ -212,7 +213,7 @@ class Instruments:
                 span.set_attribute("toolfoundry.tool.status", decision.status)
             if decision.step.blockers:
                 span.set_attribute(ERROR_TYPE, decision.step.blockers[0])
-                span.set_status(_status_code().ERROR, decision.step.message[:200])
+                span.set_status(self._error, decision.step.message[:200])
         self.approvals.add(
             1, {"toolfoundry.approval.action": action, "toolfoundry.approval.outcome": outcome}
         )
@@ -310,18 +311,6 @@ def _globally() -> Instruments | None:
         except ImportError:  # opentelemetry-api is not installed (or was blocked)
             return None
     return _global
-
-
-def _span_kind() -> Any:
-    from opentelemetry.trace import SpanKind
-
-    return SpanKind
-
-
-def _status_code() -> Any:
-    from opentelemetry.trace import StatusCode
-
-    return StatusCode
 
 
 def configure(
