@@ -40,18 +40,18 @@ def current_db(tmp_path_factory: pytest.TempPathFactory) -> str:
     return current_registry(tmp_path_factory.mktemp("serve-startup"))
 
 
-def test_setting_up_pauses_the_collector_then_freezes_what_it_built(tmp_path: Path) -> None:
+def test_start_up_pauses_the_collector_then_freezes_what_it_built(tmp_path: Path) -> None:
     code = (
         "import gc, json\n"
-        "from toolfoundry.cli.startup import setting_up\n"
+        "from toolfoundry.spec.collector import gc_paused\n"
         "seen = []\n"
-        "with setting_up():\n"
+        "with gc_paused(freeze=True):\n"
         "    seen.append(gc.isenabled())\n"
         "    kept = [[i] for i in range(5000)]\n"
         "seen += [gc.isenabled(), gc.get_freeze_count() >= 5000]\n"
         "frozen = gc.get_freeze_count()\n"
         "gc.disable()\n"  # a caller that paused it itself: left alone, nothing frozen
-        "with setting_up():\n"
+        "with gc_paused(freeze=True):\n"
         "    pass\n"
         "seen += [gc.isenabled(), gc.get_freeze_count() == frozen]\n"
         "print(json.dumps(seen))\n"

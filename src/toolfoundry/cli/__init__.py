@@ -11,7 +11,7 @@ import sys
 
 import click
 
-from toolfoundry.cli import startup
+from toolfoundry.spec.collector import gc_paused
 
 __all__ = ["COMMANDS", "LazyGroup", "main"]
 
@@ -56,7 +56,7 @@ class LazyGroup(click.Group):
         if module_name in sys.modules:
             module = sys.modules[module_name]
         else:
-            with startup.setting_up():  # a command's imports are most of its start-up
+            with gc_paused(freeze=True):  # a command's imports are most of its start-up
                 module = importlib.import_module(module_name)
         command = getattr(module, attr)
         assert isinstance(command, click.Command)

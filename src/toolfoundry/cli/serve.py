@@ -15,7 +15,7 @@ import click
 from toolfoundry.cli.catalog import load_project, source_option
 from toolfoundry.cli.options import Bounded, host_port, open_foundry, store_options
 from toolfoundry.cli.preflight import listen, require_sandbox
-from toolfoundry.cli.startup import setting_up
+from toolfoundry.spec.collector import gc_paused
 from toolfoundry.spec.extras import requires_extra
 from toolfoundry.spec.limits import LIST_PAGE_BOUND, LIST_PAGE_SIZE
 
@@ -77,7 +77,8 @@ def serve(
     require_sandbox()  # a server whose every create_tool would fail does not start
     if http is None:
         with ExitStack() as serving:
-            with setting_up():  # the SDK's import and the server's set-up, to the first read
+            # the SDK's import and the server's set-up, to the first read
+            with gc_paused(freeze=True):
                 with requires_extra("server", "toolfoundry serve"):
                     import anyio
 
@@ -95,7 +96,7 @@ def serve(
         return
 
     host, port = host_port(http)
-    with setting_up(), requires_extra("server", "toolfoundry serve --http"):
+    with gc_paused(freeze=True), requires_extra("server", "toolfoundry serve --http"):
         import uvicorn
 
         from toolfoundry.server.app import MCP_PATH, InsecureBind, check_bind, create_app
@@ -106,7 +107,7 @@ def serve(
         raise click.UsageError(str(exc)) from None
     sock = listen(host, port)  # bound first: a busy port is one line, before any announcement
     with ExitStack() as serving:
-        with setting_up():
+        with gc_paused(freeze=True):
             foundry = serving.enter_context(open_foundry(db, config_path))
             serving.enter_context(_following(foundry, config_path))
             app = create_app(
