@@ -50,8 +50,17 @@ VERSION_COLUMNS = (
 # A version read's columns in order: the versions, then its tool's name and current version.
 ROW_COLUMNS = (*VERSION_COLUMNS, "name", "current_version")
 JSON_COLUMNS = frozenset(
-    ("parameters", "returns", "tests", "fixtures", "capabilities", "findings")
-) | {"test_results", "extra"}
+    {
+        "parameters",
+        "returns",
+        "tests",
+        "fixtures",
+        "capabilities",
+        "findings",
+        "test_results",
+        "extra",
+    }
+)
 
 _STATUSES = {s.value: s for s in VersionStatus}
 # The C scanner json.loads ends in, without the wrapper's checks and two whitespace matches
@@ -117,6 +126,11 @@ def decoded(value: Any) -> Any:
     except StopIteration:
         end = -1
     return out if end == len(value) else json.loads(value)
+
+
+def status_of(stored: str) -> VersionStatus:
+    """A stored status (a dictionary lookup: the Enum's own is slower, per row of a listing)."""
+    return _STATUSES.get(stored) or VersionStatus(stored)
 
 
 def capabilities_of(stored: Any, parsed: dict[str, Capabilities]) -> Capabilities:
@@ -188,7 +202,7 @@ def _record(
         capabilities=capabilities_of(caps, capabilities),
         capability_hash=capability_hash,
         level=level,
-        status=_STATUSES.get(status) or VersionStatus(status),
+        status=status_of(status),
         author=author,
         created_at=as_utc(created_at),
         parent_version=parent_version,

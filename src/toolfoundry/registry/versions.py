@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import Select, Text, select, type_coerce
+from sqlalchemy import Column, Select, Text, select, type_coerce
 from sqlalchemy.engine import Connection, Row
 
 from toolfoundry.registry.codecs import (
@@ -20,6 +20,7 @@ from toolfoundry.registry.codecs import (
     as_utc,
     capabilities_of,
     decoded,
+    status_of,
     version_record,
     version_records,
 )
@@ -29,11 +30,14 @@ from toolfoundry.spec import Capabilities, ToolSpec, VersionStatus
 from toolfoundry.spec.collector import gc_paused
 
 
+def _as_text(column: Column[Any]) -> Any:
+    # a JSON column as its stored text: SQLAlchemy's per-value JSON processor costs more than
+    # the decode (codecs.decoded)
+    return type_coerce(column, Text).label(column.name)
+
+
 def _versions() -> Select[Any]:
-    # JSON columns as text: SQLAlchemy's per-value JSON processor costs more than the decode.
-    columns = [
-        type_coerce(c, Text).label(c.name) if c.name in JSON_COLUMNS else c for c in versions.c
-    ]
+    columns = [_as_text(c) if c.name in JSON_COLUMNS else c for c in versions.c]
     return select(*columns, tools.c.name, tools.c.current_version).join(
         tools, tools.c.id == versions.c.tool_id
     )
@@ -102,7 +106,7 @@ _LISTING = select(
     versions.c.version,
     versions.c.status,
     versions.c.sha256,
-    type_coerce(versions.c.capabilities, Text).label("capabilities"),
+    _as_text(versions.c.capabilities),
     versions.c.author,
     versions.c.created_at,
     versions.c.parent_version,
@@ -125,13 +129,12 @@ def listing(
         rows = result.all()
     waiting = pending_by_tool(conn) if rows else {}
     parsed: dict[str, Capabilities] = {}
-    statuses = {s.value: s for s in VersionStatus}
     with gc_paused():
         return [
             ToolListing(
                 name,
                 version,
-                statuses[state],
+                status_of(state),
                 sha256,
                 capabilities_of(caps, parsed),
                 author,
@@ -148,10 +151,10 @@ def listing(
 _SPECS = select(
     tools.c.name,
     versions.c.description,
-    type_coerce(versions.c.parameters, Text).label("parameters"),
-    type_coerce(versions.c.returns, Text).label("returns"),
+    _as_text(versions.c.parameters),
+    _as_text(versions.c.returns),
     versions.c.level,
-    type_coerce(versions.c.capabilities, Text).label("capabilities"),
+    _as_text(versions.c.capabilities),
     versions.c.version,
 ).join(tools, tools.c.id == versions.c.tool_id)
 
