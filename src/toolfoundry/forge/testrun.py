@@ -57,7 +57,7 @@ class TestResult:
     Attributes:
         name: the case's name.
         passed: whether the case passed.
-        duration_ms: wall time of the sandboxed call.
+        duration_ms: the sandboxed call's own time (the process's sandbox set-up excluded).
         actual: the value the tool returned (None when it failed).
         error: the call's error as ``{"kind", "message"}``, when it failed.
         diff: a unified diff of expected vs actual JSON (sorted keys, indented), when they differ.
@@ -230,7 +230,10 @@ def run_case(
         )
     except Exception as exc:  # a runner must not raise; if one does, the case fails, loudly
         result = CallResult.failure("runtime_error", f"the test runner failed: {exc!r}")
-    elapsed = (time.perf_counter() - started) * 1000
+    # The call's own time, as the sandbox measured it: the process's one-off set-up (compiling
+    # the guest on a cold cache, seconds) is not the tool's, and a model reads this number as
+    # the speed of its code. Only a result that carries no time falls back to the wall clock.
+    elapsed = result.duration_ms or (time.perf_counter() - started) * 1000
     try:
         passed, diff, reason = judge(case, result)
     except RecursionError:

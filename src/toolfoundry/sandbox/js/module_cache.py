@@ -1,4 +1,4 @@
-"""Compiled guest modules cached on disk, keyed by their inputs and the wasmtime version.
+"""Compiled guest modules cached on disk, keyed by their inputs' content and the wasmtime release.
 
 Compiling the guest takes about 0.6 s; deserialising a cached compilation takes milliseconds.
 """
@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -22,11 +23,45 @@ def cache_dir() -> Path:
 
 
 def _runtime_identity() -> str:
-    # the native library's size and mtime stand for its version (importlib.metadata costs
-    # ~100 ms to import); a mismatch that slips through is caught by deserialize()
-    lib_dir = Path(wasmtime.__file__).parent
-    libs = sorted(p for p in lib_dir.rglob("*") if p.suffix in (".so", ".dylib", ".dll"))
-    return ";".join(f"{p.name}:{p.stat().st_size}:{p.stat().st_mtime_ns}" for p in libs)
+    """The wasmtime release and the machine it compiles for: what compiled code depends on.
+
+    Content, never file paths or times: a second virtualenv, a copied or touched install of
+    the same wasmtime finds the same key, so the guest is compiled once per machine, not once
+    per environment. The release is read from the installed distribution's ``*.dist-info``
+    folder name beside the package (``importlib.metadata`` costs ~100 ms to import); without
+    one, the native library's SHA-256 stands for it. A compilation that slips through anyway
+    (another build of the same release) is refused by ``deserialize`` and made again.
+    """
+    package = Path(wasmtime.__file__).resolve().parent
+    release = _release_beside(package)
+    if release is None:
+        digest = hashlib.sha256()
+        for lib in sorted(p for p in package.rglob("*") if p.suffix in NATIVE_SUFFIXES):
+            digest.update(lib.read_bytes())
+        release = f"sha256:{digest.hexdigest()}"
+    # a home shared by machines of two architectures keeps one compilation for each
+    machine = (
+        os.uname().machine if hasattr(os, "uname") else os.environ.get("PROCESSOR_ARCHITECTURE")
+    )
+    return f"wasmtime-{release}-{sys.platform}-{machine}"
+
+
+NATIVE_SUFFIXES = (".so", ".dylib", ".dll")
+
+
+def _release_beside(package: Path) -> str | None:
+    """``50.0.1`` from ``wasmtime-50.0.1.dist-info`` next to the package, when exactly one."""
+    try:
+        names = [
+            entry.name
+            for entry in os.scandir(package.parent)
+            if entry.name.startswith("wasmtime-") and entry.name.endswith(".dist-info")
+        ]
+    except OSError:
+        return None
+    if len(names) != 1:
+        return None  # none (a source tree), or leftovers of an upgrade: say it by content
+    return names[0].removeprefix("wasmtime-").removesuffix(".dist-info")
 
 
 def cache_key(*parts: bytes) -> str:

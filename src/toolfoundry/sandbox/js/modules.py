@@ -101,19 +101,12 @@ class LibraryCatalog:
         return self._intl.text(name) if self._intl is not None else None
 
     def identity(self) -> bytes:
-        """What the libraries' compiled bytecode depends on: the manifest (each file's pinned
-        version and sha256) and each file's size and modification time (a file edited in
-        place), without reading the ~10 MB of sources."""
-        entries = self._entries()
-        parts = [self.manifest.read_bytes() if self.manifest.exists() else b""]
-        for name in sorted(entries):
-            try:
-                stat = entries[name].stat()
-            except OSError:
-                parts.append(f"{name}:missing".encode())
-                continue
-            parts.append(f"{name}:{stat.st_size}:{stat.st_mtime_ns}".encode())
-        return b"\n".join(parts)
+        """What the libraries' compiled bytecode depends on: the manifest, which pins each
+        file's version and SHA-256 (content, never paths or times, so another installation of
+        the same files shares the bytecode). A file altered after the manifest was written
+        never reaches a compile: ``installation.require`` checks each against its SHA-256
+        before the process's first call, and calls the sandbox unavailable otherwise."""
+        return self.manifest.read_bytes() if self.manifest.exists() else b""
 
     def cached_bytecode(self) -> dict[str, bytes]:
         """Every library's cached bytecode, by name (what ``library_cache`` writes to disk)."""
