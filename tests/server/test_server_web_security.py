@@ -200,3 +200,34 @@ def test_the_page_cannot_be_framed_or_run_scripts(local: str) -> None:
         assert "script-src 'none'" in policy
         assert "<script" not in page.text
         assert "x-frame-options" not in client.get("/api/tools").headers
+
+
+def test_no_page_or_api_answer_may_be_cached(remote: str) -> None:
+    """The page's CSRF token, pending code, the queue and versions' code are never stored by a
+    cache: ``Cache-Control: no-store`` on every /ui and /api answer, refusals included."""
+    bearer = {"authorization": f"Bearer {TOKEN}"}
+    with httpx.Client(base_url=remote) as client:
+        answers = [
+            client.get("/ui/"),  # the login page (401)
+            client.get("/api/approvals"),  # 401
+            client.get("/ui/", params={"token": TOKEN}),  # the login redirect
+        ]
+        for path in ("/ui/", "/ui/approvals", "/ui/tools/weather/v/1", "/ui/nowhere"):
+            answers.append(client.get(path))
+        page = answers[-2]
+        assert csrf_of(page.text)  # the page that holds the token and the pending code
+        form = {"csrf_token": csrf_of(page.text), "by": "alice", "reason": ""}
+        origin = {"origin": remote}
+        answers.append(client.post("/ui/tools/weather/v/1/reject", data=form, headers=origin))
+        for path in (
+            "/api/approvals",
+            "/api/tools/weather/versions/1",
+            "/api/tools/shout",
+            "/api/tools/nowhere",
+            "/api/openapi.json",
+        ):
+            answers.append(client.get(path, headers=bearer))
+    for answer in answers:
+        where = f"{answer.request.method} {answer.request.url.path} -> {answer.status_code}"
+        assert answer.headers.get_list("cache-control") == ["no-store"], where
+    assert {a.status_code for a in answers} >= {200, 303, 401, 404, 422}

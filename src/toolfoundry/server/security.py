@@ -17,6 +17,8 @@
 - **CSRF on the API.** State-changing API requests must be ``application/json`` (a cross-site
   form or ``fetch`` cannot send that without a CORS preflight, which is never granted) and,
   when an ``Origin`` is sent, same-origin.
+- **Nothing cached.** Every answer under ``/ui`` and ``/api`` (and every refusal) carries
+  ``Cache-Control: no-store``: pages hold the CSRF token and pending code, the API the queue.
 
 The session key comes from the token when there is one (so several processes behind one
 load balancer accept each other's cookies), else from a random per-process secret.
@@ -54,6 +56,10 @@ _PAGE_HEADERS = (
     (b"x-content-type-options", b"nosniff"),
     (b"referrer-policy", b"same-origin"),
 )
+# Page and API answers hold what no cache may keep: the page's CSRF token, pending code awaiting
+# review, the approvals queue, versions' code. A shared proxy or the browser's back/forward
+# cache would otherwise serve them to the next person, or after logging out.
+_NO_STORE = (b"cache-control", b"no-store")
 _LOOPBACK_NAMES = {"localhost"}
 
 
@@ -170,8 +176,9 @@ class Guard:
                     return
             if receive is _REFUSED:
                 return
-        if page:
-            extra = list(_PAGE_HEADERS)
+        api = path == API_PREFIX or path.startswith(API_PREFIX + "/")
+        if page or api:
+            extra = [*_PAGE_HEADERS, _NO_STORE] if page else [_NO_STORE]
             if set_cookie:
                 extra.append((b"set-cookie", _cookie_header(set_cookie, _https(scope))))
             send = _with_headers(send, extra)
@@ -200,7 +207,7 @@ class Guard:
                 "headers": [
                     (b"location", location.encode()),
                     (b"set-cookie", _cookie_header(cookie, _https(scope))),
-                    (b"cache-control", b"no-store"),
+                    _NO_STORE,
                     (b"content-length", b"0"),
                 ],
             }
@@ -321,7 +328,9 @@ def _https(scope: Scope) -> bool:
 def _with_headers(send: Send, extra: list[tuple[bytes, bytes]]) -> Send:
     async def sending(message: MutableMapping[str, Any]) -> None:
         if message["type"] == "http.response.start":
-            message["headers"] = [*message.get("headers", []), *extra]
+            replaced = {name for name, _ in extra if name != b"set-cookie"}
+            kept = [(k, v) for k, v in message.get("headers", []) if k.lower() not in replaced]
+            message["headers"] = [*kept, *extra]
         await send(message)
 
     return sending
@@ -329,7 +338,11 @@ def _with_headers(send: Send, extra: list[tuple[bytes, bytes]]) -> Send:
 
 async def _refuse(send: Send, status: int, kind: str, message: str) -> None:
     body = json.dumps({"error": {"kind": kind, "message": message}}).encode()
-    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    headers = [
+        (b"content-type", b"application/json"),
+        (b"content-length", str(len(body)).encode()),
+        _NO_STORE,
+    ]
     if status == 401:
         headers.append((b"www-authenticate", b'Bearer realm="toolfoundry"'))
     await send({"type": "http.response.start", "status": status, "headers": headers})
@@ -345,6 +358,7 @@ async def _refuse_page(send: Send) -> None:
     headers = [
         (b"content-type", b"text/html; charset=utf-8"),
         (b"content-length", str(len(body)).encode()),
+        _NO_STORE,
     ]
     await send({"type": "http.response.start", "status": 401, "headers": headers})
     await send({"type": "http.response.body", "body": body})
