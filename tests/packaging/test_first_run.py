@@ -66,6 +66,7 @@ import json, sys
 sys.path.insert(0, sys.argv[1])  # the copy, ahead of the virtualenv's own packages
 import wasmtime
 import toolfoundry.sandbox as sandbox
+from toolfoundry.sandbox.js import run as sandbox_run
 from toolfoundry.sandbox import run_js
 
 compiled, libraries = [], []
@@ -74,11 +75,11 @@ def counting_module(self, *args, **kwargs):
     compiled.append(1)
     module_init(self, *args, **kwargs)
 wasmtime.Module.__init__ = counting_module
-library_compile = sandbox._compile_library
+library_compile = sandbox_run._compile_library
 def counting_library(specifier):
     libraries.append(specifier)
     library_compile(specifier)
-sandbox._compile_library = counting_library
+sandbox_run._compile_library = counting_library
 result = run_js('import D from "decimal.js"; export default new D(1).plus(2).toString()')
 print(json.dumps({
     "value": result.value,

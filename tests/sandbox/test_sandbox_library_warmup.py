@@ -2,7 +2,7 @@
 
 An import served from cached bytecode is 5-12x faster than one compiled from source, and the
 cache is process-wide, so a cache filled by whatever calls imported was a timing channel
-between tools. ``sandbox._prepare_libraries`` compiles every bundled library on the process's
+between tools. ``sandbox.js.run.prepare_libraries`` compiles every bundled library on the process's
 first JavaScript call, before that call's code runs; the cache never changes afterwards. These
 tests assert the mechanism, not timings (bench/ measures those).
 """
@@ -68,20 +68,20 @@ def test_every_library_is_compiled_before_the_first_tool_import_and_never_after(
 
 KEPT_SCRIPT = r"""
 import json
-import toolfoundry.sandbox as sandbox
 from toolfoundry.sandbox import run_js
 from toolfoundry.sandbox.js import library_cache
+from toolfoundry.sandbox.js import run as sandbox_run
 from toolfoundry.sandbox.js.modules import default_catalog
 from toolfoundry.sandbox.js.wasm_engine import default_engine
 
 compiled = []
-original = sandbox._compile_library
+original = sandbox_run._compile_library
 
 def counting(specifier):
     compiled.append(specifier)
     original(specifier)
 
-sandbox._compile_library = counting
+sandbox_run._compile_library = counting
 result = run_js('import D from "decimal.js"; export default new D(1).plus(2).toString()')
 catalog = default_catalog()
 kept = library_cache.load(default_engine().snapshot_key, catalog.identity())

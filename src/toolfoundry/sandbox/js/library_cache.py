@@ -1,7 +1,7 @@
 """The bundled libraries' bytecode kept on disk, next to the compiled guest it was made by.
 
 Compiling all bundled libraries in the guest takes 0.3-1 s, and every process did it on its
-first JavaScript call (``sandbox._prepare_libraries``: the library cache is full before any
+first JavaScript call (``run.prepare_libraries``: the library cache is full before any
 tool runs, so no import's time tells what earlier calls imported). The bytecode depends only
 on the guest (QuickJS and its settings: the snapshot's cache key) and on the libraries'
 files, so the first process on a machine writes it here and later ones read it back whole,

@@ -25,8 +25,8 @@ from typing import Any
 import wasmtime
 
 from toolfoundry.sandbox.answer import read_answer
-from toolfoundry.sandbox.host.storage import StorageHook, StorageQuota
 from toolfoundry.sandbox.js import wasm_calls
+from toolfoundry.sandbox.js.call_setup import set_up_call
 from toolfoundry.sandbox.js.engine import Limits
 from toolfoundry.sandbox.js.guest_imports import call_state, make_linker
 from toolfoundry.sandbox.js.host_calls import CallHost
@@ -40,6 +40,7 @@ from toolfoundry.sandbox.js.instances import EpochTicker, Guest, GuestClock, Ins
 from toolfoundry.sandbox.js.module_cache import cache_key, cached_bytes, cached_module
 from toolfoundry.sandbox.js.modules import BUILD_DIR, LibraryCatalog, polyfills_source
 from toolfoundry.sandbox.js.snapshot import bake
+from toolfoundry.sandbox.policy import SandboxPolicy
 from toolfoundry.spec import CallResult, ErrorKind
 from toolfoundry.spec.json_gate import InvalidJson, encode_checked
 
@@ -52,6 +53,10 @@ TICK_S = 0.001
 TICK_NS = 1_000_000  # the guest clock's resolution: one epoch tick
 HEAP_SPARE = 1024 * 1024
 _WARM_UP = "export async function handler(a) { console.log(a); return JSON.stringify(a) }"
+# The warm-up call that finds the pages a call writes: no libraries, room to spare.
+_WARM_UP_POLICY = SandboxPolicy(
+    timeout_s=10, memory_bytes=1 << 30, output_bytes=1 << 20, log_lines=10, log_bytes=1000
+)
 
 
 class _OsSeeds:
@@ -170,15 +175,11 @@ class WasmEngine:
         reference = self.fresh()
         image = reference.read(0, reference.size())
         guest = self.fresh()
-        host = CallHost(
-            fetch=None,
-            storage=StorageHook(None, "", StorageQuota()),
+        host, limits = set_up_call(
+            _WARM_UP_POLICY,
+            started=time.monotonic(),
             libraries=LibraryCatalog(BUILD_DIR / "no-libs" / "manifest.json"),
-            log_lines=10,
-            log_bytes=1000,
-            deadline=time.monotonic() + 10,
         )
-        limits = Limits(deadline=time.monotonic() + 10, memory_bytes=1 << 30, output_bytes=1 << 20)
         self.run_in(guest, _WARM_UP, {"x": [1, "a"]}, limits, host)
         after = guest.read(0, len(image))
         step = mmap.PAGESIZE
