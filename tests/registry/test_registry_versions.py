@@ -21,6 +21,7 @@ from toolfoundry.registry import (
 from toolfoundry.registry.engine import SchemaMismatch
 from toolfoundry.registry.sqlite_file import SCHEMA_HEAD
 from toolfoundry.spec import Capabilities
+from toolfoundry.spec.local_storage import StorageQuota
 
 ACTIVE, PENDING = VersionStatus.ACTIVE, VersionStatus.PENDING_APPROVAL
 
@@ -228,10 +229,11 @@ def test_duplicate_detection_by_code_hash(reg):
 
 def test_storage_backend(reg):
     store = reg.storage
-    store.set_item("tool:a", "b", "2")
-    store.set_item("tool:a", "a", "1")
-    store.set_item("tool:a", "a", "11")
-    store.set_item("tool:other", "a", "x")
+    quota = StorageQuota()
+    assert store.set_item("tool:a", "b", "2", quota) is None
+    store.set_item("tool:a", "a", "1", quota)
+    store.set_item("tool:a", "a", "11", quota)
+    store.set_item("tool:other", "a", "x", quota)
     assert store.get_item("tool:a", "a") == "11"
     assert store.get_item("tool:a", "zz") is None
     assert store.keys("tool:a") == ["a", "b"]
@@ -241,6 +243,24 @@ def test_storage_backend(reg):
     store.clear("tool:a")
     assert store.keys("tool:a") == []
     assert store.keys("tool:other") == ["a"]
+    store.set_item("tool:u", "é", "€", quota)
+    assert store.usage("tool:u") == (1, 5)  # UTF-8 bytes, counted by the database
+
+
+def test_storage_backend_checks_the_quota_in_its_write(reg):
+    store = reg.storage
+    tight = StorageQuota(max_keys=2, max_total_bytes=10)
+    assert store.set_item("ns", "a", "1234", tight) is None
+    assert store.set_item("ns", "b", "1234", tight) is None
+    refused = store.set_item("ns", "c", "", tight)
+    assert refused is not None
+    assert (refused.kind, refused.message) == ("quota", "3 keys; the limit is 2")
+    refused = store.set_item("ns", "a", "12345", tight)  # 11 bytes with b's 5
+    assert refused is not None
+    assert "11 bytes" in refused.message
+    assert store.set_item("ns", "a", "123", tight) is None  # a shrinking rewrite fits
+    assert store.usage("ns") == (2, 9)
+    assert store.get_item("ns", "c") is None
 
 
 def test_schema_head_matches_the_migration_scripts():

@@ -2,11 +2,24 @@
 
 from __future__ import annotations
 
-from sqlalchemy import delete, select
-from sqlalchemy.engine import Engine
+from typing import Any
 
-from toolfoundry.registry.engine import upsert_insert
+from sqlalchemy import LargeBinary, cast, delete, func, select, text
+from sqlalchemy.engine import Connection, Engine
+
+from toolfoundry.registry.engine import upsert_insert, write_options
 from toolfoundry.registry.schema import storage
+from toolfoundry.spec.local_storage import (
+    StorageQuota,
+    StorageRefusal,
+    entry_refusal,
+    usage_refusal,
+)
+
+# The first key of the two-key advisory locks that serialise a namespace's writes on
+# PostgreSQL ("tfst"); the second is the namespace's hashtext. Two-key locks never collide
+# with the one-key lock of migrations (engine._MIGRATION_LOCK).
+_NAMESPACE_LOCKS = 0x7466_7374
 
 
 class SqlStorage:
@@ -14,12 +27,23 @@ class SqlStorage:
     imports nothing of the sandbox; the foundry hands this object to it).
 
     Every write commits on its own, so a value a tool stored survives the process and is
-    seen by the next call from any process. Quotas are enforced above this layer.
+    seen by the next call from any process. A write checks the namespace's quota and stores
+    in one transaction that holds the namespace's lock first, so the writers of every process
+    on the database take turns: ``BEGIN IMMEDIATE`` on SQLite (the database's one write lock),
+    a transaction-scoped advisory lock on the namespace on PostgreSQL (writers of other
+    namespaces go on). Sizes are the values' UTF-8 bytes, counted by the database.
     """
 
     def __init__(self, engine: Engine) -> None:
         self._engine = engine
         self._insert = upsert_insert(engine.dialect.name)
+        self._postgres = engine.dialect.name == "postgresql"
+
+    def _bytes(self, column: Any) -> Any:
+        """The UTF-8 size of a text column, in SQL (PostgreSQL's databases are UTF-8 here)."""
+        return (
+            func.octet_length(column) if self._postgres else func.length(cast(column, LargeBinary))
+        )
 
     def get_item(self, namespace: str, key: str) -> str | None:
         with self._engine.connect() as conn:
@@ -30,14 +54,35 @@ class SqlStorage:
             ).scalar()
         return None if value is None else str(value)
 
-    def set_item(self, namespace: str, key: str, value: str) -> None:
+    def set_item(
+        self, namespace: str, key: str, value: str, quota: StorageQuota
+    ) -> StorageRefusal | None:
+        refusal = entry_refusal(key, value, quota)
+        if refusal is not None:
+            return refusal
         stmt = self._insert(storage).values(namespace=namespace, key=key, value=value)
         stmt = stmt.on_conflict_do_update(
             index_elements=[storage.c.namespace, storage.c.key],
             set_={"value": stmt.excluded.value},
         )
-        with self._engine.begin() as conn:
+        options = write_options(self._engine)
+        with self._engine.connect().execution_options(**options) as conn, conn.begin():
+            if self._postgres:
+                conn.execute(
+                    text("SELECT pg_advisory_xact_lock(:space, hashtext(:namespace))"),
+                    {"space": _NAMESPACE_LOCKS, "namespace": namespace},
+                )
+            old_bytes = conn.execute(
+                select(self._bytes(storage.c.value)).where(
+                    storage.c.namespace == namespace, storage.c.key == key
+                )
+            ).scalar()
+            usage = self._usage(conn, namespace)
+            refusal = usage_refusal(quota, usage, key, value, old_bytes)
+            if refusal is not None:
+                return refusal
             conn.execute(stmt)
+        return None
 
     def remove_item(self, namespace: str, key: str) -> None:
         with self._engine.begin() as conn:
@@ -62,8 +107,13 @@ class SqlStorage:
     def usage(self, namespace: str) -> tuple[int, int]:
         """(number of keys, total bytes of keys and values in UTF-8)."""
         with self._engine.connect() as conn:
-            rows = conn.execute(
-                select(storage.c.key, storage.c.value).where(storage.c.namespace == namespace)
-            ).all()
-        size = sum(len(k.encode()) + len(v.encode()) for k, v in rows)
-        return len(rows), size
+            return self._usage(conn, namespace)
+
+    def _usage(self, conn: Connection, namespace: str) -> tuple[int, int]:
+        size = self._bytes(storage.c.key) + self._bytes(storage.c.value)
+        count, total = conn.execute(
+            select(func.count(), func.coalesce(func.sum(size), 0)).where(
+                storage.c.namespace == namespace
+            )
+        ).one()
+        return int(count), int(total)

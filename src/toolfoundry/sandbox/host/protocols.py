@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Protocol
 
+from toolfoundry.spec.local_storage import StorageQuota, StorageRefusal
+
 
 class FetchHandler(Protocol):
     """Answers one fetch request from a script, within one call.
@@ -33,14 +35,25 @@ class FetchProvider(Protocol):
 class StorageBackend(Protocol):
     """Server-side store behind ``localStorage``: string keys and values per namespace.
 
-    Quotas are enforced above this layer; a backend only stores. Backends match by shape:
-    the registry's ``SqlStorage`` imports nothing of the sandbox, and the sandbox nothing of
-    the registry; the foundry hands one to the other.
+    The backend enforces the quota in its own write: :meth:`set_item` checks and writes as one
+    atomic step under the namespace's lock, held across every thread and process that shares
+    the store, so concurrent writers never take a namespace over its quota (the rule itself is
+    ``spec/local_storage.py``'s, the same for every backend). Backends match by shape: the
+    registry's ``SqlStorage`` imports nothing of the sandbox, and the sandbox nothing of the
+    registry; the foundry hands one to the other.
     """
 
     def get_item(self, namespace: str, key: str) -> str | None: ...
 
-    def set_item(self, namespace: str, key: str, value: str) -> None: ...
+    def set_item(
+        self, namespace: str, key: str, value: str, quota: StorageQuota
+    ) -> StorageRefusal | None:
+        """Store ``value`` under ``key`` unless ``quota`` refuses it (then nothing changes).
+
+        Returns:
+            None when stored, else why not.
+        """
+        ...
 
     def remove_item(self, namespace: str, key: str) -> None: ...
 

@@ -1,8 +1,9 @@
-"""localStorage on the host: quotas, the request handler, and the in-memory backend.
+"""localStorage on the host: the request handler and the in-memory backend.
 
 Scripts reach storage only through :class:`StorageHook`, which validates every request and
-enforces the quotas before a backend sees it. Backends only store: :class:`MemoryStorage`
-here (test runs, ``toolfoundry js run``), and the registry's database for registered tools
+hands each write to the backend with the namespace's quota; the backend checks and writes in
+one atomic step (``spec/local_storage.py``). Backends: :class:`MemoryStorage` here (test runs,
+``toolfoundry js run``), and the registry's database for registered tools
 (``toolfoundry.registry.SqlStorage``).
 """
 
@@ -10,31 +11,18 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from toolfoundry.sandbox.host.protocols import StorageBackend
+from toolfoundry.spec.local_storage import (
+    StorageQuota,
+    StorageRefusal,
+    entry_refusal,
+    text_bytes,
+    usage_refusal,
+)
 
-
-@dataclass(frozen=True)
-class StorageQuota:
-    """Per-namespace limits; exceeding one raises ``QuotaExceededError`` in the script.
-
-    Attributes:
-        max_keys: number of keys.
-        max_key_bytes: UTF-8 size of one key.
-        max_value_bytes: UTF-8 size of one value.
-        max_total_bytes: UTF-8 size of all keys and values together.
-    """
-
-    max_keys: int = 1000
-    max_key_bytes: int = 1024
-    max_value_bytes: int = 256 * 1024
-    max_total_bytes: int = 5 * 1024 * 1024
-
-
-def _size(text: str) -> int:
-    return len(text.encode("utf-8", "surrogatepass"))
+__all__ = ["MemoryStorage", "StorageHook", "StorageQuota"]
 
 
 class StorageHook:
@@ -70,10 +58,9 @@ class StorageHook:
             value = request.get("value")
             if not isinstance(value, str):
                 return _error("runtime_error", "storage: value must be a string")
-            problem = self._over_quota(key, value)
-            if problem:
-                return _error("quota", problem)
-            backend.set_item(ns, key, value)
+            refusal = backend.set_item(ns, key, value, self.quota)
+            if refusal is not None:
+                return _error(refusal.kind, refusal.message)
             return {"value": None}
         if op == "remove":
             assert isinstance(key, str)
@@ -94,54 +81,55 @@ class StorageHook:
             return {"value": keys[index] if index < len(keys) else None}
         return _error("runtime_error", f"storage: unknown operation {op!r}")
 
-    def _over_quota(self, key: str, value: str) -> str | None:
-        q = self.quota
-        key_bytes, value_bytes = _size(key), _size(value)
-        if key_bytes > q.max_key_bytes:
-            return f"key is {key_bytes} bytes; the limit is {q.max_key_bytes}"
-        if value_bytes > q.max_value_bytes:
-            return f"value is {value_bytes} bytes; the limit is {q.max_value_bytes}"
-        assert self.backend is not None
-        count, total = self.backend.usage(self.namespace)
-        old = self.backend.get_item(self.namespace, key)
-        if old is None:
-            count += 1
-            total += key_bytes + value_bytes
-        else:
-            total += value_bytes - _size(old)
-        if count > q.max_keys:
-            return f"{count} keys; the limit is {q.max_keys}"
-        if total > q.max_total_bytes:
-            return f"storage would hold {total} bytes; the limit is {q.max_total_bytes}"
-        return None
-
 
 def _error(kind: str, message: str) -> dict[str, Any]:
     return {"error": {"kind": kind, "message": message}}
 
 
 class MemoryStorage:
-    """A StorageBackend in a dict: for tests and one-off runs (``toolfoundry js run``)."""
+    """A StorageBackend in a dict: for tests and one-off runs (``toolfoundry js run``).
+
+    One lock guards every namespace; a write checks the quota and stores under it.
+    """
 
     def __init__(self) -> None:
         self._data: dict[str, dict[str, str]] = {}
+        self._bytes: dict[str, int] = {}  # per namespace: UTF-8 bytes of its keys and values
         self._lock = threading.Lock()
 
     def get_item(self, namespace: str, key: str) -> str | None:
         with self._lock:
             return self._data.get(namespace, {}).get(key)
 
-    def set_item(self, namespace: str, key: str, value: str) -> None:
+    def set_item(
+        self, namespace: str, key: str, value: str, quota: StorageQuota
+    ) -> StorageRefusal | None:
+        refusal = entry_refusal(key, value, quota)
+        if refusal is not None:
+            return refusal
         with self._lock:
+            items = self._data.get(namespace, {})
+            total = self._bytes.get(namespace, 0)
+            old = items.get(key)
+            old_bytes = None if old is None else text_bytes(old)
+            refusal = usage_refusal(quota, (len(items), total), key, value, old_bytes)
+            if refusal is not None:
+                return refusal
             self._data.setdefault(namespace, {})[key] = value
+            grown = text_bytes(value) + (text_bytes(key) if old_bytes is None else -old_bytes)
+            self._bytes[namespace] = total + grown
+        return None
 
     def remove_item(self, namespace: str, key: str) -> None:
         with self._lock:
-            self._data.get(namespace, {}).pop(key, None)
+            old = self._data.get(namespace, {}).pop(key, None)
+            if old is not None:
+                self._bytes[namespace] -= text_bytes(key) + text_bytes(old)
 
     def clear(self, namespace: str) -> None:
         with self._lock:
             self._data.pop(namespace, None)
+            self._bytes.pop(namespace, None)
 
     def keys(self, namespace: str) -> list[str]:
         with self._lock:
@@ -149,5 +137,4 @@ class MemoryStorage:
 
     def usage(self, namespace: str) -> tuple[int, int]:
         with self._lock:
-            items = self._data.get(namespace, {})
-            return len(items), sum(_size(k) + _size(v) for k, v in items.items())
+            return len(self._data.get(namespace, {})), self._bytes.get(namespace, 0)

@@ -1,0 +1,166 @@
+"""localStorage under concurrent calls: the quota's check and write are one step in every backend.
+
+Twelve calls of one tool at once, each writing until ``QuotaExceededError``, must together store
+no more than the namespace's quota (bytes, and keys), on SQLite and PostgreSQL through
+``Foundry.call``, across two processes on one PostgreSQL, in the shared namespace, and on the
+in-memory backend through ``run_js``.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import pytest
+
+from toolfoundry import Foundry
+from toolfoundry.config import parse_config
+from toolfoundry.sandbox import SandboxPolicy, run_js
+from toolfoundry.sandbox.host.storage import MemoryStorage
+from toolfoundry.spec.local_storage import StorageQuota
+
+QUOTA = StorageQuota()
+THREADS = 12
+CHUNK = 200_000  # a value under the 256 KiB limit: ~26 of them fill the 5 MiB quota
+
+# Writes `${id}-0`, `${id}-1`, ... of `size` bytes each until the quota refuses one.
+FILL_CODE = """
+export function handler({ id, size }) {
+  const value = "x".repeat(size);
+  let stored = 0;
+  for (;;) {
+    try {
+      localStorage.setItem(`${id}-${stored}`, value);
+    } catch (e) {
+      if (e.name === "QuotaExceededError") return stored;
+      throw e;
+    }
+    stored += 1;
+  }
+}
+"""
+
+
+def fill_draft(name: str, storage: bool | str = True) -> dict[str, Any]:
+    return {
+        "name": name,
+        "description": "Fill localStorage with values of a given size until the quota refuses",
+        "parameters": {
+            "type": "object",
+            "properties": {"id": {"type": "string"}, "size": {"type": "integer"}},
+            "required": ["id", "size"],
+        },
+        "code": FILL_CODE,
+        "capabilities": {"storage": storage},
+        "tests": [{"input": {"id": "t", "size": 300_000}, "expected": 0}],
+    }
+
+
+def open_foundry(url: str) -> Foundry:
+    # a slow machine must not end a call before the quota does
+    return Foundry.open(url, config=parse_config({"limits": {"timeout_s": 120}}))
+
+
+def burst(fd: Foundry, tools: list[str], size: int) -> list[int]:
+    def one(i: int) -> int:
+        out = fd.call(tools[i % len(tools)], {"id": f"c{i}", "size": size})
+        assert out.ok, out.to_dict()
+        assert isinstance(out.value, int)
+        return out.value
+
+    with ThreadPoolExecutor(THREADS) as pool:
+        return list(pool.map(one, range(THREADS)))
+
+
+def test_twelve_concurrent_calls_never_store_over_the_byte_quota(db_url: str) -> None:
+    fd = open_foundry(db_url)
+    assert fd.create_tool(fill_draft("fill")).status == "active"
+    stored = burst(fd, ["fill"], CHUNK)
+    count, total = fd.registry.storage.usage("tool:fill")
+    assert total <= QUOTA.max_total_bytes, f"{total} bytes stored against {QUOTA.max_total_bytes}"
+    assert count == sum(stored)  # every write a call saw succeed is there
+    assert total > QUOTA.max_total_bytes - CHUNK - 100  # the quota, not something else, stopped it
+    fd.close()
+
+
+def test_twelve_concurrent_calls_never_store_over_the_key_limit(db_url: str) -> None:
+    fd = open_foundry(db_url)
+    assert fd.create_tool(fill_draft("keys")).status == "active"
+    stored = burst(fd, ["keys"], 1)
+    count, _ = fd.registry.storage.usage("tool:keys")
+    assert count == sum(stored) == QUOTA.max_keys
+    fd.close()
+
+
+def test_tools_sharing_a_namespace_never_store_over_its_quota(db_url: str) -> None:
+    fd = open_foundry(db_url)
+    for name in ("share_a", "share_b"):
+        assert fd.create_tool(fill_draft(name, storage="shared")).status == "pending_approval"
+        assert fd.approve(name, by="alice").status == "active"
+    burst(fd, ["share_a", "share_b"], CHUNK)
+    _, total = fd.registry.storage.usage("shared")
+    assert QUOTA.max_total_bytes - CHUNK - 100 < total <= QUOTA.max_total_bytes
+    fd.close()
+
+
+PROCESS_BURST = textwrap.dedent(
+    """
+    import sys
+    from concurrent.futures import ThreadPoolExecutor
+    from toolfoundry import Foundry
+    from toolfoundry.config import parse_config
+
+    fd = Foundry.open(sys.argv[1], config=parse_config({"limits": {"timeout_s": 120}}))
+    go = lambda i: fd.call("fill", {"id": sys.argv[2] + str(i), "size": int(sys.argv[3])})
+    with ThreadPoolExecutor(6) as pool:
+        outs = list(pool.map(go, range(6)))
+    assert all(o.ok for o in outs), [o.to_dict() for o in outs]
+    print(sum(o.value for o in outs))
+    """
+)
+
+
+@pytest.mark.slow
+@pytest.mark.postgres
+def test_two_processes_on_one_postgresql_never_store_over_the_quota(pg_url: str) -> None:
+    fd = open_foundry(pg_url)
+    assert fd.create_tool(fill_draft("fill")).status == "active"
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", PROCESS_BURST, pg_url, prefix, str(CHUNK)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for prefix in ("p", "q")
+    ]
+    written = []
+    for proc in procs:
+        out, err = proc.communicate(timeout=300)
+        assert proc.returncode == 0, err
+        written.append(int(out))
+    count, total = fd.registry.storage.usage("tool:fill")
+    assert total <= QUOTA.max_total_bytes, f"{total} bytes stored against {QUOTA.max_total_bytes}"
+    assert count == sum(written)
+    assert total > QUOTA.max_total_bytes - CHUNK - 100
+    fd.close()
+
+
+def test_concurrent_runs_on_the_memory_backend_never_store_over_the_quota() -> None:
+    store = MemoryStorage()
+    policy = SandboxPolicy(storage=store, storage_namespace="tool:mem", timeout_s=120)
+
+    def one(i: int) -> int:
+        out = run_js(FILL_CODE, {"id": f"m{i}", "size": CHUNK}, policy)
+        assert out.ok, out.to_dict()
+        assert isinstance(out.value, int)
+        return out.value
+
+    with ThreadPoolExecutor(THREADS) as pool:
+        stored = list(pool.map(one, range(THREADS)))
+    count, total = store.usage("tool:mem")
+    assert count == sum(stored)
+    assert QUOTA.max_total_bytes - CHUNK - 100 < total <= QUOTA.max_total_bytes
