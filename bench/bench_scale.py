@@ -186,7 +186,7 @@ async def in_process_figures(fd: Foundry) -> dict[str, float]:
     server's own cost, without HTTP."""
     from mcp import Client
 
-    from toolfoundry.server.mcp_server import build_mcp_server
+    from toolfoundry.server.mcp.server import build_mcp_server
 
     async with Client(build_mcp_server(fd), mode="legacy") as client:
         await client.list_tools(cache_mode="bypass")

@@ -24,7 +24,7 @@ from toolfoundry.foundry.meta_tools import builtin_tools
 from toolfoundry.sandbox import run_js
 from toolfoundry.sandbox.js import installation
 from toolfoundry.server.app import create_app
-from toolfoundry.server.mcp_results import call_tool_result
+from toolfoundry.server.mcp.results import call_tool_result
 from toolfoundry.spec import ErrorKind
 
 WORD_COUNT = word_count_draft()

@@ -28,7 +28,7 @@ CASES = {
     "serve set-up": (
         "import toolfoundry.cli.serve\n"
         "from toolfoundry import Foundry\n"
-        "from toolfoundry.server.mcp_server import build_mcp_server\n"
+        "from toolfoundry.server.mcp.server import build_mcp_server\n"
         "build_mcp_server(Foundry.open(URL))",
         [*OTHER_FORMATS, "toolfoundry.forge.testrun", "toolfoundry.forge.cases"],
     ),

@@ -18,8 +18,8 @@ from toolfoundry.catalog import mcp_tools
 from toolfoundry.foundry.meta_tools import builtin_tools
 from toolfoundry.registry import NewVersion, VersionStatus
 from toolfoundry.server.changes import ActiveSetWatcher, active_set_fingerprint
-from toolfoundry.server.mcp_listing import ToolListing
-from toolfoundry.server.mcp_server import ToolListBroadcast, build_mcp_server, meta_tool_entries
+from toolfoundry.server.mcp.listing import ToolListing
+from toolfoundry.server.mcp.server import ToolListBroadcast, build_mcp_server, meta_tool_entries
 
 from .test_server_mcp_support import (
     Notifications,

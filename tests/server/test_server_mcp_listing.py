@@ -14,7 +14,7 @@ from mcp.shared.exceptions import MCPError
 
 from toolfoundry import Foundry
 from toolfoundry.registry import NewVersion, VersionStatus
-from toolfoundry.server.mcp_server import build_mcp_server
+from toolfoundry.server.mcp.server import build_mcp_server
 from toolfoundry.spec.names import META_TOOL_NAMES
 
 from .test_server_mcp_support import Notifications
@@ -132,8 +132,8 @@ def test_requests_read_the_registry_only_after_a_change(foundry: Foundry) -> Non
     """Served from memory while nothing changed; after a change, only the changed tool is
     projected again (the other entries are the very objects served before)."""
     from toolfoundry.foundry.meta_tools import builtin_tools
-    from toolfoundry.server.mcp_listing import ToolListing
-    from toolfoundry.server.mcp_server import meta_tool_entries
+    from toolfoundry.server.mcp.listing import ToolListing
+    from toolfoundry.server.mcp.server import meta_tool_entries
 
     meta = {t.spec.name: t for t in builtin_tools(foundry)}
     listing = ToolListing(foundry, meta, meta_tool_entries(meta), page_size=PAGE)
@@ -156,8 +156,8 @@ def test_a_page_asked_for_again_is_the_kept_result_until_a_change(foundry: Found
     """Each page's result is kept from its first request; ``kept`` hands it out without a read
     or a wait (the event loop may call it), and nothing is kept across an invalidation."""
     from toolfoundry.foundry.meta_tools import builtin_tools
-    from toolfoundry.server.mcp_listing import InvalidCursor, ToolListing
-    from toolfoundry.server.mcp_server import meta_tool_entries
+    from toolfoundry.server.mcp.listing import InvalidCursor, ToolListing
+    from toolfoundry.server.mcp.server import meta_tool_entries
 
     meta = {t.spec.name: t for t in builtin_tools(foundry)}
     listing = ToolListing(foundry, meta, meta_tool_entries(meta), page_size=PAGE)

@@ -17,7 +17,7 @@ from mcp.shared.exceptions import MCPError
 
 from toolfoundry import Foundry
 from toolfoundry.registry import AuditEvent
-from toolfoundry.server.mcp_server import build_mcp_server
+from toolfoundry.server.mcp.server import build_mcp_server
 from toolfoundry.spec.json_gate import decode
 
 from .test_server_mcp_support import Notifications, by_name, relaxed_foundry, structured, text_of

@@ -8,8 +8,8 @@ import mcp_types as types
 import pytest
 
 from toolfoundry.foundry.meta_tools import builtin_tools
-from toolfoundry.server.mcp_results import call_tool_result
-from toolfoundry.server.mcp_server import meta_tool_entries
+from toolfoundry.server.mcp.results import call_tool_result
+from toolfoundry.server.mcp.server import meta_tool_entries
 from toolfoundry.spec import CallResult, ErrorKind, Problem
 from toolfoundry.spec.names import META_TOOL_NAMES
 

@@ -15,7 +15,7 @@ from mcp import Client
 
 from toolfoundry import Foundry
 from toolfoundry.registry import AuditEvent
-from toolfoundry.server.mcp_server import build_mcp_server
+from toolfoundry.server.mcp.server import build_mcp_server
 
 from .test_server_mcp_support import relaxed_foundry, structured
 

@@ -88,7 +88,7 @@ def test_the_hostile_input_validates_in_milliseconds(base: str) -> None:
 
 
 def test_a_hostile_output_schema_is_decided_in_milliseconds() -> None:
-    from toolfoundry.server.mcp_results import call_tool_result
+    from toolfoundry.server.mcp.results import call_tool_result
     from toolfoundry.spec import CallResult
 
     returns = {"type": "object", "properties": {"word": {"type": "string", "pattern": HOSTILE}}}

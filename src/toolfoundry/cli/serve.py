@@ -82,7 +82,7 @@ def serve(
                 with requires_extra("server", "toolfoundry serve"):
                     import anyio
 
-                    from toolfoundry.server.mcp_server import build_mcp_server, run_stdio
+                    from toolfoundry.server.mcp.server import build_mcp_server, run_stdio
 
                 foundry = serving.enter_context(open_foundry(db, config_path))
                 serving.enter_context(_following(foundry, config_path))

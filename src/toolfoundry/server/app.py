@@ -19,8 +19,8 @@ from starlette.types import ASGIApp
 from toolfoundry.foundry import Foundry
 from toolfoundry.server.changes import DEFAULT_INTERVAL_S
 from toolfoundry.server.health import health_route
-from toolfoundry.server.mcp_listing import DEFAULT_PAGE_SIZE
-from toolfoundry.server.mcp_server import build_mcp_server
+from toolfoundry.server.mcp.listing import DEFAULT_PAGE_SIZE
+from toolfoundry.server.mcp.server import build_mcp_server
 from toolfoundry.server.security import is_loopback, secure
 from toolfoundry.server.web import web_routes
 from toolfoundry.spec import DeclaredTool

@@ -4,7 +4,7 @@ The extras and what each brings are pyproject.toml's ``[project.optional-depende
 run time they are read back from the installed package's metadata, so they have one home.
 
     with requires_extra("server", "toolfoundry serve"):
-        from toolfoundry.server.mcp_server import serve_stdio
+        from toolfoundry.server.mcp.server import serve_stdio
     # MissingExtra: toolfoundry serve needs the [server] extra: install toolfoundry[server] ...
 """
 

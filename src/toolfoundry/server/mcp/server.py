@@ -1,11 +1,10 @@
 """The foundry as an MCP server: every active tool plus the meta-tools, a list that grows.
 
 Built on the official SDK's low-level ``Server`` because the tool list is dynamic: paged by
-cursor and kept up to date from active-set change events (:mod:`toolfoundry.server.
-mcp_listing`), so several server processes on one database agree once each has heard of a
-change. Entries come from the catalog's MCP projection (inputSchema,
-outputSchema, annotations derived from capabilities); results are shaped by
-:mod:`toolfoundry.server.mcp_results`.
+cursor and kept up to date from active-set change events (:mod:`toolfoundry.server.mcp.listing`),
+so several server processes on one database agree once each has heard of a change. Entries
+come from the catalog's MCP projection (inputSchema, outputSchema, annotations derived from
+capabilities); results are shaped by :mod:`toolfoundry.server.mcp.results`.
 
 The project's own declared tools (``[catalog] sources``, see :mod:`toolfoundry.project`)
 are listed after the meta-tools and run in-process through their own ``call``, in a worker
@@ -16,7 +15,7 @@ Unknown tool names are protocol errors (``-32602``); a tool that exists but is n
 (pending approval, disabled, rejected) gives an ``isError`` result of kind ``not_active``, so a
 model learns it must wait for a human rather than that it misspelt a name.
 
-Each active tool's source and tests are resources too (:mod:`toolfoundry.server.mcp_resources`).
+Each active tool's source and tests are resources too (:mod:`toolfoundry.server.mcp.resources`).
 
 ``notifications/tools/list_changed`` (and, from the same event,
 ``notifications/resources/list_changed``) reaches clients of both protocol eras: on handshake
@@ -50,9 +49,9 @@ from toolfoundry.catalog.mcp import mcp_tool, mcp_tools
 from toolfoundry.foundry import Foundry
 from toolfoundry.foundry.meta_tools import builtin_tools
 from toolfoundry.server.changes import DEFAULT_INTERVAL_S, ActiveSetWatcher
-from toolfoundry.server.mcp_listing import DEFAULT_PAGE_SIZE, InvalidCursor, ToolListing
-from toolfoundry.server.mcp_resources import ToolResources
-from toolfoundry.server.mcp_results import call_tool_result
+from toolfoundry.server.mcp.listing import DEFAULT_PAGE_SIZE, InvalidCursor, ToolListing
+from toolfoundry.server.mcp.resources import ToolResources
+from toolfoundry.server.mcp.results import call_tool_result
 from toolfoundry.spec import DeclaredTool, ToolSpec
 from toolfoundry.spec.json_gate import encode
 from toolfoundry.spec.limits import MIB
@@ -293,7 +292,7 @@ async def serve_stdio(
 ) -> None:
     """Serve MCP over this process's stdin/stdout until the client closes them.
 
-    Every line is read through the JSON gate (:mod:`toolfoundry.server.mcp_stdio`): a
+    Every line is read through the JSON gate (:mod:`toolfoundry.server.mcp.stdio`): a
     malformed one gets a JSON-RPC error response and the server reads on.
 
     Args:
@@ -310,7 +309,7 @@ async def serve_stdio(
 async def run_stdio(server: FoundryMCPServer) -> None:
     """Serve an already built ``server`` (:func:`build_mcp_server`) over stdin/stdout until
     the client closes them, as :func:`serve_stdio` does."""
-    from toolfoundry.server.mcp_stdio import gated_stdio
+    from toolfoundry.server.mcp.stdio import gated_stdio
 
     async with gated_stdio() as (read_stream, write_stream):
         await server.run(read_stream, write_stream, server.create_initialization_options())
