@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from tests.server.test_server_mcp_support import serve_http as serve_subprocess
+from tests.server.mcp.test_mcp_support import serve_http as serve_subprocess
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [

@@ -18,7 +18,7 @@ import pytest
 from hypothesis import event, given
 from hypothesis import strategies as st
 from starlette.testclient import TestClient
-from tests.server.test_server_stdio_support import RawStdio, raw_stdio
+from tests.server.mcp.test_mcp_stdio_support import RawStdio, raw_stdio
 
 from toolfoundry import Foundry
 from toolfoundry.server.app import create_app

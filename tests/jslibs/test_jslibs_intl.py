@@ -16,7 +16,7 @@ from typing import Any
 import anyio
 import pytest
 from tests.jslibs.intl_cases import CASES, DIFFERENCES, NODE_ICU, node_values
-from tests.server.test_server_mcp_support import stdio_session
+from tests.server.mcp.test_mcp_support import stdio_session
 
 from toolfoundry.sandbox import run_js
 from toolfoundry.sandbox.host.storage import StorageHook, StorageQuota

@@ -13,7 +13,7 @@ import anyio
 import pytest
 from click.testing import CliRunner
 from starlette.testclient import TestClient
-from tests.server.test_server_mcp_support import stdio_session
+from tests.server.mcp.test_mcp_support import stdio_session
 from tests.server.test_server_web_support import compose
 
 from toolfoundry import Foundry

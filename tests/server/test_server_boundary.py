@@ -21,8 +21,8 @@ from starlette.testclient import TestClient
 from toolfoundry import Foundry
 from toolfoundry.registry.schema import versions
 
-from .test_server_mcp_support import relaxed_config, serve_http, stdio_session, text_of
-from .test_server_stdio_support import RawStdio, raw_stdio
+from .mcp.test_mcp_stdio_support import RawStdio, raw_stdio
+from .mcp.test_mcp_support import relaxed_config, serve_http, stdio_session, text_of
 from .test_server_web_support import compose, snapshot
 
 BIG = "1" * 5000
@@ -130,7 +130,7 @@ def test_a_tool_that_returns_logs_or_throws_lone_surrogates_through_the_official
 
 
 def test_the_same_calls_over_http_mcp_fail_cleanly(db: str, tmp_path: Path) -> None:
-    from .test_server_mcp_support import http_session
+    from .mcp.test_mcp_support import http_session
 
     async def scenario(port: int) -> None:
         async with http_session(port) as (session, _):

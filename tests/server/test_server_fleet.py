@@ -29,7 +29,7 @@ from mcp.client.streamable_http import streamable_http_client
 from toolfoundry import Foundry
 from toolfoundry.server.changes import SAFETY_INTERVAL_S
 
-from .test_server_mcp_support import (
+from .mcp.test_mcp_support import (
     WAIT_S,
     Notifications,
     by_name,

@@ -12,7 +12,7 @@ from starlette.testclient import TestClient
 
 from toolfoundry import Foundry
 
-from .test_server_mcp_support import relaxed_config, stdio_session, text_of
+from .mcp.test_mcp_support import relaxed_config, stdio_session, text_of
 from .test_server_web_api import Api
 from .test_server_web_support import SHOUT, compose, network_draft
 

@@ -18,7 +18,7 @@ from toolfoundry.cli import main
 from toolfoundry.registry import NewVersion, VersionStatus
 from toolfoundry.spec.names import META_TOOL_NAMES
 
-from .test_server_mcp_support import env
+from .mcp.test_mcp_support import env
 
 NAMES = [f"tool_{i}" for i in range(5)]
 

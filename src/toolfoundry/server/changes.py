@@ -3,7 +3,7 @@
 Every server process keeps a fingerprint of the active set: a SHA-256 over the sorted
 ``(name, current version)`` pairs of the tools whose current version is active, read by
 :meth:`Registry.active_set` (one narrow row per active tool, no JSON: about 1 ms on SQLite and
-5 ms on PostgreSQL with 300 active tools, ``tests/server/test_server_mcp_changes.py::
+5 ms on PostgreSQL with 300 active tools, ``tests/server/mcp/test_mcp_changes.py::
 test_poll_and_listing_cost``). It is checked again
 
 - on PostgreSQL, when the registry's trigger notifies (:class:`toolfoundry.registry.ChangeFeed`

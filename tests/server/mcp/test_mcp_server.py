@@ -21,7 +21,7 @@ from mcp.shared.exceptions import MCPError
 from toolfoundry import Foundry
 from toolfoundry.spec.names import META_TOOL_NAMES
 
-from .test_server_mcp_support import (
+from .test_mcp_support import (
     Notifications,
     by_name,
     env,

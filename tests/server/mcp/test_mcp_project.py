@@ -21,9 +21,9 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from toolfoundry import Foundry
 from toolfoundry.spec.names import META_TOOL_NAMES
 
-from .test_server_mcp_support import POLL, by_name, env, http_session, serve_http, text_of
+from .test_mcp_support import POLL, by_name, env, http_session, serve_http, text_of
 
-SAMPLE = Path(__file__).parents[1] / "catalog" / "shop_project"
+SAMPLE = Path(__file__).parents[2] / "catalog" / "shop_project"
 META = list(META_TOOL_NAMES)
 OWN = ["price", "report", "restock", "stock_count", "stock_move"]
 

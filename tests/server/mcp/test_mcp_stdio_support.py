@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from .test_server_mcp_support import env
+from .test_mcp_support import env
 
 
 class RawStdio:

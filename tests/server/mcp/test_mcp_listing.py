@@ -17,7 +17,7 @@ from toolfoundry.registry import NewVersion, VersionStatus
 from toolfoundry.server.mcp.server import build_mcp_server
 from toolfoundry.spec.names import META_TOOL_NAMES
 
-from .test_server_mcp_support import Notifications
+from .test_mcp_support import Notifications
 
 TOOLS = 130
 PAGE = 25

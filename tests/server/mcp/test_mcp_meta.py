@@ -20,7 +20,7 @@ from toolfoundry.registry import AuditEvent
 from toolfoundry.server.mcp.server import build_mcp_server
 from toolfoundry.spec.json_gate import decode
 
-from .test_server_mcp_support import Notifications, by_name, relaxed_foundry, structured, text_of
+from .test_mcp_support import Notifications, by_name, relaxed_foundry, structured, text_of
 
 ADD: dict[str, Any] = {
     "name": "add",

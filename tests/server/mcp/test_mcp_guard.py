@@ -17,7 +17,7 @@ from toolfoundry.cli import main
 from toolfoundry.server.app import InsecureBind, check_bind, create_app
 from toolfoundry.server.security import is_loopback
 
-from .test_server_mcp_support import env, http_session, relaxed_config, serve_http
+from .test_mcp_support import env, http_session, relaxed_config, serve_http
 
 
 @pytest.mark.parametrize(

@@ -21,7 +21,7 @@ from toolfoundry.server.changes import ActiveSetWatcher, active_set_fingerprint
 from toolfoundry.server.mcp.listing import ToolListing
 from toolfoundry.server.mcp.server import ToolListBroadcast, build_mcp_server, meta_tool_entries
 
-from .test_server_mcp_support import (
+from .test_mcp_support import (
     Notifications,
     by_name,
     http_session,

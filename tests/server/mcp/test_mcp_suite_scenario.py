@@ -17,7 +17,7 @@ from toolfoundry import Foundry
 from toolfoundry.registry import AuditEvent
 from toolfoundry.server.mcp.server import build_mcp_server
 
-from .test_server_mcp_support import relaxed_foundry, structured
+from .test_mcp_support import relaxed_foundry, structured
 
 PARAMETERS = {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}
 V1: dict[str, Any] = {
