@@ -248,7 +248,7 @@ def _as_tools(source: str, value: Any) -> list[DeclaredTool]:
         if is_declared_tool(item):
             tools.append(item)
         elif isinstance(item, argparse.ArgumentParser):
-            from toolfoundry.declare.argparse_parser import from_argparse
+            from toolfoundry.declare.argparse.parser import from_argparse
             from toolfoundry.declare.errors import DeclarationError
 
             try:

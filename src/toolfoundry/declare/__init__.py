@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from toolfoundry.spec.lazy import lazy_names
 
 if TYPE_CHECKING:  # what __getattr__ below returns, for type checkers (tests keep both equal)
-    from toolfoundry.declare.argparse_parser import ArgparseCommand, from_argparse
+    from toolfoundry.declare.argparse.parser import ArgparseCommand, from_argparse
     from toolfoundry.declare.errors import DeclarationError
     from toolfoundry.declare.function import FunctionTool, from_function, tool
 
@@ -16,8 +16,8 @@ _LAZY = {
     "from_function": "toolfoundry.declare.function",
     "FunctionTool": "toolfoundry.declare.function",
     "DeclarationError": "toolfoundry.declare.errors",
-    "from_argparse": "toolfoundry.declare.argparse_parser",
-    "ArgparseCommand": "toolfoundry.declare.argparse_parser",
+    "from_argparse": "toolfoundry.declare.argparse.parser",
+    "ArgparseCommand": "toolfoundry.declare.argparse.parser",
 }
 __getattr__ = lazy_names(__name__, _LAZY)
 

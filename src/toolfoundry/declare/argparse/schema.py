@@ -8,8 +8,8 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from toolfoundry.declare.argparse_slot import ArgumentSlot, Encoding, same_json, to_json
-from toolfoundry.declare.argparse_values import (
+from toolfoundry.declare.argparse.slot import ArgumentSlot, Encoding, same_json, to_json
+from toolfoundry.declare.argparse.values import (
     NOT_DOUBLE_DASH,
     array_schema,
     enum_schema,

@@ -16,8 +16,8 @@ from typing import Any
 
 import jsonschema
 
-from toolfoundry.declare.argparse_slot import ArgumentSlot
-from toolfoundry.declare.argparse_values import NOT_DOUBLE_DASH
+from toolfoundry.declare.argparse.slot import ArgumentSlot
+from toolfoundry.declare.argparse.values import NOT_DOUBLE_DASH
 from toolfoundry.spec import (
     CallResult,
     ErrorKind,

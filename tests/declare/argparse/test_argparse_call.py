@@ -175,7 +175,7 @@ def test_argparse_own_complaints_become_invalid_arguments(
 
 
 def test_parse_rejects_with_every_problem() -> None:
-    from toolfoundry.declare.argparse_parser import ArgumentsRejected
+    from toolfoundry.declare.argparse.parser import ArgumentsRejected
 
     with pytest.raises(ArgumentsRejected) as caught:
         commands()["copy"].parse({"sources": [], "level": 9})

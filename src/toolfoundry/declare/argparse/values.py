@@ -7,7 +7,7 @@ import enum
 import re
 from typing import Any
 
-from toolfoundry.declare.argparse_slot import to_json, token
+from toolfoundry.declare.argparse.slot import to_json, token
 from toolfoundry.declare.errors import DeclarationError
 
 # argparse treats a bare "--" as the end-of-options marker wherever it appears, and drops it

@@ -1,7 +1,7 @@
 """Declarations from argparse parsers: one tool per leaf command, called through the parser.
 
     parser = argparse.ArgumentParser(prog="board")
-    sub = parser.addsubparsers_of()
+    sub = parser.add_subparsers()
     posts = sub.add_parser("posts", help="Query a public board's feed")
     posts.add_argument("board")
     posts.add_argument("--sort", choices=("hot", "new"), default="hot")
@@ -21,14 +21,14 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from toolfoundry.declare.argparse_command import (
+from toolfoundry.declare.argparse.command import (
     ArgparseCommand,
     ArgumentsRejected,
     Handler,
     subparsers_of,
 )
-from toolfoundry.declare.argparse_schema import parser_slots, tidy
-from toolfoundry.declare.argparse_slot import ArgumentSlot
+from toolfoundry.declare.argparse.schema import parser_slots, tidy
+from toolfoundry.declare.argparse.slot import ArgumentSlot
 from toolfoundry.declare.errors import DeclarationError
 from toolfoundry.spec import Capabilities, InvalidName, Level, ToolSpec, validate_name
 
