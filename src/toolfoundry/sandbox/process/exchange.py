@@ -22,7 +22,7 @@ from toolfoundry.sandbox.process import budget
 from toolfoundry.sandbox.process.allowlist import ALLOWED_MODULES
 from toolfoundry.sandbox.process.executor import ProcessLimits
 from toolfoundry.sandbox.process.jail import Jail
-from toolfoundry.sandbox.process.watch import MAGIC, Collected, watch
+from toolfoundry.sandbox.process.watch import FETCH_FRAMES_CAP, MAGIC, Collected, watch
 from toolfoundry.spec import CallResult, ErrorKind
 from toolfoundry.spec.json_gate import check, encode
 
@@ -136,6 +136,11 @@ def _result(out: Collected, limits: ProcessLimits, started: float) -> CallResult
         return fail(ErrorKind.TIMEOUT, f"the call took longer than {limits.timeout_s:g} s")
     if out.broken_fetch:
         return fail(ErrorKind.RUNTIME_ERROR, "the tool wrote garbage to the fetch channel")
+    if out.fetch_flood:
+        return fail(
+            ErrorKind.RUNTIME_ERROR,
+            f"the tool sent more than {FETCH_FRAMES_CAP} fetch requests in one call",
+        )
     if out.result_overflow:
         return fail(
             ErrorKind.OUTPUT_TOO_LARGE, f"the result is larger than {limits.output_bytes} bytes"

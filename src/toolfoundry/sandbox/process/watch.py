@@ -2,8 +2,17 @@
 
 One loop, one thread: it writes the request, keeps logs up to their cap (draining the rest),
 reads the result frame, answers fetch requests through the host's fetch handler, and kills
-the jail at the deadline, at a result larger than its cap, or at garbage on the fetch channel.
-No write blocks: a tool that stops reading its fetch answers only hurts itself.
+the jail at the deadline, at a result larger than its cap, at garbage on the fetch channel or
+at more fetch requests than a call may send. No write blocks: a tool that stops reading its
+fetch answers only hurts itself.
+
+The fetch channel is one request at a time, as the runner's ``fetch`` uses it: the next
+request is read only once the previous answer is in the pipe, so a tool that floods requests
+without reading answers finds its own pipe full and stalls; the host holds at most one answer
+and one read of requests for it. Queued bytes leave through :class:`Outgoing` (a queue of
+chunks, each written from an offset: linear, never re-concatenated). The deadline is checked
+before each ready pipe is handled and before each fetch request is answered, so no run of
+host work outlives it by more than one step.
 """
 
 from __future__ import annotations
@@ -12,6 +21,7 @@ import os
 import selectors
 import subprocess
 import time
+from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,6 +34,9 @@ MAGIC = b"TFR1"
 FRAME_SLACK = 64 * 1024  # an error message and the frame header on top of the value cap
 OOM_POLL_S = 0.05  # how often a call's group is checked for a kill at its memory budget
 FETCH_REQUEST_CAP = 8 * 1024 * 1024  # a base64 request body of the fetch policy's 1 MiB, and more
+# Fetch requests one call may send (answered or refused): far past the fetch policy's
+# max_requests (20 by default), so a tool meets it only by asking on after the refusals.
+FETCH_FRAMES_CAP = 4096
 NO_FETCH = {
     "error": {
         "kind": "capability_denied",
@@ -42,7 +55,9 @@ class Collected:
     timed_out: bool = False
     result_overflow: bool = False
     broken_fetch: bool = False
+    fetch_flood: bool = False
     fetches: int = 0
+    fetch_frames: int = 0
     returncode: int | None = None
 
 
@@ -57,6 +72,44 @@ def complete(data: bytearray | bytes) -> bool:
     return len(data) >= 12 and int.from_bytes(data[4:12], "big") == len(data) - 12
 
 
+_NO_FETCH_FRAME = frame(NO_FETCH)
+
+
+class Outgoing:
+    """Bytes waiting for one non-blocking pipe: chunks in order, the first written from an
+    offset, so queueing and writing cost what is written (no re-concatenation)."""
+
+    def __init__(self) -> None:
+        self._chunks: deque[bytes] = deque()
+        self._offset = 0
+        self.size = 0
+
+    def add(self, data: bytes) -> None:
+        """Queue ``data`` after what is queued."""
+        if data:
+            self._chunks.append(data)
+            self.size += len(data)
+
+    def write(self, fd: int) -> None:
+        """Write what the pipe takes now; all of it is dropped when the reader is gone."""
+        while self._chunks:
+            head = self._chunks[0]
+            try:
+                written = os.write(fd, memoryview(head)[self._offset :])
+            except BlockingIOError:
+                return
+            except OSError:  # the jail closed its end: nothing more goes there
+                self._chunks.clear()
+                self._offset = self.size = 0
+                return
+            self.size -= written
+            self._offset += written
+            if self._offset < len(head):
+                return  # the pipe is full
+            self._chunks.popleft()
+            self._offset = 0
+
+
 class _Watch:
     def __init__(
         self, jail: Jail, limits: ProcessLimits, deadline: float, fetch: FetchHandler | None
@@ -64,17 +117,19 @@ class _Watch:
         self.jail, self.limits, self.deadline, self.fetch = jail, limits, deadline, fetch
         self.out = Collected()
         self.selector = selectors.DefaultSelector()
-        self.outgoing: dict[int, bytes] = {}
+        self.outgoing: dict[int, Outgoing] = {}
         self.fetch_buffer = bytearray()
+        self.fetch_reading = False  # whether the fetch request pipe is being read
+        self.fetch_ended = False  # its end of file was read
         self.stdin_fd = -1
 
     def send(self, fd: int, data: bytes) -> None:
-        os.set_blocking(fd, False)
-        if fd in self.outgoing:
-            self.outgoing[fd] += data
-        else:
-            self.outgoing[fd] = data
+        queue = self.outgoing.get(fd)
+        if queue is None:
+            os.set_blocking(fd, False)
+            queue = self.outgoing[fd] = Outgoing()
             self.selector.register(fd, selectors.EVENT_WRITE, "write")
+        queue.add(data)
 
     def listen(self, fd: int, role: str) -> None:
         os.set_blocking(fd, False)
@@ -90,7 +145,8 @@ class _Watch:
             if stream is not None:
                 self.listen(stream.fileno(), "log")
         if self.jail.fetch_requests is not None:
-            self.listen(self.jail.fetch_requests, "fetch")
+            os.set_blocking(self.jail.fetch_requests, False)
+            self._read_fetch(True)
         with self.selector:
             while self.selector.get_map():
                 remaining = self.deadline - time.monotonic()
@@ -101,6 +157,9 @@ class _Watch:
                 if group is not None:  # a kill for the group's budget ends the call at once
                     remaining = min(remaining, OOM_POLL_S)
                 for key, _ in self.selector.select(remaining):
+                    if time.monotonic() >= self.deadline:
+                        self.out.timed_out = True
+                        return self.out
                     if self._step(int(key.fd), str(key.data)):
                         return self.out
                 if group is not None and group.oom_killed():
@@ -114,13 +173,14 @@ class _Watch:
     def _step(self, fd: int, role: str) -> bool:
         """Handle one ready fd; True when the watch is over."""
         if role == "write":
-            self._write(fd)
-            return False
+            return self._write(fd)
         chunk = _read(fd)
         if chunk is None:
             return False
         if not chunk:
             self.selector.unregister(fd)
+            if role == "fetch":  # at its end: never read again
+                self.fetch_reading, self.fetch_ended = False, True
             return False
         if role == "log":
             self._keep_log(chunk)
@@ -140,46 +200,70 @@ class _Watch:
             return True
         return False
 
-    def _write(self, fd: int) -> None:
-        data = self.outgoing[fd]
-        try:
-            written = os.write(fd, data)
-        except BlockingIOError:
-            return
-        except OSError:  # the jail closed its end: nothing more goes there
-            written = len(data)
-        rest = data[written:]
-        if rest:
-            self.outgoing[fd] = rest
-            return
+    def _write(self, fd: int) -> bool:
+        """Write what ``fd`` takes; True when the watch is over."""
+        queue = self.outgoing[fd]
+        queue.write(fd)
+        if queue.size:
+            return False
         del self.outgoing[fd]
         self.selector.unregister(fd)
         stdin = self.jail.process.stdin
         if fd == self.stdin_fd and stdin is not None:
             stdin.close()  # the runner reads its request to end of file
+        if fd == self.jail.fetch_answers:
+            return self._next_fetch()  # the answer is out: the next request may be served
+        return False
+
+    def _read_fetch(self, on: bool) -> None:
+        """Read the fetch request pipe, or leave it unread (its writer then stalls)."""
+        fd = self.jail.fetch_requests
+        if fd is None or self.fetch_ended or on == self.fetch_reading:
+            return
+        if on:
+            self.selector.register(fd, selectors.EVENT_READ, "fetch")
+        else:
+            self.selector.unregister(fd)
+        self.fetch_reading = on
 
     def _fetch(self, chunk: bytes) -> bool:
         self.fetch_buffer += chunk
-        while len(self.fetch_buffer) >= 12:
-            if self.fetch_buffer[:4] != MAGIC:
-                self.out.broken_fetch = True
-                return True
-            size = int.from_bytes(self.fetch_buffer[4:12], "big")
-            if size > FETCH_REQUEST_CAP:
-                self.out.broken_fetch = True
-                return True
-            if len(self.fetch_buffer) < 12 + size:
-                return False
-            body = bytes(self.fetch_buffer[12 : 12 + size])
-            del self.fetch_buffer[: 12 + size]
-            answer = self._answer(body)
-            assert self.jail.fetch_answers is not None
-            self.send(self.jail.fetch_answers, frame(answer))
+        return self._next_fetch()
+
+    def _next_fetch(self) -> bool:
+        """Answer the next whole request in the buffer once the last answer is out, or read on
+        for one; True when the watch is over."""
+        answers = self.jail.fetch_answers
+        if answers is not None and answers in self.outgoing:
+            self._read_fetch(False)  # one request at a time: its answer goes out first
+            return False
+        buffer = self.fetch_buffer
+        if len(buffer) >= 4 and buffer[:4] != MAGIC:
+            self.out.broken_fetch = True
+            return True
+        size = int.from_bytes(buffer[4:12], "big") if len(buffer) >= 12 else 0
+        if size > FETCH_REQUEST_CAP:
+            self.out.broken_fetch = True
+            return True
+        if len(buffer) < 12 or len(buffer) < 12 + size:
+            self._read_fetch(True)
+            return False
+        if time.monotonic() >= self.deadline:
+            self.out.timed_out = True
+            return True
+        self.out.fetch_frames += 1
+        if self.out.fetch_frames > FETCH_FRAMES_CAP:
+            self.out.fetch_flood = True
+            return True
+        body = bytes(buffer[12 : 12 + size])
+        del buffer[: 12 + size]
+        self._read_fetch(False)
+        assert answers is not None
+        self.send(answers, _NO_FETCH_FRAME if self.fetch is None else frame(self._answer(body)))
         return False
 
     def _answer(self, body: bytes) -> dict[str, Any]:
-        if self.fetch is None:
-            return NO_FETCH
+        assert self.fetch is not None
         try:
             request = decode(body)  # through the JSON gate, as the JavaScript tier's requests
         except InvalidJson as exc:  # a fetch the host will not read is one it will not make
@@ -203,6 +287,8 @@ class _Watch:
         for key in list(self.selector.get_map().values()):
             if key.data == "log":
                 for _ in range(64):  # bounded: a tool still printing from a thread is cut off
+                    if time.monotonic() >= self.deadline:
+                        return
                     chunk = _read(int(key.fd))
                     if not chunk:
                         break

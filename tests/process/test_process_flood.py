@@ -1,0 +1,95 @@
+"""A Python tool flooding the fetch-request pipe: the call still ends at its deadline.
+
+The runner is not a boundary, so a tool can write fetch frames to its request pipe as fast as
+the kernel takes them and never read an answer. The host reads one request at a time (the next
+once the last answer is in the pipe), so the flood stalls the tool, not the host; a tool that
+does read its answers meets the per-call frame cap. Surfaces: ``toolfoundry executor run``
+(no network capability: each frame is refused) and the executors with fixtures answering.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from toolfoundry.sandbox.host.fixtures import FixtureFetch
+from toolfoundry.sandbox.process.bwrap import BwrapExecutor
+from toolfoundry.sandbox.process.executor import ProcessLimits
+from toolfoundry.sandbox.process.pool import WarmPool
+from toolfoundry.sandbox.process.watch import FETCH_FRAMES_CAP
+
+BUDGET_S = 3.0
+# The flood's call must end within half a second of its budget (measured: 3.00 s; the host
+# answering every frame into one growing bytes object took 3.7-10.8 s for this 3 s budget).
+ENDS_BY_S = BUDGET_S + 0.5
+
+# Writes minimal fetch frames to the request pipe (argv[2]) and never reads an answer.
+FLOOD = """
+def handler(a):
+    os = __import__('os', {})
+    fd = int(__import__('sys', {}).argv[2])
+    chunk = (b'TFR1' + (2).to_bytes(8, 'big') + b'{}') * 4096  # 4681 requests in a pipe's 64 KiB
+    while True:
+        os.write(fd, chunk)
+"""
+
+# Plain code: fetch in a loop, each refusal caught (the fixtures allow 20 requests).
+POLITE_FLOOD = """
+def handler(a):
+    refused = 0
+    while True:
+        try:
+            fetch('https://api.example.com/x')
+        except Exception:
+            refused += 1
+"""
+
+
+def test_a_flood_through_the_cli_ends_at_its_budget(tmp_path: Path) -> None:
+    tool = tmp_path / "flood.py"
+    tool.write_text(FLOOD)
+    command = ["executor", "run", str(tool), "--timeout", str(BUDGET_S), "--json"]
+    done = subprocess.run(
+        [sys.executable, "-m", "toolfoundry", *command],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 1, done.stderr
+    result = json.loads(done.stdout)
+    assert result["error"]["kind"] == "timeout"
+    assert result["duration_ms"] <= ENDS_BY_S * 1000, result
+
+
+@pytest.fixture(params=["cold", "warm"])
+def executor(request: pytest.FixtureRequest, cold: BwrapExecutor, pool: WarmPool) -> Any:
+    return cold if request.param == "cold" else pool
+
+
+def test_a_flood_answered_by_fixtures_ends_at_its_budget(executor: Any) -> None:
+    fixtures = FixtureFetch([{"url": "https://api.example.com/x", "body": "ok"}])
+    started = time.monotonic()
+    out = executor.run(FLOOD, {}, ProcessLimits(timeout_s=BUDGET_S), fetch=fixtures)
+    elapsed = time.monotonic() - started
+    assert out.error is not None
+    assert out.error.kind.value == "timeout"
+    assert elapsed <= ENDS_BY_S, f"a {BUDGET_S} s call took {elapsed:.2f} s"
+    # one request at a time: only what fits the answer pipe was answered, not the flood
+    assert out.details["fetches"] < 5000
+
+
+def test_a_tool_that_keeps_asking_meets_the_frame_cap(cold: BwrapExecutor) -> None:
+    fixtures = FixtureFetch([{"url": "https://api.example.com/x", "body": "ok"}])
+    out = cold.run(POLITE_FLOOD, {}, ProcessLimits(timeout_s=60), fetch=fixtures)
+    assert out.error is not None
+    assert out.error.kind.value == "runtime_error"
+    assert f"more than {FETCH_FRAMES_CAP} fetch requests" in out.error.message
+    assert out.details["fetches"] == FETCH_FRAMES_CAP
+    assert out.duration_ms < 30_000
