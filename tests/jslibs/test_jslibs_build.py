@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from toolfoundry.forge.jscheck import bundled_libraries
+from toolfoundry.forge.checks.js import bundled_libraries
 
 REPO = Path(__file__).resolve().parents[2]
 BUILD = REPO / "src" / "toolfoundry" / "sandbox" / "js" / "_build"

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from toolfoundry import Foundry
 from toolfoundry.config import Config
 from toolfoundry.forge import check_python
-from toolfoundry.forge.pycheck import INTROSPECTION_ATTRS, SAFE_DUNDERS, attribute_problem
+from toolfoundry.forge.checks.python import INTROSPECTION_ATTRS, SAFE_DUNDERS, attribute_problem
 from toolfoundry.sandbox.process.allowlist import module_escapes
 
 H = "def handler(a):\n    "

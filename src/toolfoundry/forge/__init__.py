@@ -28,18 +28,18 @@ if TYPE_CHECKING:  # what __getattr__ below returns, for type checkers (tests ke
         explain_capabilities,
     )
     from toolfoundry.forge.cases import Fixture, TestCase, parse_test_cases
+    from toolfoundry.forge.checks.js import bundled_libraries, check_javascript
+    from toolfoundry.forge.checks.python import check_python
     from toolfoundry.forge.draft import RESERVED_NAMES, RESERVED_PREFIXES, Draft, parse_draft
     from toolfoundry.forge.draft_fields import DraftError
     from toolfoundry.forge.draft_json import DraftJson, Language
     from toolfoundry.forge.findings import Finding, Severity
-    from toolfoundry.forge.jscheck import bundled_libraries, check_javascript
     from toolfoundry.forge.pipeline import ForgeReport, forge_draft, invalid_draft, parse_or_report
     from toolfoundry.forge.policy import (
         CapabilityDecision,
         CapabilityPolicy,
         CapabilityPolicyError,
     )
-    from toolfoundry.forge.pycheck import check_python
     from toolfoundry.forge.regression import (
         ExistingTool,
         RegressionOutcome,
@@ -71,8 +71,8 @@ _LAZY = {
     "Language": "toolfoundry.forge.draft_json",
     "Finding": "toolfoundry.forge.findings",
     "Severity": "toolfoundry.forge.findings",
-    "bundled_libraries": "toolfoundry.forge.jscheck",
-    "check_javascript": "toolfoundry.forge.jscheck",
+    "bundled_libraries": "toolfoundry.forge.checks.js",
+    "check_javascript": "toolfoundry.forge.checks.js",
     "ForgeReport": "toolfoundry.forge.pipeline",
     "forge_draft": "toolfoundry.forge.pipeline",
     "invalid_draft": "toolfoundry.forge.pipeline",
@@ -80,7 +80,7 @@ _LAZY = {
     "CapabilityDecision": "toolfoundry.forge.policy",
     "CapabilityPolicy": "toolfoundry.forge.policy",
     "CapabilityPolicyError": "toolfoundry.forge.policy",
-    "check_python": "toolfoundry.forge.pycheck",
+    "check_python": "toolfoundry.forge.checks.python",
     "ExistingTool": "toolfoundry.forge.regression",
     "RegressionOutcome": "toolfoundry.forge.regression",
     "behaves_like": "toolfoundry.forge.regression",

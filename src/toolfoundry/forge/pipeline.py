@@ -11,12 +11,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from toolfoundry.forge.checks.js import check_javascript
+from toolfoundry.forge.checks.python import check_python
 from toolfoundry.forge.draft import Draft, DraftLimits, Language, parse_draft
 from toolfoundry.forge.draft_fields import DraftError
 from toolfoundry.forge.findings import Finding, Severity
-from toolfoundry.forge.jscheck import check_javascript
 from toolfoundry.forge.policy import CapabilityDecision, CapabilityPolicy
-from toolfoundry.forge.pycheck import check_python
 from toolfoundry.forge.regression import ExistingTool, RegressionOutcome, regression_gate
 from toolfoundry.forge.testrun import (
     TestResult,

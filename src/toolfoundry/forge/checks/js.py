@@ -1,6 +1,6 @@
 """Static check of a JavaScript tool module with tree-sitter.
 
-Reports syntax errors with line and column, the rule findings of :mod:`jsrules`, a missing
+Reports syntax errors with line and column, the rule findings of :mod:`js_rules`, a missing
 ``handler``/default export, and informative warnings (unused parameters or capabilities).
 """
 
@@ -15,8 +15,8 @@ from typing import Any
 import tree_sitter_javascript
 from tree_sitter import Language, Node, Parser
 
+from toolfoundry.forge.checks.js_rules import LANGUAGE_DUNDERS, RuleWalker, text
 from toolfoundry.forge.findings import Finding, Severity
-from toolfoundry.forge.jsrules import LANGUAGE_DUNDERS, RuleWalker, text
 from toolfoundry.sandbox.js.modules import default_catalog
 from toolfoundry.spec import Capabilities, StorageScope
 
