@@ -1,10 +1,11 @@
-"""What one sandboxed call may use: time, memory, output, logs, and the three host capabilities."""
+"""What one sandboxed call may use: time, memory, output, logs, and the four host capabilities."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
 
+from toolfoundry.sandbox.host.inner_calls import ToolsProvider
 from toolfoundry.sandbox.host.protocols import FetchProvider, StorageBackend
 from toolfoundry.sandbox.host.storage import StorageQuota
 from toolfoundry.spec.limits import CALL_LIMIT_BOUNDS, Bound, CallLimits
@@ -18,7 +19,7 @@ _DEFAULT = CallLimits()
 class SandboxPolicy:
     """Limits and capabilities for one call of :func:`toolfoundry.sandbox.run_js`.
 
-    Nothing is reachable by default: no network, no storage. Limits are enforced by the
+    Nothing is reachable by default: no network, no storage, no tools. Limits are enforced by the
     runtime (wasmtime), not by the script. A tool's calls and test runs get theirs from the
     configured :class:`~toolfoundry.spec.CallLimits` through :meth:`under`; the byte-sized
     fields stay settable one by one for direct use (``toolfoundry js run --memory``).
@@ -35,6 +36,10 @@ class SandboxPolicy:
         storage_namespace: the namespace for localStorage; defaults to ``tool:<tool>``.
         storage_quota: key count, value size and total bytes allowed per namespace.
         tool: the calling tool's name, for audit and the default storage namespace.
+        tools: code mode's ``tools`` (``sandbox/host/inner_calls.py``); None makes every
+            ``tools.NAME(...)`` fail with ``capability_denied``.
+        deadline: a ``time.monotonic()`` instant the call must end by even sooner than
+            ``timeout_s`` allows: an inner call's is its outer call's.
     """
 
     timeout_s: float = _DEFAULT.timeout_s
@@ -47,6 +52,8 @@ class SandboxPolicy:
     storage_namespace: str | None = None
     storage_quota: StorageQuota = field(default_factory=StorageQuota)
     tool: str | None = None
+    tools: ToolsProvider | None = None
+    deadline: float | None = None
 
     def __post_init__(self) -> None:
         memory = CALL_LIMIT_BOUNDS["memory_mib"]  # the configured range, here in bytes

@@ -33,6 +33,10 @@ class ErrorKind(StrEnum):
     # the Python tier's pool-wide memory budget stayed full for the whole wait (retry later;
     # not the code's fault): sandbox/process/admission.py
     OVERLOADED = "overloaded"
+    # code mode (tools calling tools): an inner call past ``[limits] inner_call_depth`` (a
+    # cycle a -> b -> a ends here), or past ``inner_calls`` made under one outer call
+    DEPTH_LIMIT = "depth_limit"
+    CALL_LIMIT = "call_limit"
 
 
 @dataclass(frozen=True)

@@ -33,12 +33,20 @@ def set_up_call(
 
     Returns:
         The :class:`CallHost` answering the guest, and the :class:`Limits` wasmtime enforces;
-        both end at the same deadline.
+        both end at the same deadline: ``timeout_s`` after ``started``, or the policy's own
+        ``deadline`` when sooner (an inner call ends by its outer call's).
     """
     deadline = started + policy.timeout_s
+    if policy.deadline is not None:
+        deadline = min(deadline, policy.deadline)
     fetch = (
         policy.fetch.handler(deadline=deadline, tool=policy.tool)
         if policy.fetch is not None
+        else None
+    )
+    tools = (
+        policy.tools.handler(deadline=deadline, caller=policy.tool)
+        if policy.tools is not None
         else None
     )
     host = CallHost(
@@ -49,6 +57,7 @@ def set_up_call(
         log_bytes=policy.log_bytes,
         deadline=deadline,
         trusted=trusted,
+        tools=tools,
     )
     limits = Limits(
         deadline=deadline, memory_bytes=policy.memory_bytes, output_bytes=policy.output_bytes

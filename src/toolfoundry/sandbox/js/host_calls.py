@@ -5,6 +5,12 @@ error answer, never more authority. Handlers never raise into the guest. JSON re
 JSON gate (depth, numbers, valid Unicode: a storage key or fetch URL with a lone surrogate is
 refused, located) and answers leave through its encoder; log lines are text for people, so a
 lone surrogate in one is kept as its visible escape.
+
+The ``tool`` op is code mode's ``tools.NAME(args)``: the request is checked here (its shape,
+and the JSON gate with one level for the wrapper), then handed to the call's
+:class:`~toolfoundry.sandbox.host.inner_calls.ToolsHandler` on a native stack of its own
+(``nesting.py``: the callee runs in another store below this one). Once the guest has said
+``answered`` (its result is decided), every later ``tool`` request is refused.
 """
 
 from __future__ import annotations
@@ -13,17 +19,29 @@ import time
 from typing import Any
 
 from toolfoundry.sandbox.host import crypto
+from toolfoundry.sandbox.host.inner_calls import ToolRequest, ToolsHandler
 from toolfoundry.sandbox.host.protocols import FetchHandler
 from toolfoundry.sandbox.host.storage import StorageHook
 from toolfoundry.sandbox.js.modules import ImportRefused, LibraryCatalog
+from toolfoundry.sandbox.js.nesting import run_nested
 from toolfoundry.sandbox.js.surface import global_instead
-from toolfoundry.spec.json_gate import InvalidJson, decode, encode, well_formed
+from toolfoundry.spec import CallResult
+from toolfoundry.spec.json_gate import (
+    JSON_LIMITS,
+    InvalidJson,
+    check,
+    decode,
+    encode,
+    well_formed,
+)
 
 LOG_LEVELS = {"log", "info", "debug", "warn", "error"}
+# a tool request wraps the arguments in one object: {"name", "args", "version"}
+_TOOL_REQUEST_LIMITS = JSON_LIMITS.enclosing(1)
 
 
 class CallHost:
-    """Host capabilities for one call: logs, fetch, storage, crypto, library imports."""
+    """Host capabilities for one call: logs, fetch, storage, crypto, library imports, tools."""
 
     def __init__(
         self,
@@ -35,8 +53,10 @@ class CallHost:
         log_bytes: int,
         deadline: float,
         trusted: bool = False,
+        tools: ToolsHandler | None = None,
     ) -> None:
         self.fetch = fetch
+        self.tools = tools
         # Only a call the host runs itself, with no tool code in it, may hand back library
         # bytecode for the process-wide cache: bytecode offered by a call that runs a tool
         # could have been forged by that tool and would then run inside every later tool.
@@ -54,6 +74,10 @@ class CallHost:
         # The error kinds this host itself answered during the call (a refused fetch, a spent
         # budget): the only kinds besides the engine's own facts a failed call may end with.
         self.refused_kinds: set[str] = set()
+        # The kinds inner tool calls failed with: an uncaught ToolError ends the call with one.
+        self.tool_kinds: set[str] = set()
+        self.tool_count = 0
+        self._answered = False
 
     def answer(self, op: str, payload: bytes) -> bytes:
         """Answer one request: JSON in and out, except for the module loader's two ops."""
@@ -70,6 +94,11 @@ class CallHost:
         if op == "random":  # "count" -> hex
             count = int(payload) if payload.isdigit() and len(payload) < 8 else -1
             return crypto.random_hex(count).encode()
+        if op == "answered":
+            self._answered = True
+            return b""
+        if op == "tool":
+            return self._tool_answer(payload)
         try:
             data = decode(payload)
         except InvalidJson as exc:
@@ -120,6 +149,61 @@ class CallHost:
             return self._fetch(data)
         return {"error": {"kind": "runtime_error", "message": f"unknown host operation {op!r}"}}
 
+    def close(self) -> None:
+        """The call has ended: the tools handler refuses everything from now on."""
+        self._answered = True
+        if self.tools is not None:
+            self.tools.close()
+
+    def _tool_answer(self, payload: bytes) -> bytes:
+        name, answer = self._tool(payload)
+        try:
+            return encode(answer).encode("utf-8")
+        except InvalidJson as exc:  # an answer the gate refuses never reaches the script
+            refused = self._tool_refused(name, "invalid_output", f"the answer is refused: {exc}")
+            return encode(refused).encode("utf-8")
+
+    def _tool(self, payload: bytes) -> tuple[str | None, dict[str, Any]]:
+        """One ``tools`` call: (the tool's name, ``{"value": ...}`` or ``{"error": {kind,
+        message, tool}}``)."""
+        try:
+            data = decode(payload, _TOOL_REQUEST_LIMITS)
+        except InvalidJson as exc:
+            message = f"the request is refused: {exc}"
+            return None, self._tool_refused(None, "invalid_arguments", message)
+        request = _tool_request(data)
+        if isinstance(request, str):
+            name = data.get("name") if isinstance(data, dict) else None
+            name = name if isinstance(name, str) else None
+            return name, self._tool_refused(name, "invalid_arguments", request)
+        name = request.name
+        if self.tools is None:
+            message = "tools are not available here: this call runs without a tool registry"
+            return name, self._tool_refused(name, "capability_denied", message)
+        if self._answered:
+            message = "the call has already answered: an inner call after that is refused"
+            return name, self._tool_refused(name, "runtime_error", message)
+        if time.monotonic() >= self.deadline:
+            return name, self._tool_refused(name, "timeout", "the time budget is spent")
+        self.tool_count += 1
+        tools = self.tools
+        try:
+            result = run_nested(lambda: tools.call(request))
+        except Exception as exc:  # a handler must not raise; if one does, the script sees it
+            result = CallResult.failure("runtime_error", f"the inner call failed: {exc}")
+        if result.error is not None:
+            return name, self._tool_refused(name, result.error.kind.value, result.error.message)
+        try:  # the value crosses the gate like any result (depth, numbers, Unicode)
+            check(result.value)
+        except InvalidJson as exc:
+            return name, self._tool_refused(name, "invalid_output", f"the answer is refused: {exc}")
+        return name, {"value": result.value}
+
+    def _tool_refused(self, name: str | None, kind: str, message: str) -> dict[str, Any]:
+        self.tool_kinds.add(kind)
+        where = f"tools.{name}: " if name is not None else "tools: "
+        return {"error": {"kind": kind, "message": where + message, "tool": name}}
+
     def _log(self, data: Any) -> bool:
         if self._logs_full:
             return False
@@ -164,3 +248,18 @@ class CallHost:
             return self.fetch.handle(data)
         except Exception as exc:  # a handler must not raise; if one does, the script sees it
             return {"error": {"kind": "runtime_error", "message": f"fetch failed: {exc}"}}
+
+
+def _tool_request(data: Any) -> ToolRequest | str:
+    """The request a script's ``tools`` call sent, or why it is malformed."""
+    if not isinstance(data, dict) or not isinstance(data.get("name"), str):
+        return "a tool call needs the tool's name as a string"
+    args = data.get("args", {})
+    if not isinstance(args, dict):
+        return f"the arguments must be a JSON object, got {type(args).__name__}"
+    version = data.get("version")
+    if version is not None and (
+        isinstance(version, bool) or not isinstance(version, int) or version < 1
+    ):
+        return "version must be a positive integer"
+    return ToolRequest(data["name"], args, version)

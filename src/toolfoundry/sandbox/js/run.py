@@ -58,15 +58,21 @@ def run_js(code: str, args: Any = None, policy: SandboxPolicy | None = None) -> 
     host, limits = set_up_call(
         policy or SandboxPolicy(), started=started, libraries=default_catalog()
     )
-    result = engine.run(code, {} if args is None else args, limits, host)
+    try:
+        result = engine.run(code, {} if args is None else args, limits, host)
+    finally:
+        host.close()  # no inner call after the answer; an outer call's records are written
     elapsed = (time.monotonic() - started) * 1000.0
+    details: dict[str, Any] = {"fetches": host.fetch_count}
+    if host.tool_count:
+        details["inner_calls"] = host.tool_count  # this call's own, through `tools`
     return CallResult(
         ok=result.ok,
         value=result.value,
         error=result.error,
         logs=result.logs,
         duration_ms=elapsed,
-        details={"fetches": host.fetch_count},
+        details=details,
     )
 
 

@@ -308,10 +308,14 @@ class WasmEngine:
         been refused in this call (the store's cap; counted by the guest's allocator, which no
         script can write), ``timeout`` a timer past the budget (the C shim's end state) or a
         host answer that the budget was spent, and any other kind a host answer of that kind
-        during this call (``CallHost.refused_kinds``: a fetch it refused). Everything else a
-        script throws is ``runtime_error``.
+        during this call (``CallHost.refused_kinds``: a fetch it refused). An uncaught
+        ``ToolError`` keeps the kind an inner call failed with (``CallHost.tool_kinds``: the
+        host answered it), so a cycle ends as ``depth_limit`` all the way out. Everything
+        else a script throws is ``runtime_error``.
         """
         guest.store.set_epoch_deadline(1 << 40)  # the facts are read after the call's budget
+        if suggested in host.tool_kinds and suggested in _KINDS:
+            return ErrorKind(suggested), message
         if (
             suggested == ErrorKind.MEMORY_LIMIT
             or message == "uncaught null"
@@ -360,6 +364,7 @@ class WasmEngine:
 
 # kinds a host answer may carry into a call's result (host_calls.py and the fetch policy)
 _HOST_ANSWER_KINDS = frozenset({ErrorKind.CAPABILITY_DENIED.value, ErrorKind.TIMEOUT.value})
+_KINDS = frozenset(k.value for k in ErrorKind)
 
 
 def _guest_fact(guest: Guest, export: str) -> int:

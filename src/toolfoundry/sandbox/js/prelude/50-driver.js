@@ -29,7 +29,17 @@
       return answerError("runtime_error", "uncaught exception (not describable)");
     }
   };
+  // The answer is decided: the host refuses any inner tool call made after it (a detached
+  // promise chain may still run jobs in this pump) and every one after the call returns.
+  const answered = () => void host("answered", "");
   const invoke = async (ns, argsJson) => {
+    try {
+      return await outcome(ns, argsJson);
+    } finally {
+      answered();
+    }
+  };
+  const outcome = async (ns, argsJson) => {
     try {
       const args = jsonParse(argsJson);
       let value;

@@ -1,0 +1,64 @@
+// tools (code mode): the registry's tools, each call a real call the host makes; ToolError.
+  // ---- tools ----
+  // `await tools.NAME(args)` calls NAME's current active version, `await tools.call(name, args,
+  // { version })` any name or version. The host does everything that matters (the callee's own
+  // schema, capabilities, limits, usage and audit); this is only the call's shape. A failed call
+  // rejects with a ToolError whose kind the host answered, so an uncaught one ends this call
+  // with that kind (wasm_engine.py:_decided_kind). Calls are synchronous host calls behind a
+  // promise: `Promise.all` over tools runs them one after the other.
+  class ToolError extends _Error {
+    constructor(message, kind = "runtime_error", tool = null) {
+      super(String(message));
+      this.kind = String(kind);
+      this.tool = tool === null || tool === undefined ? null : String(tool);
+    }
+  }
+  defineProperty(ToolError.prototype, "name", { value: "ToolError", writable: true, configurable: true });
+  const toolError = (e, name) =>
+    marked(new ToolError(String(e.message), String(e.kind), e.tool === undefined ? name : e.tool), String(e.kind));
+  const callTool = async (name, args, options) => {
+    if (typeof name !== "string") throw new _TypeError("tools.call: the tool's name must be a string");
+    const request = { name, args: args === undefined ? {} : args };
+    if (options !== undefined && options !== null) {
+      if (typeof options !== "object") throw new _TypeError("tools.call: options must be an object such as { version: 2 }");
+      if (options.version !== undefined) request.version = options.version;
+    }
+    const answer = call("tool", request);
+    if (answer.error) throw toolError(answer.error, name);
+    return answer.value;
+  };
+  // `tools.NAME` is a function calling NAME (a tool named `call` is `tools.call("call", args)`,
+  // a hyphenated one `tools["word-count"](args)`). Room is left for `tools.UPSTREAM.TOOL(args)`
+  // (upstream MCP servers): that function may become a callable namespace of its own.
+  const toolsTarget = freeze(Object.create(null));
+  const tools = new Proxy(toolsTarget, {
+    get(t, p) {
+      if (p === "call") return callTool;
+      // not a tool: symbols, and `then` (so `await tools` is the object, not a call)
+      if (typeof p !== "string" || p === "then") return undefined;
+      return (args) => callTool(p, args);
+    },
+    has(t, p) {
+      return typeof p === "string";
+    },
+    ownKeys() {
+      return [];
+    },
+    getOwnPropertyDescriptor() {
+      return undefined;
+    },
+    set() {
+      return false;
+    },
+    defineProperty() {
+      return false;
+    },
+    deleteProperty() {
+      return false;
+    },
+    setPrototypeOf() {
+      return false;
+    },
+  });
+  define("tools", tools);
+  define("ToolError", ToolError);
