@@ -96,12 +96,28 @@ def test_every_store_command_is_listed_and_takes_db_and_config() -> None:
         assert "--config" in options_of(leaf_commands(main)[words]), words
 
 
+SUPPORTED_STORES = (
+    "it keeps it in SQLite (a file path such as registry.db, or sqlite:///PATH) or PostgreSQL "
+    "(postgresql://USER@HOST/DATABASE, with the [postgres] extra)"
+)
+
+
 @pytest.mark.parametrize(
     ("url", "says"),
     [
-        ("bogus://x", "Can't load plugin"),
-        ("not a url", "Could not parse SQLAlchemy URL"),
-        ("mysql://nobody@localhost/x", "No module named"),
+        (
+            "bogus://x",
+            f"bogus:// is not a store toolfoundry keeps its registry in; {SUPPORTED_STORES}",
+        ),
+        (
+            "mysql://nobody@localhost/x",
+            f"mysql:// is not a store toolfoundry keeps its registry in; {SUPPORTED_STORES}",
+        ),
+        (
+            "postgresql+psycopg2://bob:secret@db.example/x",
+            "postgresql+psycopg2:// asks for the psycopg2 driver; toolfoundry speaks to "
+            "PostgreSQL with psycopg 3: write postgresql://bob:***@db.example/x",
+        ),
     ],
 )
 @pytest.mark.parametrize("words", sorted(STORE_COMMANDS))
@@ -109,8 +125,31 @@ def test_unusable_db_url_is_a_one_line_failure(
     workdir: Path, words: str, url: str, says: str
 ) -> None:
     result = invoke(words, "--db", url)
-    assert_one_line_error(result, 1, "Error: cannot open the registry: ")
-    assert says in result.output
+    assert_one_line_error(result, 1, f"Error: cannot open the registry: {says}")
+    assert "secret" not in result.output
+
+
+@pytest.mark.parametrize("name", ["registry.db", "a #1?.db", "100%20.db"])
+def test_a_bare_path_is_a_sqlite_file(workdir: Path, name: str) -> None:
+    result = CliRunner().invoke(main, ["tools", "list", "--db", name])
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in workdir.glob("*.db")) == [name]  # that file, named as given
+    missing = CliRunner().invoke(main, ["tools", "list", "--db", f"no/such/{name}"])
+    assert_one_line_error(
+        missing, 1, "cannot open the registry: the directory of the SQLite database does not exist"
+    )
+
+
+@pytest.mark.slow
+@pytest.mark.postgres
+def test_postgres_scheme_is_postgresql(workdir: Path, pg_url: str) -> None:
+    url = pg_url.replace("postgresql+psycopg://", "postgres://")
+    made = CliRunner().invoke(main, ["tools", "list", "--json", "--db", url])
+    assert made.exit_code == 0, made.output
+    from toolfoundry import Foundry
+
+    with Foundry.open(url) as foundry:
+        assert foundry.registry.engine.dialect.name == "postgresql"
 
 
 @pytest.mark.parametrize("words", sorted(STORE_COMMANDS))

@@ -245,7 +245,7 @@ def diagnose(db: str | None, config_path: str | None) -> list[Check]:
 
 
 @click.command()
-@db_option("SQLAlchemy URL of the registry to check (default: as every command chooses it).")
+@db_option("The registry to check, as --db of every command (default: as each chooses it).")
 @config_option
 @json_option
 def doctor(db: str | None, config_path: str | None, as_json: bool) -> None:

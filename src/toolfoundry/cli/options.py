@@ -40,7 +40,10 @@ def login_name() -> str:
         return "cli"
 
 
-DB_HELP = "SQLAlchemy URL of the registry (default: TOOLFOUNDRY_DB, else ./.toolfoundry)."
+DB_HELP = (
+    "The registry: a SQLite file (PATH or sqlite:///PATH) or postgresql://USER@HOST/DB "
+    "(default: TOOLFOUNDRY_DB, else ./.toolfoundry)."
+)
 
 
 def config_option(func: F) -> F:
@@ -245,10 +248,12 @@ def open_foundry(db: str | None, config_path: Config | str | None) -> Iterator[F
     except Exception as exc:
         # a command that calls a tool on a SQLite file loads no SQLAlchemy, until it fails here
         from toolfoundry.registry.engine import SchemaMismatch, StoreError
+        from toolfoundry.registry.store_url import UnsupportedStore
 
         # ImportError: a known dialect whose driver (or extra) is not installed; OSError: a
-        # SQLite directory that does not exist.
-        if not isinstance(exc, (*StoreError, SchemaMismatch, ImportError, OSError)):
+        # SQLite directory that does not exist; UnsupportedStore: neither SQLite nor PostgreSQL.
+        known = (*StoreError, SchemaMismatch, UnsupportedStore, ImportError, OSError)
+        if not isinstance(exc, known):
             raise
         raise click.ClickException(f"cannot open the registry: {registry_problem(exc)}") from None
     if made_here and default_dir.exists():

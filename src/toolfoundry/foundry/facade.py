@@ -145,7 +145,8 @@ class Foundry:
         """Open (creating and migrating when needed) the registry and read the configuration.
 
         Args:
-            url: a SQLAlchemy URL; else ``TOOLFOUNDRY_DB``, else ``[registry] url`` of the
+            url: a SQLite file's path, ``sqlite:///PATH`` or ``postgresql://`` (``postgres://``)
+                URL; else ``TOOLFOUNDRY_DB``, else ``[registry] url`` of the
                 configuration, else SQLite under ``./.toolfoundry/``.
             config: a :class:`Config`, or the path of a toolfoundry.toml (default: the one in
                 the working directory, when present).

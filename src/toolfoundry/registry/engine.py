@@ -19,6 +19,7 @@ from toolfoundry.registry.sqlite_file import (
     configure,
     require_directory,
 )
+from toolfoundry.registry.store_url import as_store_url
 from toolfoundry.spec.extras import requires_extra
 
 _MIGRATION_LOCK = 0x7466_7265  # an arbitrary advisory-lock key for PostgreSQL ("tfre")
@@ -55,23 +56,21 @@ def create_registry_engine(url: str) -> Engine:
             not silently made into a new, empty registry; only :func:`default_url` creates its
             directory).
         toolfoundry.spec.extras.MissingExtra: a PostgreSQL URL without psycopg installed
-            (``postgresql://`` means psycopg 3 here, like ``postgresql+psycopg://``).
+            (``postgres://`` and ``postgresql://`` mean psycopg 3 here).
+        toolfoundry.registry.store_url.UnsupportedStore: a database we keep no registry in
+            (a bare path is a SQLite file: ``store_url.as_store_url``).
     """
-    parsed = make_url(url)
+    parsed = make_url(as_store_url(url))
     if parsed.get_backend_name() == "sqlite":
         database = parsed.database
         if database and database != ":memory:" and not parsed.query.get("uri"):
             require_directory(Path(database))
-        engine = create_engine(url, connect_args={"timeout": BUSY_TIMEOUT_MS / 1000})
+        engine = create_engine(parsed, connect_args={"timeout": BUSY_TIMEOUT_MS / 1000})
         event.listen(engine, "connect", _sqlite_on_connect)
         event.listen(engine, "begin", _sqlite_on_begin)
         return engine
-    if parsed.drivername == "postgresql":  # SQLAlchemy would pick psycopg2, which we do not use
-        parsed = parsed.set(drivername="postgresql+psycopg")
-    if parsed.drivername == "postgresql+psycopg":
-        with requires_extra("postgres", "a PostgreSQL registry"):
-            return create_engine(parsed, pool_pre_ping=False)
-    return create_engine(parsed, pool_pre_ping=False)
+    with requires_extra("postgres", "a PostgreSQL registry"):  # the one other store
+        return create_engine(parsed, pool_pre_ping=False)
 
 
 def _sqlite_on_connect(dbapi_connection: Any, _record: Any) -> None:

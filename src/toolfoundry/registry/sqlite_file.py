@@ -17,6 +17,7 @@ from pathlib import Path
 from urllib.parse import unquote
 
 from toolfoundry.registry.records import DriverError
+from toolfoundry.registry.store_url import as_store_url
 
 DEFAULT_DIR = Path(".toolfoundry")
 DEFAULT_FILE = "registry.db"
@@ -37,8 +38,13 @@ def default_url(base: Path | None = None) -> str:
 
 
 def resolve_url(url: str | None) -> str:
-    """``url``, else ``TOOLFOUNDRY_DB``, else the default SQLite file."""
-    return url or os.environ.get("TOOLFOUNDRY_DB") or default_url()
+    """``url``, else ``TOOLFOUNDRY_DB``, else the default SQLite file, as a SQLAlchemy URL
+    (a bare path is a SQLite file, ``postgres://`` is PostgreSQL: ``store_url.as_store_url``).
+
+    Raises:
+        toolfoundry.registry.store_url.UnsupportedStore: a database we keep no registry in.
+    """
+    return as_store_url(url or os.environ.get("TOOLFOUNDRY_DB") or default_url())
 
 
 def file_of(url: str) -> Path | None:
