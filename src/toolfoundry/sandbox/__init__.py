@@ -8,8 +8,15 @@ each answered (and checked) by the host according to the :class:`SandboxPolicy`.
 
 The public names are the ones below (``__all__``); every other module of the package may
 change. :func:`run_js` lives in ``sandbox/js/run.py`` and loads (with wasmtime) on first use.
-The seams: ``js/engine.py`` (the engine), ``host/protocols.py`` (fetch and storage),
-``process/`` (the Python tier's executor).
+
+One seam module per family, the Protocols that implementations plug into:
+
+- ``js/engine.py``: the JavaScript engine (``Engine``, ``Limits``);
+- ``host/protocols.py``: the host capabilities a guest reaches (fetch, storage);
+- ``process/executor.py``: the Python tier's executors (``Executor``, ``ProcessLimits``).
+
+Protocols elsewhere are private to their package (``host/fetch_session.SessionPolicy``,
+``process/budget.Budgeter``): nothing outside it plugs into them.
 """
 
 from __future__ import annotations

@@ -8,6 +8,9 @@
 
 Keys come from ``OPENAI_API_KEY`` / ``ANTHROPIC_API_KEY``; base URLs from ``OPENAI_BASE_URL``,
 ``ANTHROPIC_BASE_URL`` and ``TOOLFOUNDRY_COMPAT_BASE_URL`` unless passed as ``base_url``.
+
+The seam is ``base.py`` (``Provider`` and the neutral message types); every other module here
+is one vendor's adapter behind it.
 """
 
 from __future__ import annotations

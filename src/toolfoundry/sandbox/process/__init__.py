@@ -4,7 +4,8 @@
     with WarmPool(size=2) as pool:
         pool.run("def handler(a):\\n    return a['x'] + 1", {"x": 1}, ProcessLimits()).value  # 2
 
-Every executor implements :class:`Executor`; see README.md in this folder for the boundary.
+Every executor implements :class:`Executor`, the tier's seam (``executor.py``, with
+:class:`ProcessLimits`); see README.md in this folder for the boundary.
 """
 
 from __future__ import annotations
