@@ -20,8 +20,8 @@ Mechanisms, detected once per process (:func:`detect`), one small class each:
 from __future__ import annotations
 
 import contextlib
-import functools
 import os
+import threading
 import time
 import uuid
 from pathlib import Path
@@ -236,13 +236,25 @@ def _works(budgeter: Budgeter) -> bool:
     return True
 
 
-@functools.cache
+_detected: list[Budgeter | None] = []  # the one verdict, once made
+_detecting = threading.Lock()
+
+
 def detect() -> Budgeter | None:
     """The per-call budget mechanism this machine allows (tried once, by creating a group).
 
-    ``TOOLFOUNDRY_PROCESS_BUDGET=rlimit`` forces the fallback (for tests and for machines
-    where groups exist but should not be used).
+    Concurrent first callers wait for the one try (under a lock) rather than each creating
+    and sweeping groups. ``TOOLFOUNDRY_PROCESS_BUDGET=rlimit`` forces the fallback (for tests
+    and for machines where groups exist but should not be used).
     """
+    if not _detected:
+        with _detecting:
+            if not _detected:
+                _detected.append(_detect())
+    return _detected[0]
+
+
+def _detect() -> Budgeter | None:
     if os.environ.get("TOOLFOUNDRY_PROCESS_BUDGET") == "rlimit":
         return None
     try:

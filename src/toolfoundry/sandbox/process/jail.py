@@ -250,7 +250,11 @@ def _open_group() -> CallGroup | None:
 
 def probe(config: JailConfig | None = None, timeout: float = 10.0) -> str | None:
     """Start one jail and see its runner get ready: None when jails work here, else why not
-    (no bwrap, or a kernel or security policy that refuses the namespaces)."""
+    (no bwrap, or a kernel or security policy that refuses the namespaces).
+
+    A jail still starting after ``timeout`` is a slow machine, not a refusal: bwrap got past
+    the namespaces it would have failed on, so jails work (calls keep their own deadlines).
+    """
     try:
         jail = spawn(config or JailConfig())
     except JailUnavailable as exc:
@@ -258,6 +262,8 @@ def probe(config: JailConfig | None = None, timeout: float = 10.0) -> str | None
     try:
         if jail.await_ready(timeout):
             return None
+        if not select.select([jail.result_read], [], [], 0)[0]:
+            return None  # no end of file on its result pipe: the jail is starting still
         jail.kill()
         jail.process.wait()
         stderr = jail.process.stderr.read() if jail.process.stderr else b""
