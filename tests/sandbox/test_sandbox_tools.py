@@ -1,6 +1,6 @@
 """Code mode in the sandbox: the `tools` global, ToolError, the `tool` op and nested engine runs.
 
-The providers here implement the sandbox's seam (sandbox/host/inner_calls.py) in a few lines,
+The providers here implement the sandbox's seam (sandbox/host/protocols.py) in a few lines,
 some by running another real sandboxed call: the foundry's own provider is tested in
 tests/foundry/test_foundry_code_mode.py.
 """
@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from toolfoundry.sandbox import SandboxPolicy, run_js
-from toolfoundry.sandbox.host.inner_calls import ToolRequest
+from toolfoundry.sandbox.host.protocols import ToolRequest
 from toolfoundry.spec import CallResult, ErrorKind
 from toolfoundry.spec.limits import MIB
 

@@ -5,8 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from toolfoundry.sandbox.host.inner_calls import ToolsProvider
-from toolfoundry.sandbox.host.protocols import FetchProvider, StorageBackend
+from toolfoundry.sandbox.host.protocols import FetchProvider, StorageBackend, ToolsProvider
 from toolfoundry.sandbox.host.storage import StorageQuota
 from toolfoundry.spec.limits import CALL_LIMIT_BOUNDS, Bound, CallLimits
 from toolfoundry.spec.limits import MIB as MIB  # re-exported: the sandbox sizes in bytes
@@ -36,7 +35,7 @@ class SandboxPolicy:
         storage_namespace: the namespace for localStorage; defaults to ``tool:<tool>``.
         storage_quota: key count, value size and total bytes allowed per namespace.
         tool: the calling tool's name, for audit and the default storage namespace.
-        tools: code mode's ``tools`` (``sandbox/host/inner_calls.py``); None makes every
+        tools: code mode's ``tools`` (``sandbox/host/protocols.py``); None makes every
             ``tools.NAME(...)`` fail with ``capability_denied``.
         deadline: a ``time.monotonic()`` instant the call must end by even sooner than
             ``timeout_s`` allows: an inner call's is its outer call's.

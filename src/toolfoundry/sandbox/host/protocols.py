@@ -1,14 +1,17 @@
 """The seams between the sandbox engine and its host capabilities.
 
-The engine knows only these protocols; fetch, storage and their backends plug in behind them.
-Host handlers never raise into the engine: they return a JSON-ready answer, errors included.
+The engine knows only these protocols; fetch, storage, code mode's ``tools`` and their
+backends plug in behind them. Host handlers never raise into the engine: they return a
+JSON-ready answer (or a :class:`~toolfoundry.spec.CallResult`), errors included.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, Protocol
 
+from toolfoundry.spec import CallResult
 from toolfoundry.spec.local_storage import StorageQuota, StorageRefusal
 
 
@@ -65,4 +68,62 @@ class StorageBackend(Protocol):
 
     def usage(self, namespace: str) -> tuple[int, int]:
         """(number of keys, total bytes of keys and values in UTF-8)."""
+        ...
+
+
+# ---- code mode: a script's `tools.NAME(args)` -----------------------------------------------
+# The sandbox knows nothing of a registry. A call whose policy has a ToolsProvider gets one
+# ToolsHandler for its duration, and every `tools` call the script makes becomes one
+# ToolRequest to it. The foundry implements the provider (foundry/inner_calls.py: each request
+# is a real call of the callee, with the callee's own capabilities); the forge's test runner
+# implements it over a test's fixtures and the real callees. The sandbox checks a request's
+# shape and the JSON gate before the handler sees it, gates the answer's value, refuses
+# requests once the script has answered, and closes the handler when the call ends:
+#
+#     class Echo:                                  # a provider answering every call itself
+#         def handler(self, *, deadline, caller):
+#             return self
+#         def call(self, request):
+#             return CallResult.success({"tool": request.name, "args": request.args})
+#         def close(self):
+#             pass
+
+
+@dataclass(frozen=True)
+class ToolRequest:
+    """One inner call a script made.
+
+    Attributes:
+        name: the tool's name, as the script wrote it (not checked against any pattern here).
+        args: the arguments, a JSON object that passed the JSON gate.
+        version: the version asked for (``tools.call(name, args, { version })``), or None
+            for the current active one.
+    """
+
+    name: str
+    args: dict[str, Any]
+    version: int | None = None
+
+
+class ToolsHandler(Protocol):
+    """Answers the ``tools`` calls of one sandboxed call."""
+
+    def call(self, request: ToolRequest) -> CallResult:
+        """Make one inner call; never raises (a failed call is a failed CallResult, whose
+        kind the script's ``ToolError`` carries). Runs on a thread with a native stack of its
+        own (``sandbox/js/nesting.py``), so it may itself run a sandboxed call."""
+        ...
+
+    def close(self) -> None:
+        """The call has ended: refuse every later request."""
+        ...
+
+
+class ToolsProvider(Protocol):
+    """Makes the :class:`ToolsHandler` of one call."""
+
+    def handler(self, *, deadline: float, caller: str | None) -> ToolsHandler:
+        """``deadline`` is the ``time.monotonic()`` instant the calling script must end by
+        (an inner call must end by it too); ``caller`` is the policy's ``tool`` (None for a
+        one-off script)."""
         ...

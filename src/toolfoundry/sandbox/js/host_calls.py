@@ -8,7 +8,7 @@ lone surrogate in one is kept as its visible escape.
 
 The ``tool`` op is code mode's ``tools.NAME(args)``: the request is checked here (its shape,
 and the JSON gate with one level for the wrapper), then handed to the call's
-:class:`~toolfoundry.sandbox.host.inner_calls.ToolsHandler` on a native stack of its own
+:class:`~toolfoundry.sandbox.host.protocols.ToolsHandler` on a native stack of its own
 (``nesting.py``: the callee runs in another store below this one). Once the guest has said
 ``answered`` (its result is decided), every later ``tool`` request is refused.
 """
@@ -19,8 +19,7 @@ import time
 from typing import Any
 
 from toolfoundry.sandbox.host import crypto
-from toolfoundry.sandbox.host.inner_calls import ToolRequest, ToolsHandler
-from toolfoundry.sandbox.host.protocols import FetchHandler
+from toolfoundry.sandbox.host.protocols import FetchHandler, ToolRequest, ToolsHandler
 from toolfoundry.sandbox.host.storage import StorageHook
 from toolfoundry.sandbox.js.modules import ImportRefused, LibraryCatalog
 from toolfoundry.sandbox.js.nesting import run_nested
