@@ -3,15 +3,18 @@
 Twelve calls of one tool at once, each writing until ``QuotaExceededError``, must together store
 no more than the namespace's quota (bytes, and keys), on SQLite and PostgreSQL through
 ``Foundry.call``, across two processes on one PostgreSQL, in the shared namespace, and on the
-in-memory backend through ``run_js``.
+in-memory backend through ``run_js``. A key or value holding U+0000 is refused with the same
+error on every backend and by ``toolfoundry js run``.
 """
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import textwrap
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -164,3 +167,101 @@ def test_concurrent_runs_on_the_memory_backend_never_store_over_the_quota() -> N
     count, total = store.usage("tool:mem")
     assert count == sum(stored)
     assert QUOTA.max_total_bytes - CHUNK - 100 < total <= QUOTA.max_total_bytes
+
+
+# -- U+0000 (NUL): refused alike on every backend (PostgreSQL's text cannot hold it) --------
+
+NUL_CODE = """
+export function handler({ op, key, value }) {
+  try {
+    if (op === "set") localStorage.setItem(key, value);
+    if (op === "get") return localStorage.getItem(key);
+    if (op === "remove") localStorage.removeItem(key);
+    if (op === "index") return localStorage[key] ?? null;
+    return ["stored", localStorage.length];
+  } catch (e) {
+    return [e.name, e.message, localStorage.length];
+  }
+}
+"""
+NUL_CASES = [
+    ({"op": "set", "key": "a\x00b", "value": "v"}, "key"),
+    ({"op": "set", "key": "k", "value": "a\x00b"}, "value"),
+    ({"op": "get", "key": "\x00", "value": ""}, "key"),
+    ({"op": "remove", "key": "x\x00", "value": ""}, "key"),
+    ({"op": "index", "key": "x\x00", "value": ""}, "key"),
+]
+NUL_MESSAGE = (
+    "localStorage: a {} may not contain U+0000 (NUL): no store keeps it; "
+    "encode binary data (base64, hex)"
+)
+
+
+def nul_draft() -> dict[str, Any]:
+    return {
+        "name": "nul",
+        "description": "Try a localStorage operation with the given key and value",
+        "parameters": {
+            "type": "object",
+            "properties": {k: {"type": "string"} for k in ("op", "key", "value")},
+            "required": ["op", "key", "value"],
+        },
+        "code": NUL_CODE,
+        "capabilities": {"storage": True},
+        "tests": [{"input": {"op": "set", "key": "k", "value": "v"}, "expected": ["stored", 1]}],
+    }
+
+
+def expected_refusal(what: str) -> list[Any]:
+    return ["TypeError", NUL_MESSAGE.format(what), 0]
+
+
+def test_a_nul_in_a_key_or_value_is_refused_on_every_registry_store(db_url: str) -> None:
+    fd = open_foundry(db_url)
+    assert fd.create_tool(nul_draft()).status == "active"
+    for args, what in NUL_CASES:
+        out = fd.call("nul", args)
+        assert out.ok, out.to_dict()
+        assert out.value == expected_refusal(what), args
+    assert fd.registry.storage.keys("tool:nul") == []
+    # uncaught, it is the tool's runtime_error with the same words: no trap, no driver text
+    raw = {
+        **nul_draft(),
+        "name": "nul_raw",
+        "code": "export function handler({ key }) {\n  localStorage.setItem(key, 'v');\n}\n",
+        "tests": [{"input": {"op": "set", "key": "k", "value": ""}, "expected": None}],
+    }
+    assert fd.create_tool(raw).status == "active"
+    out = fd.call("nul_raw", {"op": "set", "key": "a\x00", "value": ""})
+    assert out.error is not None
+    assert out.error.kind.value == "runtime_error"
+    assert NUL_MESSAGE.format("key") in out.error.message
+    assert "wasm" not in out.error.message.lower()
+    assert "psycopg" not in out.error.message.lower()
+    fd.close()
+
+
+def test_a_nul_is_refused_alike_on_the_memory_backend() -> None:
+    store = MemoryStorage()
+    policy = SandboxPolicy(storage=store, storage_namespace="tool:nul")
+    for args, what in NUL_CASES:
+        out = run_js(NUL_CODE, args, policy)
+        assert out.ok, out.to_dict()
+        assert out.value == expected_refusal(what), args
+    assert store.keys("tool:nul") == []
+
+
+def test_a_nul_is_refused_alike_by_js_run(tmp_path: Path) -> None:
+    module = tmp_path / "nul.js"
+    module.write_text(NUL_CODE)
+    for args, what in NUL_CASES:
+        command = ["js", "run", str(module), "--args", json.dumps(args), "--json"]
+        done = subprocess.run(
+            [sys.executable, "-m", "toolfoundry", *command],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr
+        assert json.loads(done.stdout)["value"] == expected_refusal(what), args

@@ -13,6 +13,7 @@ from toolfoundry.spec.local_storage import (
     StorageQuota,
     StorageRefusal,
     entry_refusal,
+    key_refusal,
     usage_refusal,
 )
 
@@ -46,6 +47,8 @@ class SqlStorage:
         )
 
     def get_item(self, namespace: str, key: str) -> str | None:
+        if key_refusal(key) is not None:
+            return None  # never stored (PostgreSQL's driver refuses a NUL even in a lookup)
         with self._engine.connect() as conn:
             value = conn.execute(
                 select(storage.c.value).where(
@@ -85,6 +88,8 @@ class SqlStorage:
         return None
 
     def remove_item(self, namespace: str, key: str) -> None:
+        if key_refusal(key) is not None:
+            return
         with self._engine.begin() as conn:
             conn.execute(
                 delete(storage).where(storage.c.namespace == namespace, storage.c.key == key)

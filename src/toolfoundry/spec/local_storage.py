@@ -6,12 +6,21 @@ advisory lock). A check made above the backend (read the usage, decide, then wri
 concurrent calls of one tool store 6.8 MB against 5 MiB: each read the usage before the
 others wrote. The rule lives here, below both the sandbox and the registry, so the in-memory
 backend and the registry's SQL one apply the same words.
+
+What a backend may store: text without U+0000 (NUL), in keys and values alike. PostgreSQL's
+``text`` cannot hold a NUL (the driver refused it, and the call ended in a trap that quoted
+the driver), so one behaviour on every backend means refusing it on every backend, with the
+same message, before anything is read or stored: a tool stores binary data as base64 or hex.
+Lone surrogates never get this far: the JSON gate refuses them in the request.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Literal
+
+NUL = "\x00"
+_NO_NUL = "may not contain U+0000 (NUL): no store keeps it; encode binary data (base64, hex)"
 
 
 @dataclass(frozen=True)
@@ -37,11 +46,11 @@ class StorageRefusal:
 
     Attributes:
         kind: ``quota`` (a limit of :class:`StorageQuota`: ``QuotaExceededError`` in the
-            script).
+            script) or ``invalid`` (text no backend stores: a ``TypeError``).
         message: what was refused and why, for the script and its caller.
     """
 
-    kind: Literal["quota"]
+    kind: Literal["quota", "invalid"]
     message: str
 
 
@@ -50,8 +59,20 @@ def text_bytes(text: str) -> int:
     return len(text.encode("utf-8", "surrogatepass"))
 
 
+def key_refusal(key: str) -> StorageRefusal | None:
+    """Why no value can be read, written or removed under ``key``, or None."""
+    if NUL in key:
+        return StorageRefusal("invalid", f"localStorage: a key {_NO_NUL}")
+    return None
+
+
 def entry_refusal(key: str, value: str, quota: StorageQuota) -> StorageRefusal | None:
     """Why ``key: value`` may not be stored whatever the namespace holds, or None."""
+    refusal = key_refusal(key)
+    if refusal is not None:
+        return refusal
+    if NUL in value:
+        return StorageRefusal("invalid", f"localStorage: a value {_NO_NUL}")
     key_size, value_size = text_bytes(key), text_bytes(value)
     if key_size > quota.max_key_bytes:
         return StorageRefusal(

@@ -18,6 +18,7 @@ from toolfoundry.spec.local_storage import (
     StorageQuota,
     StorageRefusal,
     entry_refusal,
+    key_refusal,
     text_bytes,
     usage_refusal,
 )
@@ -30,7 +31,8 @@ class StorageHook:
 
     A request is ``{"op": "get" | "set" | "remove" | "clear" | "key" | "length" | "keys", ...}``;
     the answer is ``{"value": ...}`` or ``{"error": {"kind": ..., "message": ...}}`` where kind
-    ``quota`` becomes a ``QuotaExceededError`` in the script.
+    ``quota`` becomes a ``QuotaExceededError`` in the script, and ``runtime_error`` (a key or
+    value with a NUL, which no backend stores) a ``TypeError``.
     """
 
     def __init__(self, backend: StorageBackend | None, namespace: str, quota: StorageQuota) -> None:
@@ -48,8 +50,12 @@ class StorageHook:
         key = request.get("key")
         ns = self.namespace
         backend = self.backend
-        if op in ("get", "set", "remove") and not isinstance(key, str):
-            return _error("runtime_error", "storage: key must be a string")
+        if op in ("get", "set", "remove"):
+            if not isinstance(key, str):
+                return _error("runtime_error", "storage: key must be a string")
+            refusal = key_refusal(key)
+            if refusal is not None:
+                return _refused(refusal)
         if op == "get":
             assert isinstance(key, str)
             return {"value": backend.get_item(ns, key)}
@@ -60,7 +66,7 @@ class StorageHook:
                 return _error("runtime_error", "storage: value must be a string")
             refusal = backend.set_item(ns, key, value, self.quota)
             if refusal is not None:
-                return _error(refusal.kind, refusal.message)
+                return _refused(refusal)
             return {"value": None}
         if op == "remove":
             assert isinstance(key, str)
@@ -84,6 +90,11 @@ class StorageHook:
 
 def _error(kind: str, message: str) -> dict[str, Any]:
     return {"error": {"kind": kind, "message": message}}
+
+
+def _refused(refusal: StorageRefusal) -> dict[str, Any]:
+    # "quota" is the prelude's QuotaExceededError; text no store keeps is the script's error
+    return _error("quota" if refusal.kind == "quota" else "runtime_error", refusal.message)
 
 
 class MemoryStorage:
