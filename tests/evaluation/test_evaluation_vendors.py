@@ -131,14 +131,26 @@ def test_anthropic_messages(vendor: tuple[str, list[dict[str, Any]]]) -> None:
     assert data["overall"] == {"correct": 0, "total": 4, "share": 0.0}
 
 
-def test_vendor_refusals_are_scored_not_fatal(vendor: tuple[str, list[dict[str, Any]]]) -> None:
+def test_vendor_refusals_are_scored_and_a_run_with_no_answer_fails(
+    vendor: tuple[str, list[dict[str, Any]]],
+) -> None:
     url, _ = vendor
     env = {"OPENAI_API_KEY": "test-key", "OPENAI_BASE_URL": f"{url}/v1"}
-    code, out = run_eval("openai:broken-model", env, "--status", "empty")
-    assert code == 0, out
-    data = json.loads(out)
-    assert {s["outcome"] for s in data["scenarios"]} == {"provider_error"}
+    args = ["eval", "degradation", "--model", "openai:broken-model", "--status", "empty"]
+    as_json, as_table = (
+        CliRunner(env=env).invoke(main, args + extra) for extra in (["--json"], [])
+    )
+    for result in (as_json, as_table):
+        # every call failed: not a 0 % score, but an error with the reason, exit 1
+        assert result.exit_code == 1, result.output
+        assert result.stderr.strip().splitlines()[-1] == (
+            "Error: every call to openai:broken-model failed (4 of 4), so nothing was scored: "
+            "Error code: 400 - model is broken"
+        )
+    data = json.loads(as_json.stdout)
+    assert {s["outcome"] for s in data["scenarios"]} == {"provider_error"}  # each one scored
     assert "model is broken" in data["scenarios"][0]["detail"]
+    assert as_table.stdout == ""  # no table of 0 %
 
 
 def test_missing_key_is_a_usage_error() -> None:

@@ -48,6 +48,16 @@ class LazyGroup(click.Group):
         except MissingExtra as exc:
             raise click.ClickException(str(exc)) from None
 
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        """Click's, with its "Did you mean" for a mistyped command: click draws those from
+        the commands it holds, and this group holds none until one is used."""
+        unknown = args and args[0] not in COMMANDS and not args[0].startswith("-")
+        if unknown and not ctx.resilient_parsing:
+            raise click.exceptions.NoSuchCommand(args[0], possibilities=list(COMMANDS), ctx=ctx)
+        return super().resolve_command(ctx, args)
+
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         target = COMMANDS.get(cmd_name)
         if target is None:

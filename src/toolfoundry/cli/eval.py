@@ -97,10 +97,18 @@ def degradation(
         if getattr(exc, "kind", None) != "configuration":
             raise
         raise click.ClickException(f"{model}: {exc}") from None
+    failed = [v for v in report.verdicts if v.outcome == "provider_error"]
+    nothing_scored = len(failed) == len(report.verdicts)
     if as_json:
         click.echo(encode(report.to_dict(), indent=2))
-    else:
+    elif not nothing_scored:  # a table of 0 % would read as the model's score
         _print(report)
+    if nothing_scored:
+        reason = failed[0].detail.removeprefix(f"{model}: ")
+        raise click.ClickException(
+            f"every call to {model} failed ({len(failed)} of {len(failed)}), so nothing was "
+            f"scored: {reason}"
+        )
     if min_share is not None and report.overall.share < min_share:
         ctx.exit(1)
 

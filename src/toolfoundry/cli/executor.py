@@ -9,7 +9,14 @@ from typing import Any
 
 import click
 
-from toolfoundry.cli.options import Bounded, Seconds, host_port, json_args, print_result
+from toolfoundry.cli.options import (
+    ARGS_HELP,
+    Bounded,
+    Seconds,
+    host_port,
+    json_args,
+    print_result,
+)
 from toolfoundry.config import LIMIT_BOUNDS
 from toolfoundry.sandbox.process import EXECUTOR_TOKEN_ENV
 from toolfoundry.sandbox.process.executor import MIB, PROCESS_LIMIT_BOUNDS, ProcessLimits
@@ -81,7 +88,7 @@ def serve(
 
 @executor.command("run")
 @click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--args", "args_json", metavar="JSON", help="Arguments passed to handler(args).")
+@click.option("--args", "args_json", metavar="JSON", help=ARGS_HELP)
 @click.option("--timeout", type=Seconds(), default=5.0, show_default=True, help="Seconds.")
 @click.option(
     "--memory",

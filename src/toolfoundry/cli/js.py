@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from toolfoundry.cli.options import Bounded, Seconds, json_args, print_result
+from toolfoundry.cli.options import ARGS_HELP, Bounded, Seconds, json_args, print_result
 from toolfoundry.sandbox.policy import MIB
 from toolfoundry.spec import CallLimits
 from toolfoundry.spec.limits import CALL_LIMIT_BOUNDS
@@ -23,7 +23,7 @@ def js() -> None:
 
 @js.command("run")
 @click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--args", "args_json", metavar="JSON", help="Arguments passed to handler(args).")
+@click.option("--args", "args_json", metavar="JSON", help=ARGS_HELP)
 @click.option(
     "--allow-host",
     "allow_hosts",

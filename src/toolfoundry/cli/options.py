@@ -189,21 +189,45 @@ def fail(exc: RegistryError, as_json: bool) -> NoReturn:
     sys.exit(1)
 
 
+ARGS_HELP = "Arguments as a JSON object; @FILE reads them from a file, - from stdin."
+
+
 def json_args(value: str | None) -> Any:
-    """The ``--args`` JSON text, decoded by the JSON gate (``{}`` when not given).
+    """The ``--args`` value decoded by the JSON gate (``{}`` when not given): JSON text,
+    ``@FILE`` for a file's contents or ``-`` for standard input (what a command line cannot
+    hold: past ~128 KB an argument is refused by the operating system).
 
     Raises:
-        click.BadParameter: the text is not JSON, or breaks the gate's rules (exit 2).
+        click.BadParameter: the text is not JSON, breaks the gate's rules, or the file cannot
+            be read (exit 2).
     """
-    from toolfoundry.spec.json_gate import InvalidJson, decode
+    from toolfoundry.spec.json_gate import JSON_LIMITS, InvalidJson, decode
 
     if value is None:
         return {}
+    data: str | bytes = value
+    where = ""
+    if value == "-" or value.startswith("@"):
+        where = " (stdin)" if value == "-" else f" (in {value[1:]})"
+        try:
+            if value == "-":
+                data = sys.stdin.buffer.read(JSON_LIMITS.max_bytes + 1)
+            else:
+                with open(value[1:], "rb") as source:
+                    data = source.read(JSON_LIMITS.max_bytes + 1)
+        except OSError as exc:
+            reason = exc.strerror or type(exc).__name__
+            raise click.BadParameter(
+                f"cannot read {value[1:]}: {reason}", param_hint="--args"
+            ) from None
+        if len(data) > JSON_LIMITS.max_bytes:
+            limit = f"{JSON_LIMITS.max_bytes} bytes"
+            raise click.BadParameter(f"the JSON{where} is larger than {limit}", param_hint="--args")
     try:
-        return decode(value)
+        return decode(data)
     except InvalidJson as exc:
         detail = visible(str(exc).removeprefix("$: not valid JSON: "))
-        raise click.BadParameter(f"not valid JSON: {detail}", param_hint="--args") from None
+        raise click.BadParameter(f"not valid JSON{where}: {detail}", param_hint="--args") from None
 
 
 def host_port(value: str, option: str = "--http") -> tuple[str, int]:

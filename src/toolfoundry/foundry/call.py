@@ -187,7 +187,9 @@ class Caller:
         # per version id (immutable), bounded by bytes: a server sees versions without end
         self._versions: SizedLRU[int, Prepared] = SizedLRU(1024, 64 * MIB, _prepared_cost)
 
-    def call(self, name: str, args: Any, *, version: int | None = None) -> CallResult:
+    def call(
+        self, name: str, args: Any, *, version: int | None = None, by: str = AGENT_ACTOR
+    ) -> CallResult:
         """See :meth:`toolfoundry.Foundry.call`."""
         started = time.perf_counter()
         try:
@@ -204,12 +206,14 @@ class Caller:
                 # a person disabled the tool: that holds for every version of it
                 who = registry.disabled_by(name)
                 message = f"{name!r} is disabled (by {who}): no version of it runs until enabled"
+            elif status is VersionStatus.PENDING_APPROVAL:
+                message = pending_message(name, number)
             else:
                 message = f"{name!r} version {number} is {status.value}; only active versions run"
             refused = CallResult.failure(
                 ErrorKind.NOT_ACTIVE, message, duration_ms=elapsed_ms(started)
             )
-            self._record(name, number, refused.duration_ms, ErrorKind.NOT_ACTIVE.value)
+            self._record(name, number, refused.duration_ms, ErrorKind.NOT_ACTIVE.value, by)
             return with_step(refused, version=number)
         tool, policy, validator = self._prepared(row_id, name, number)
         checked, problems = gated_arguments(tool.parameters, args, validator=validator)
@@ -227,11 +231,13 @@ class Caller:
 
             result = run_js(tool.code, checked, policy)
         kind = result.error.kind.value if result.error else None
-        self._record(name, number, result.duration_ms, kind)
+        self._record(name, number, result.duration_ms, kind, by)
         return with_step(result, version=number)
 
-    def _record(self, name: str, number: int, duration_ms: float, kind: str | None) -> None:
-        self._statements.record(name, number, duration_ms, kind, AGENT_ACTOR)
+    def _record(
+        self, name: str, number: int, duration_ms: float, kind: str | None, by: str
+    ) -> None:
+        self._statements.record(name, number, duration_ms, kind, by)
 
     def _call_python(
         self, tool: ToolVersion, args: Any, fetch: FetchProvider | None, started: float
@@ -262,6 +268,15 @@ class Caller:
 
     def _storage(self) -> StorageBackend:
         return self._registry().storage
+
+
+def pending_message(name: str, number: int) -> str:
+    """Why a version waiting for approval does not run, and who may change that: the same
+    words for a person at the CLI and for a model over MCP (which must not approve itself)."""
+    return (
+        f"{name!r} version {number} is pending_approval: a person must approve it before it "
+        f"runs (toolfoundry approvals approve {name}@{number}, or the review page)"
+    )
 
 
 def with_step(result: CallResult, *, version: int | None = None) -> CallResult:

@@ -21,6 +21,7 @@ from toolfoundry.config import Config, load_config
 from toolfoundry.foundry import telemetry
 from toolfoundry.foundry.call import Caller
 from toolfoundry.registry import (
+    AGENT_ACTOR,
     AuditEntry,
     RegistryError,
     SearchHit,
@@ -95,7 +96,6 @@ class Foundry:
         self._executor = executor
         self._owns_executor = executor is None
         self._python_probed = False
-        self._python_probing = threading.Lock()  # one probe and one pool, however many callers
         # format -> (the active (name, version) set it was rendered from, the text)
         self._catalogs: dict[str, tuple[list[tuple[str, int]], str]] = {}
         self.reconfigure(config)
@@ -216,26 +216,17 @@ class Foundry:
     def python_executor(self) -> Executor | None:
         """The Python tier's executor: the one given, else ``TOOLFOUNDRY_EXECUTOR`` (an
         executor service URL, token in ``TOOLFOUNDRY_EXECUTOR_TOKEN``), else a warm pool of
-        bubblewrap jails; None when none is available (Python drafts are then refused).
+        bubblewrap jails; None when none is available (Python drafts are then refused)."""
+        if self._executor is None and not self._python_probed:
+            from toolfoundry.sandbox.process import Admission, default_executor
+            from toolfoundry.spec.limits import MIB
 
-        Probed once, under a lock: callers that come while the probe runs wait for its
-        verdict (a tier still being probed is not an unavailable one), and an unavailable
-        tier is not probed again per call.
-        """
-        if self._python_probed:
-            return self._executor
-        with self._python_probing:
-            if self._executor is None and not self._python_probed:
-                from toolfoundry.sandbox.process import Admission, default_executor
-                from toolfoundry.spec.limits import MIB
-
-                # calls and draft test runs share one budget ([limits] python_total_mib)
-                total = self.config.python_total_mib * MIB
-                admission = Admission(total, self.config.python_queue_s)
-                self._executor = default_executor(
-                    self.config.policy.python_packages, admission=admission
-                )
-            self._python_probed = True  # set last: a reader that sees it sees the verdict
+            self._python_probed = True  # an unavailable tier is not probed again per call
+            # calls and draft test runs share one pool-wide budget ([limits] python_total_mib)
+            admission = Admission(self.config.python_total_mib * MIB, self.config.python_queue_s)
+            self._executor = default_executor(
+                self.config.policy.python_packages, admission=admission
+            )
         return self._executor
 
     def _python_runner(self) -> ToolRunner | None:
@@ -278,7 +269,13 @@ class Foundry:
     # -- calling -------------------------------------------------------------------------
 
     def call(
-        self, name: str, args: Any, *, version: int | None = None, call_id: str | None = None
+        self,
+        name: str,
+        args: Any,
+        *,
+        version: int | None = None,
+        call_id: str | None = None,
+        by: str = AGENT_ACTOR,
     ) -> CallResult:
         """Validate ``args`` against the version's schema, run it in the sandbox, record usage.
 
@@ -286,13 +283,15 @@ class Foundry:
         resolved, ``details["version"]`` the version that answered; failures carry
         ``not_found``, ``not_active``, ``invalid_arguments`` (every problem with its JSON
         path) or what the sandbox reported. ``call_id`` is the model's id for this call, when
-        there is one (it labels the call's trace span, ``gen_ai.tool.call.id``).
+        there is one (it labels the call's trace span, ``gen_ai.tool.call.id``). ``by`` is
+        who calls, the audit row's actor: ``"agent"`` unless a person called (the CLI's
+        ``call`` passes the login name).
         """
         instruments = telemetry.instruments()
         if instruments is None:
-            return self._caller.call(name, args, version=version)
+            return self._caller.call(name, args, version=version, by=by)
         return instruments.call(
-            name, lambda: self._caller.call(name, args, version=version), call_id=call_id
+            name, lambda: self._caller.call(name, args, version=version, by=by), call_id=call_id
         )
 
     # -- reviewing and versions ----------------------------------------------------------

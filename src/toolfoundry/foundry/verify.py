@@ -40,6 +40,7 @@ from toolfoundry.foundry.call import fetch_policy
 from toolfoundry.foundry.fixture_reach import unreachable
 from toolfoundry.registry import Registry, RegistryError, ToolVersion, VersionStatus
 from toolfoundry.spec import Problem, StepResult, StepStatus
+from toolfoundry.spec.names import did_you_mean
 
 PASSED, FAILED, UNAVAILABLE, SKIPPED = "passed", "failed", "unavailable", "skipped"
 OUTCOMES = (PASSED, FAILED, UNAVAILABLE, SKIPPED)
@@ -185,7 +186,9 @@ class Verifier:
         unknown = sorted(set(wanted) - {v.name for v in found})
         if unknown:
             listed = ", ".join(repr(n) for n in unknown)
-            raise RegistryError("not_found", f"no tool named {listed}")
+            known = [v.name for v in self.registry.current_versions()] if len(unknown) == 1 else []
+            hint = did_you_mean(unknown[0], known)
+            raise RegistryError("not_found", f"no tool named {listed}{hint}")
         return found
 
     def _one(self, v: ToolVersion, parent: list[Any], js_runner: ToolRunner) -> ToolVerification:

@@ -27,6 +27,7 @@ from toolfoundry.registry.codecs import (
 )
 from toolfoundry.registry.records import AuditEvent, RegistryError, ToolVersion
 from toolfoundry.spec import VersionStatus
+from toolfoundry.spec.names import did_you_mean
 
 _RESOLVE = (
     "SELECT v.id, v.version, v.status, t.current_status "
@@ -51,6 +52,7 @@ _AUDIT = (
     "INSERT INTO tf_audit (at, tool, version, event, actor, detail) "
     "VALUES (:at, :tool, :version, :event, :actor, :detail)"
 )
+_NAMES = "SELECT name FROM tf_tools"
 _NAMED = re.compile(r":(\w+)")
 
 
@@ -95,11 +97,18 @@ class CallStatements:
         sql = self._resolve_current if version is None else self._resolve_version
         row = self._one(sql, params)
         if row is None:
-            what = f"{name!r}" if version is None else f"{name!r} version {version}"
-            raise RegistryError("not_found", f"no tool {what}")
+            if version is not None:
+                raise RegistryError("not_found", f"no tool {name!r} version {version}")
+            raise RegistryError("not_found", f"no tool {name!r}{self._close_to(name)}")
         if row[3] == VersionStatus.DISABLED.value:
             return int(row[0]), int(row[1]), VersionStatus.DISABLED
         return int(row[0]), int(row[1]), VersionStatus(row[2])
+
+    def _close_to(self, name: str) -> str:
+        """The "did you mean" of an unknown name (read only when a name is unknown)."""
+        with self._connections.borrow() as driver:
+            names = [str(row[0]) for row in driver.execute(_NAMES).fetchall()]
+        return did_you_mean(name, names)
 
     def version(self, name: str, number: int) -> ToolVersion:
         """The record of one version (what ``Registry.get(name, number)`` reads through Core).

@@ -28,6 +28,7 @@ from toolfoundry.registry.records import RegistryError, ToolListing, ToolVersion
 from toolfoundry.registry.schema import tools, versions
 from toolfoundry.spec import Capabilities, ToolSpec, VersionStatus
 from toolfoundry.spec.collector import gc_paused
+from toolfoundry.spec.names import did_you_mean
 
 
 def _as_text(column: Column[Any]) -> Any:
@@ -53,8 +54,15 @@ def one(conn: Connection, name: str, number: int | None) -> ToolVersion:
     row = conn.execute(query).first()
     if row is None:
         what = f"{name!r}" if number is None else f"{name!r} version {number}"
-        raise RegistryError("not_found", f"no tool {what}")
+        raise RegistryError("not_found", f"no tool {what}{_close_to(conn, name, number)}")
     return to_version(row)
+
+
+def _close_to(conn: Connection, name: str, number: int | None = None) -> str:
+    """The "did you mean" of an unknown name; nothing when only the version is unknown."""
+    if number is not None and conn.execute(select(tools.c.id).where(tools.c.name == name)).first():
+        return ""
+    return did_you_mean(name, conn.execute(select(tools.c.name)).scalars())
 
 
 def history(conn: Connection, name: str) -> list[ToolVersion]:
@@ -62,7 +70,7 @@ def history(conn: Connection, name: str) -> list[ToolVersion]:
     query = _versions().where(tools.c.name == name).order_by(versions.c.version)
     rows = conn.execute(query).all()
     if not rows:
-        raise RegistryError("not_found", f"no tool named {name!r}")
+        raise RegistryError("not_found", f"no tool named {name!r}{_close_to(conn, name)}")
     return [to_version(r) for r in rows]
 
 

@@ -61,3 +61,15 @@ def looks_like(name: str, others: Iterable[str]) -> str | None:
     """The first of ``others`` that ``name`` passes for (other than ``name`` itself), or None."""
     keys = name_keys(name)
     return next((o for o in others if o != name and keys & name_keys(o)), None)
+
+
+def did_you_mean(name: str, known: Iterable[str]) -> str:
+    """``"; did you mean 'word_count'?"`` naming the known names closest to a mistyped one (up
+    to three, closest first), or ``""`` when none is close: what an unknown name's message ends
+    with, on every surface (CLI, MCP, HTTP, Python)."""
+    import difflib  # only an unknown name pays for it
+
+    close = difflib.get_close_matches(name, [n for n in known if n != name], n=3, cutoff=0.6)
+    if not close:
+        return ""
+    return f"; did you mean {' or '.join(repr(n) for n in close)}?"

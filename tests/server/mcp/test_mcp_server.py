@@ -145,7 +145,10 @@ async def check_calls(session: ClientSession) -> None:
     pending = await session.call_tool("weather", {"city": "Oslo"})
     assert isinstance(pending, types.CallToolResult)
     assert pending.is_error is True
-    assert text_of(pending).startswith("not_active:")
+    assert text_of(pending) == (  # a model is told that a person, not it, must approve
+        "not_active: 'weather' version 1 is pending_approval: a person must approve it before "
+        "it runs (toolfoundry approvals approve weather@1, or the review page)"
+    )
 
     with pytest.raises(MCPError) as refused:
         await session.call_tool("no_such_tool", {})

@@ -29,14 +29,19 @@ def openai_client(
     timeout: float = DEFAULT_TIMEOUT_S,
     max_retries: int = DEFAULT_RETRIES,
 ) -> openai.OpenAI:
-    """A client for api.openai.com (or ``base_url`` / ``OPENAI_BASE_URL``)."""
+    """A client for api.openai.com (or ``base_url`` / ``OPENAI_BASE_URL``).
+
+    A missing SDK is said before a missing key: a key set would not help without it.
+    """
+    client = _openai_sdk()
     key = api_key or os.environ.get("OPENAI_API_KEY")
     if not key:
         raise ProviderError(
             "configuration",
             "OPENAI_API_KEY is not set: export it (or pass api_key=...) to use an openai model",
         )
-    return _openai(key, base_url or os.environ.get("OPENAI_BASE_URL"), timeout, max_retries)
+    url = base_url or os.environ.get("OPENAI_BASE_URL")
+    return client(api_key=key, base_url=url, timeout=timeout, max_retries=max_retries)
 
 
 def compat_client(
@@ -53,16 +58,16 @@ def compat_client(
     """
     url = base_url or os.environ.get("TOOLFOUNDRY_COMPAT_BASE_URL") or DEFAULT_COMPAT_BASE_URL
     key = api_key or os.environ.get("TOOLFOUNDRY_COMPAT_API_KEY") or "not-needed"
-    return _openai(key, url, timeout, max_retries)
+    return _openai_sdk()(api_key=key, base_url=url, timeout=timeout, max_retries=max_retries)
 
 
-def _openai(key: str, base_url: str | None, timeout: float, retries: int) -> openai.OpenAI:
+def _openai_sdk() -> type[openai.OpenAI]:
     try:
         import openai
     except ImportError as exc:  # the [agents] extra is missing
         missing = MissingExtra("agents", "an openai model", exc.name)
         raise ProviderError("configuration", str(missing)) from exc
-    return openai.OpenAI(api_key=key, base_url=base_url, timeout=timeout, max_retries=retries)
+    return openai.OpenAI
 
 
 def anthropic_client(
@@ -72,7 +77,13 @@ def anthropic_client(
     timeout: float = DEFAULT_TIMEOUT_S,
     max_retries: int = DEFAULT_RETRIES,
 ) -> anthropic.Anthropic:
-    """A client for api.anthropic.com (or ``base_url`` / ``ANTHROPIC_BASE_URL``)."""
+    """A client for api.anthropic.com (or ``base_url`` / ``ANTHROPIC_BASE_URL``); a missing SDK
+    is said before a missing key."""
+    try:
+        import anthropic
+    except ImportError as exc:  # the [agents] extra is missing
+        missing = MissingExtra("agents", "an anthropic model", exc.name)
+        raise ProviderError("configuration", str(missing)) from exc
     key = api_key or os.environ.get("ANTHROPIC_API_KEY")
     if not key:
         raise ProviderError(
@@ -80,11 +91,6 @@ def anthropic_client(
             "ANTHROPIC_API_KEY is not set: export it (or pass api_key=...) "
             "to use an anthropic model",
         )
-    try:
-        import anthropic
-    except ImportError as exc:  # the [agents] extra is missing
-        missing = MissingExtra("agents", "an anthropic model", exc.name)
-        raise ProviderError("configuration", str(missing)) from exc
     return anthropic.Anthropic(
         api_key=key,
         base_url=base_url or os.environ.get("ANTHROPIC_BASE_URL"),
