@@ -58,4 +58,5 @@ def _entry(row: Row[Any]) -> AuditEntry:
         event=AuditEvent(row.event),
         actor=row.actor,
         detail=dict(row.detail or {}),
+        caller=row.caller,
     )

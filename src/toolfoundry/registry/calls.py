@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from contextlib import AbstractContextManager
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from toolfoundry.registry.codecs import (
@@ -49,11 +51,36 @@ _UPSERT = (
     "total_ms = tf_usage.total_ms + excluded.total_ms, last_at = excluded.last_at"
 )
 _AUDIT = (
-    "INSERT INTO tf_audit (at, tool, version, event, actor, detail) "
-    "VALUES (:at, :tool, :version, :event, :actor, :detail)"
+    "INSERT INTO tf_audit (at, tool, version, event, actor, detail, caller) "
+    "VALUES (:at, :tool, :version, :event, :actor, :detail, :caller)"
 )
 _NAMES = "SELECT name FROM tf_tools"
 _NAMED = re.compile(r":(\w+)")
+
+
+@dataclass(frozen=True)
+class CallRecord:
+    """One call to count and audit.
+
+    Attributes:
+        name: the tool called.
+        version: the version that answered (or refused).
+        duration_ms: how long the call took.
+        error_kind: how it failed, or None.
+        actor: who the call is done for (``agent``, a login name).
+        caller: who made it through code mode's ``tools`` (``run:<id>``, ``name@version``),
+            for the audit row; None for a direct call.
+        caller_name: the caller as usage counts it (``by:<caller_name>``: a tool's name, or
+            ``run_js``); None for a direct call.
+    """
+
+    name: str
+    version: int
+    duration_ms: float
+    error_kind: str | None
+    actor: str
+    caller: str | None = None
+    caller_name: str | None = None
 
 
 class DriverConnections(Protocol):
@@ -136,33 +163,59 @@ class CallStatements:
         self, name: str, version: int, duration_ms: float, error_kind: str | None, actor: str
     ) -> None:
         """Count the call and append its ``called`` audit row in one transaction."""
+        self.record_all([CallRecord(name, version, duration_ms, error_kind, actor)])
+
+    def record_all(self, calls: Sequence[CallRecord]) -> None:
+        """Count the calls and append their ``called`` audit rows in one transaction (an
+        outer call's inner calls are written together: one commit, not one per call)."""
+        if not calls:
+            return
         at: Any = now()
-        detail: Any = {"ok": error_kind is None, "error": error_kind, "ms": round(duration_ms, 3)}
+        if not self._postgres:
+            at = sqlite_datetime(at)
+        rows: list[dict[str, Any]] = []
+        audit_rows: list[dict[str, Any]] = []
+        for call in calls:
+            counters = ["calls", f"ms:{bucket(call.duration_ms)}"]
+            if call.error_kind:
+                counters.append(f"failed:{call.error_kind}")
+            if call.caller_name:
+                counters.append(f"by:{call.caller_name}")
+            ms = call.duration_ms
+            rows += [{"tool": call.name, "counter": c, "ms": ms, "at": at} for c in counters]
+            audit_rows.append(self._audit_row(call, at))
+        with self._connections.borrow() as driver:
+            if self._postgres:
+                self._record_postgres(driver, rows, audit_rows)
+            else:
+                cursor = driver.cursor()
+                cursor.execute("BEGIN")  # the driver runs in autocommit mode (sqlite_file.py)
+                cursor.executemany(self._upsert, rows)
+                cursor.executemany(self._audit, audit_rows)
+                cursor.execute("COMMIT")
+                cursor.close()
+
+    def _audit_row(self, call: CallRecord, at: Any) -> dict[str, Any]:
+        kind = call.error_kind
+        detail: Any = {"ok": kind is None, "error": kind, "ms": round(call.duration_ms, 3)}
         if self._postgres:
             from psycopg.types.json import Json
 
             detail = Json(detail)
         else:
-            at, detail = sqlite_datetime(at), json.dumps(detail)
-        counters = ["calls", f"ms:{bucket(duration_ms)}"]
-        if error_kind:
-            counters.append(f"failed:{error_kind}")
-        rows = [{"tool": name, "counter": c, "ms": duration_ms, "at": at} for c in counters]
-        event = {"at": at, "tool": name, "version": version, "event": AuditEvent.CALLED.value}
-        audit_row = {**event, "actor": actor, "detail": detail}
-        with self._connections.borrow() as driver:
-            if self._postgres:
-                self._record_postgres(driver, rows, audit_row)
-            else:
-                cursor = driver.cursor()
-                cursor.execute("BEGIN")  # the driver runs in autocommit mode (sqlite_file.py)
-                cursor.executemany(self._upsert, rows)
-                cursor.execute(self._audit, audit_row)
-                cursor.execute("COMMIT")
-                cursor.close()
+            detail = json.dumps(detail)
+        return {
+            "at": at,
+            "tool": call.name,
+            "version": call.version,
+            "event": AuditEvent.CALLED.value,
+            "actor": call.actor,
+            "detail": detail,
+            "caller": call.caller,
+        }
 
     def _record_postgres(
-        self, driver: Any, rows: list[dict[str, Any]], audit_row: dict[str, Any]
+        self, driver: Any, rows: list[dict[str, Any]], audit_rows: list[dict[str, Any]]
     ) -> None:
         # Pipelined: BEGIN, the statements and COMMIT go to the server in one round trip.
         with driver.pipeline(), driver.cursor() as cursor:
@@ -171,5 +224,5 @@ class CallStatements:
             # approvals and pointer moves keep synchronous commits.
             cursor.execute("SET LOCAL synchronous_commit TO OFF")
             cursor.executemany(self._upsert, rows)
-            cursor.execute(self._audit, audit_row)
+            cursor.executemany(self._audit, audit_rows)
             driver.commit()

@@ -9,6 +9,7 @@ from __future__ import annotations
 from sqlalchemy import (
     JSON,
     BigInteger,
+    Boolean,
     Column,
     DateTime,
     Dialect,
@@ -117,7 +118,10 @@ approvals = Table(
 )
 Index("ix_tf_approvals_version", approvals.c.version_id)
 
-# Append-only: triggers installed by the migration refuse UPDATE and DELETE.
+# Append-only: triggers installed by the migration refuse UPDATE and DELETE. ``caller`` names
+# who made a call through code mode's ``tools`` (``run:<id>`` for a run_js snippet,
+# ``name@version`` for a tool's code; migration 0008); NULL for everything else.
+CALLER_CHARS = 200
 audit = Table(
     "tf_audit",
     metadata,
@@ -130,15 +134,18 @@ audit = Table(
     Column("event", String(32), nullable=False),
     Column("actor", String(200), nullable=False),
     Column("detail", JSON, nullable=False),
+    Column("caller", String(CALLER_CHARS), nullable=True),
 )
 Index("ix_tf_audit_tool", audit.c.tool, audit.c.id)
+Index("ix_tf_audit_caller", audit.c.caller, audit.c.id)
 
-# Usage as counters: "calls", "failed:<kind>", "ms:<bucket>" (a log-scaled histogram).
+# Usage as counters: "calls", "failed:<kind>", "ms:<bucket>" (a log-scaled histogram), and
+# "by:<caller>" for calls made through ``tools`` (the calling tool's name, or ``run_js``).
 usage = Table(
     "tf_usage",
     metadata,
     Column("tool", ToolNameText(64), primary_key=True),
-    Column("counter", String(48), primary_key=True),
+    Column("counter", String(80), primary_key=True),
     Column("n", BigInteger, nullable=False),
     Column("total_ms", Float, nullable=False),
     Column("last_at", DateTime(timezone=True), nullable=False),
@@ -169,3 +176,22 @@ agent_runs = Table(
     Column("transcript", JSON, nullable=False),
 )
 Index("ix_tf_agent_runs_started", agent_runs.c.started_at)
+
+# One row per run_js snippet run through a foundry (code mode): what it ran, how it ended, and
+# its recording (arguments, result, each inner call's answer, each fetch), from which
+# ``create_tool(from_run=...)`` makes a tool and its first test. Kept bounded in count and age
+# (registry/code_runs.py); migration 0008.
+code_runs = Table(
+    "tf_code_runs",
+    metadata,
+    Column("id", String(32), primary_key=True),
+    Column("started_at", DateTime(timezone=True), nullable=False),
+    Column("actor", String(200), nullable=False),
+    Column("ok", Boolean, nullable=False),
+    Column("error_kind", String(32), nullable=True),
+    Column("duration_ms", Float, nullable=False),
+    Column("inner_calls", Integer, nullable=False),
+    Column("code", Text, nullable=False),
+    Column("recording", JSON, nullable=True),
+)
+Index("ix_tf_code_runs_started", code_runs.c.started_at)

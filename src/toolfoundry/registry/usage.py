@@ -1,6 +1,7 @@
-"""Usage counters: calls, failures by kind, and a duration histogram for p50/p95.
+"""Usage counters: calls, failures by kind, callers, and a duration histogram for p50/p95.
 
-Each call adds to two or three counter rows with one upsert (``n = n + 1``, see calls.py), so
+Each call adds to two to four counter rows with one upsert (``n = n + 1``, see calls.py): a
+call made by code through ``tools`` also counts ``by:<caller>`` (a tool's name, or run_js). So
 concurrent callers never read-modify-write and recording costs one executemany. Durations go into
 log-scaled buckets (four per doubling, from 10 µs), so a percentile is read from at most ~100
 rows and is exact to within one bucket (+19 %), whatever the number of calls.
@@ -23,6 +24,7 @@ def stats(conn: Connection, tool: str) -> UsageStats:
     rows = conn.execute(select(usage).where(usage.c.tool == tool)).all()
     calls, total_ms, last = 0, 0.0, None
     failures: dict[str, int] = {}
+    callers: dict[str, int] = {}
     histogram: list[tuple[int, int]] = []
     for row in rows:
         counter: str = row.counter
@@ -32,6 +34,8 @@ def stats(conn: Connection, tool: str) -> UsageStats:
             failures[counter.removeprefix("failed:")] = int(row.n)
         elif counter.startswith("ms:"):
             histogram.append((int(counter.removeprefix("ms:")), int(row.n)))
+        elif counter.startswith("by:"):
+            callers[counter.removeprefix("by:")] = int(row.n)
     histogram.sort()
     return UsageStats(
         name=tool,
@@ -41,6 +45,7 @@ def stats(conn: Connection, tool: str) -> UsageStats:
         p95_ms=_percentile(histogram, calls, 0.95),
         mean_ms=round(total_ms / calls, 3) if calls else None,
         last_used=last,
+        callers=dict(sorted(callers.items())),
     )
 
 
