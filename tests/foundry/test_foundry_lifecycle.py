@@ -41,10 +41,11 @@ def test_approve_without_version_refuses_when_several_are_pending(fd: Foundry) -
     assert raised.value.kind == "ambiguous_version"
     assert _statuses(fd, "weather") == ["pending_approval", "pending_approval"]
 
-    assert fd.approve("weather", 2, by="alice").status == "active"
+    # v1 first: once v2 is active, v1 is superseded (tests/foundry/test_foundry_stale_approvals.py)
+    assert fd.approve("weather", 1, by="alice").status == "active"
     single = fd.approve("weather", by="alice")  # one pending left: allowed, and named
-    assert (single.version, single.status) == (1, "active")
-    assert single.step.message == "weather v1 approved and active"
+    assert (single.version, single.status) == (2, "active")
+    assert single.step.message == "weather v2 approved and active"
     assert [e.event.value for e in fd.audit("weather")].count("approved") == 2
 
 

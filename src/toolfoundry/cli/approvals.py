@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 import click
 from rich.console import Console
@@ -52,7 +53,7 @@ def list_pending(db: str | None, config_path: str | None, as_json: bool) -> None
         emit(packets)
         return
     table = Table(title=f"{len(packets)} version(s) awaiting approval")
-    for column in ("tool", "version", "capabilities", "why", "tests"):
+    for column in ("tool", "version", "capabilities", "why", "tests", "approvable"):
         table.add_column(column)
     for p in packets:
         passed = sum(1 for t in p["test_results"] if t.get("passed"))
@@ -62,8 +63,18 @@ def list_pending(db: str | None, config_path: str | None, as_json: bool) -> None
             cell(capabilities_text(Capabilities.from_dict(p["capabilities"]))),
             cell("; ".join(p["reasons"])),
             f"{passed}/{len(p['test_results'])} passed",
+            _held(p["approval_hold"]),
         )
     Console(soft_wrap=True).print(table)
+
+
+def _held(hold: dict[str, Any] | None) -> str:
+    """The queue's word on whether a version may be approved (registry/holds.py)."""
+    if hold is None:
+        return "yes"
+    if hold["kind"] == "superseded":
+        return f"no: superseded by v{hold['by_version']} (reject it)"
+    return "no: tool disabled (enable it first)"
 
 
 @approvals.command()
@@ -95,6 +106,8 @@ def show(target: str, db: str | None, config_path: str | None, as_json: bool) ->
             cell(f"  {len(waiting)} versions await approval ({listed}); approve NAME@VERSION"),
             highlight=False,
         )
+    if packet["approval_hold"] is not None:  # refused if approved: say so before
+        out.print(cell(f"  cannot be approved: {packet['approval_hold']['message']}"))
     for reason in packet["reasons"]:
         out.print(cell(f"  asks for {reason}"), highlight=False)
     against = packet["capability_changes"]["against"]

@@ -7,7 +7,7 @@ from typing import Any
 
 from toolfoundry.forge import code_diff, explain_capabilities
 from toolfoundry.foundry import Foundry
-from toolfoundry.registry import ToolVersion, VersionStatus
+from toolfoundry.registry import ApprovalHold, ToolVersion, VersionStatus
 
 
 def gating_suite(v: ToolVersion) -> dict[str, Any]:
@@ -92,12 +92,18 @@ def _identical_to(v: ToolVersion, history: list[ToolVersion]) -> int | None:
     return same[-1] if same else None
 
 
-def version_review(fd: Foundry, name: str, version: int) -> dict[str, Any]:
+def version_review(
+    fd: Foundry,
+    name: str,
+    version: int,
+    holds: dict[tuple[str, int], ApprovalHold] | None = None,
+) -> dict[str, Any]:
     """One version in full, plus what a reviewer needs: the diff against the current
     version (for the current version itself: against the version it was made from; for a
     first version: against nothing), what each capability means and which are new since the
     approved version, the suite it was gated by, whether it is identical to another version,
-    and why the policy asked for a human.
+    why the policy asked for a human, and what holds its approval back (``approval_hold``:
+    superseded, or the tool disabled; registry/holds.py), read from ``holds`` when given.
 
     Raises:
         RegistryError: ``not_found``.
@@ -116,6 +122,11 @@ def version_review(fd: Foundry, name: str, version: int) -> dict[str, Any]:
         against, base = by_number[v.parent_version], "parent"
     policy = v.extra.get("policy") or {}
     changes = capability_changes(v, _approved(v, history))
+    hold = None
+    if v.status is VersionStatus.PENDING_APPROVAL:
+        hold = (holds if holds is not None else fd.registry.approval_holds(name)).get(
+            (name, version)
+        )
     return {
         **v.to_dict(),
         "reasons": list(policy.get("reasons", [])),
@@ -123,6 +134,7 @@ def version_review(fd: Foundry, name: str, version: int) -> dict[str, Any]:
         "capability_changes": {"against": changes["against"], "removed": changes["removed"]},
         "suite": gating_suite(v),
         "identical_to": _identical_to(v, history),
+        "approval_hold": hold.to_dict() if hold is not None else None,
         "current_version": current.version if current else None,
         "diff_against": against.version if against else None,
         "diff_base": base,
@@ -136,4 +148,6 @@ def version_review(fd: Foundry, name: str, version: int) -> dict[str, Any]:
 
 def pending_reviews(fd: Foundry) -> list[dict[str, Any]]:
     """Every version awaiting a human, oldest first, as :func:`version_review` shows it."""
-    return [version_review(fd, v.name, v.version) for v in fd.pending()]
+    waiting = fd.pending()
+    holds = fd.registry.approval_holds() if waiting else {}
+    return [version_review(fd, v.name, v.version, holds) for v in waiting]

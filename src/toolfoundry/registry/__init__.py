@@ -19,8 +19,10 @@ from typing import TYPE_CHECKING
 from toolfoundry.registry.records import (
     AGENT_ACTOR,
     Approval,
+    ApprovalHold,
     AuditEntry,
     AuditEvent,
+    HoldKind,
     LastFailure,
     NewVersion,
     RegistryError,
@@ -54,9 +56,11 @@ __getattr__ = lazy_names(__name__, _LAZY)
 __all__ = [
     "AGENT_ACTOR",
     "Approval",
+    "ApprovalHold",
     "AuditEntry",
     "AuditEvent",
     "ChangeFeed",
+    "HoldKind",
     "LastFailure",
     "NewVersion",
     "Registry",

@@ -231,10 +231,35 @@ class Approval:
         }
 
 
+class HoldKind(StrEnum):
+    """Why an approval is held back (registry/holds.py); the error kind it is refused with."""
+
+    SUPERSEDED = "superseded"  # a newer version has been active
+    DISABLED = "disabled"  # a person disabled the tool
+
+
+@dataclass(frozen=True)
+class ApprovalHold:
+    """Why the registry will not approve a pending version now (registry/holds.py).
+
+    Attributes:
+        kind: ``superseded`` (a newer version has been active) or ``disabled`` (a person
+            disabled the tool); the error kind an approval is refused with.
+        message: one sentence for the reviewer, with what to do instead.
+        by_version: the newer version that went live, for ``superseded``.
+    """
+
+    kind: HoldKind
+    message: str
+    by_version: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind.value, "message": self.message, "by_version": self.by_version}
+
+
 @dataclass(frozen=True)
 class AuditEntry:
-    """One row of the audit log. ``caller`` names who made a call through code mode's
-    ``tools`` (``run:<id>``, ``name@version``); None for anything else."""
+    """One row of the audit log."""
 
     id: int
     at: datetime
@@ -243,10 +268,9 @@ class AuditEntry:
     event: AuditEvent
     actor: str
     detail: dict[str, Any]
-    caller: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        out = {
+        return {
             "id": self.id,
             "at": self.at.isoformat(),
             "tool": self.tool,
@@ -255,18 +279,11 @@ class AuditEntry:
             "actor": self.actor,
             "detail": self.detail,
         }
-        if self.caller is not None:
-            out["caller"] = self.caller
-        return out
 
 
 @dataclass(frozen=True)
 class UsageStats:
-    """Calls, failures by kind, duration percentiles (from a histogram) and last use.
-
-    ``callers`` counts the calls made by code through ``tools``, by caller (a tool's name,
-    or ``run_js``); the others were made directly.
-    """
+    """Calls, failures by kind, duration percentiles (from a histogram) and last use."""
 
     name: str
     calls: int
@@ -275,10 +292,9 @@ class UsageStats:
     p95_ms: float | None
     mean_ms: float | None
     last_used: datetime | None
-    callers: dict[str, int] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        out = {
+        return {
             "name": self.name,
             "calls": self.calls,
             "failures": dict(self.failures),
@@ -287,9 +303,6 @@ class UsageStats:
             "mean_ms": self.mean_ms,
             "last_used": self.last_used.isoformat() if self.last_used else None,
         }
-        if self.callers:
-            out["callers"] = dict(self.callers)
-        return out
 
 
 @dataclass(frozen=True)

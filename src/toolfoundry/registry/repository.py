@@ -16,7 +16,8 @@ from sqlalchemy import ColumnElement, func, insert, select, update
 from sqlalchemy.engine import Connection, Engine, Row
 
 from toolfoundry.registry import audit as audit_log
-from toolfoundry.registry import code_runs, lookalikes
+from toolfoundry.registry import holds as approval_rule
+from toolfoundry.registry import lookalikes
 from toolfoundry.registry import review_facts as review
 from toolfoundry.registry import runs as agent_runs
 from toolfoundry.registry import search as fulltext
@@ -35,6 +36,7 @@ from toolfoundry.registry.faults import crash_point
 from toolfoundry.registry.records import (
     AGENT_ACTOR,
     Approval,
+    ApprovalHold,
     AuditEntry,
     AuditEvent,
     LastFailure,
@@ -45,11 +47,9 @@ from toolfoundry.registry.records import (
     ToolVersion,
     UsageStats,
 )
-from toolfoundry.registry.code_runs import CodeRunRow
 from toolfoundry.registry.review_facts import ReviewFacts
 from toolfoundry.registry.runs import RunRow
 from toolfoundry.registry.schema import approvals, tools, versions
-from toolfoundry.registry.schema import audit as audit_table
 from toolfoundry.registry.storage import SqlStorage
 from toolfoundry.spec import ToolSpec, VersionStatus
 from toolfoundry.spec.json_gate import lone_surrogate_at
@@ -334,12 +334,15 @@ class Registry:
         """Approve (activate and make current) or reject a pending version.
 
         ``version`` None means the tool's one pending version. The approval row binds the
-        approver, time, reason, code hash and capability-set hash.
+        approver, time, reason, code hash and capability-set hash. An approval the rule of
+        registry/holds.py holds back is refused with the hold's kind; a rejection never is.
 
         Raises:
             RegistryError: ``not_pending``; ``ambiguous_version`` when ``version`` is None
                 and more than one version is pending (checked under the tool's write lock,
-                so a version that arrives meanwhile is never the one decided).
+                so a version that arrives meanwhile is never the one decided);
+                ``superseded`` (a newer version has been active) and ``disabled`` (a person
+                disabled the tool) for an approval.
         """
         with self._write() as conn:
             tool = self._lock_tool(conn, name)
@@ -360,6 +363,10 @@ class Registry:
                 raise RegistryError(
                     "not_pending", f"{name!r} version {version} is {target.status.value}"
                 )
+            if approve:
+                hold = approval_rule.holds(conn, tools.c.id == tool.id).get((name, version))
+                if hold is not None:
+                    raise RegistryError(hold.kind.value, hold.message)
             conn.execute(
                 insert(approvals).values(
                     version_id=target.id,
@@ -389,6 +396,13 @@ class Registry:
                 self._set_status(conn, tool, version, VersionStatus.REJECTED)
                 audit_log.append(conn, name, version, AuditEvent.REJECTED, by, detail)
             return self._version_in(conn, name, version)
+
+    def approval_holds(self, name: str | None = None) -> dict[tuple[str, int], ApprovalHold]:
+        """The pending versions (of ``name``, or of every tool) that :meth:`decide` would
+        refuse to approve, by (name, version), with why (registry/holds.py): what the
+        approvals queue shows before the click."""
+        with self._read() as conn:
+            return approval_rule.holds(conn, None if name is None else tools.c.name == name)
 
     def approvals(self, name: str) -> list[Approval]:
         """Every decision made on the tool's versions, oldest first."""
@@ -471,14 +485,7 @@ class Registry:
             return self._disabled_by(conn, name)
 
     def _disabled_by(self, conn: Connection, name: str) -> str:
-        query = (
-            select(audit_table.c.actor)
-            .where(audit_table.c.tool == name, audit_table.c.event == AuditEvent.DISABLED.value)
-            .order_by(audit_table.c.id.desc())
-            .limit(1)
-        )
-        actor = conn.execute(query).scalar()
-        return repr(actor) if actor is not None else "an unknown actor"
+        return approval_rule.disabled_by(conn, {name})[name]
 
     # -- calls, usage, audit, search ------------------------------------------------------
 
@@ -562,19 +569,6 @@ class Registry:
         """Summary columns of the newest agent runs (no transcripts), newest first."""
         with self._read() as conn:
             return agent_runs.recent(conn, limit)
-
-    # -- code-mode runs -------------------------------------------------------------------
-
-    def save_code_run(self, row: CodeRunRow) -> None:
-        """Keep a run_js snippet's run; runs past the count and age kept are deleted
-        (registry/code_runs.py), in the same transaction."""
-        with self.engine.begin() as conn:
-            code_runs.save(conn, row)
-
-    def code_run(self, run_id: str) -> CodeRunRow | None:
-        """A kept run, or None when there is no such run (or it is no longer kept)."""
-        with self._read() as conn:
-            return code_runs.get(conn, run_id)
 
 
 def _passed(result: Any) -> bool:

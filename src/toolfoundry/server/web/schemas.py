@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from toolfoundry.forge.draft_json import draft_json_schema
+from toolfoundry.registry import HoldKind
 
 
 def ref(name: str) -> dict[str, str]:
@@ -136,6 +137,7 @@ COMPONENTS: dict[str, dict[str, Any]] = {
                     "capability_changes",
                     "suite",
                     "identical_to",
+                    "approval_hold",
                 ],
                 reasons={"type": "array", "items": _STR},
                 capability_details={
@@ -185,9 +187,25 @@ COMPONENTS: dict[str, dict[str, Any]] = {
                 diff_against=_OPT_INT,
                 diff_base={"enum": ["current", "parent", "none"]},
                 current_version=_OPT_INT,
+                approval_hold={
+                    "anyOf": [{"type": "null"}, ref("ApprovalHold")],
+                    "description": "Why approving this pending version is refused now (null: "
+                    "it may be approved).",
+                },
             ),
         ]
     },
+    "ApprovalHold": _obj(
+        ["kind", "message", "by_version"],
+        kind={
+            "enum": [k.value for k in HoldKind],
+            "description": "superseded: a newer version has been active, so approving would "
+            "roll the tool back (reject it instead); disabled: a person disabled the tool "
+            "(enable it first).",
+        },
+        message=_STR,
+        by_version={**_OPT_INT, "description": "The newer version, for superseded."},
+    ),
     "Suite": _obj(
         ["tests", "retired"],
         tests={
