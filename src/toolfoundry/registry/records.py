@@ -259,7 +259,8 @@ class ApprovalHold:
 
 @dataclass(frozen=True)
 class AuditEntry:
-    """One row of the audit log."""
+    """One row of the audit log. ``caller`` names who made a call through code mode's
+    ``tools`` (``run:<id>``, ``name@version``); None for anything else."""
 
     id: int
     at: datetime
@@ -268,9 +269,10 @@ class AuditEntry:
     event: AuditEvent
     actor: str
     detail: dict[str, Any]
+    caller: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out = {
             "id": self.id,
             "at": self.at.isoformat(),
             "tool": self.tool,
@@ -279,11 +281,18 @@ class AuditEntry:
             "actor": self.actor,
             "detail": self.detail,
         }
+        if self.caller is not None:
+            out["caller"] = self.caller
+        return out
 
 
 @dataclass(frozen=True)
 class UsageStats:
-    """Calls, failures by kind, duration percentiles (from a histogram) and last use."""
+    """Calls, failures by kind, duration percentiles (from a histogram) and last use.
+
+    ``callers`` counts the calls made by code through ``tools``, by caller (a tool's name,
+    or ``run_js``); the others were made directly.
+    """
 
     name: str
     calls: int
@@ -292,9 +301,10 @@ class UsageStats:
     p95_ms: float | None
     mean_ms: float | None
     last_used: datetime | None
+    callers: dict[str, int] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out = {
             "name": self.name,
             "calls": self.calls,
             "failures": dict(self.failures),
@@ -303,6 +313,9 @@ class UsageStats:
             "mean_ms": self.mean_ms,
             "last_used": self.last_used.isoformat() if self.last_used else None,
         }
+        if self.callers:
+            out["callers"] = dict(self.callers)
+        return out
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from sqlalchemy.engine import Connection, Engine, Row
 
 from toolfoundry.registry import audit as audit_log
 from toolfoundry.registry import holds as approval_rule
-from toolfoundry.registry import lookalikes
+from toolfoundry.registry import code_runs, lookalikes
 from toolfoundry.registry import review_facts as review
 from toolfoundry.registry import runs as agent_runs
 from toolfoundry.registry import search as fulltext
@@ -47,6 +47,7 @@ from toolfoundry.registry.records import (
     ToolVersion,
     UsageStats,
 )
+from toolfoundry.registry.code_runs import CodeRunRow
 from toolfoundry.registry.review_facts import ReviewFacts
 from toolfoundry.registry.runs import RunRow
 from toolfoundry.registry.schema import approvals, tools, versions
@@ -569,6 +570,19 @@ class Registry:
         """Summary columns of the newest agent runs (no transcripts), newest first."""
         with self._read() as conn:
             return agent_runs.recent(conn, limit)
+
+    # -- code-mode runs -------------------------------------------------------------------
+
+    def save_code_run(self, row: CodeRunRow) -> None:
+        """Keep a run_js snippet's run; runs past the count and age kept are deleted
+        (registry/code_runs.py), in the same transaction."""
+        with self.engine.begin() as conn:
+            code_runs.save(conn, row)
+
+    def code_run(self, run_id: str) -> CodeRunRow | None:
+        """A kept run, or None when there is no such run (or it is no longer kept)."""
+        with self._read() as conn:
+            return code_runs.get(conn, run_id)
 
 
 def _passed(result: Any) -> bool:
