@@ -3,15 +3,20 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
 
+import toolfoundry
 from toolfoundry import Foundry
 from toolfoundry.cli import main
+from toolfoundry.spec.extras import BUNDLE_EXTRAS, DEVELOPER_EXTRAS, extras
 
-COMPONENTS = {
+COMPONENTS = {  # the default report's (chromium is under --all)
     "toolfoundry",
     "python",
     "guest",
@@ -22,7 +27,6 @@ COMPONENTS = {
     "configuration",
     "database",
     "bubblewrap",
-    "chromium",
     "extra [server]",
     "extra [agents]",
     "extra [postgres]",
@@ -90,3 +94,48 @@ def test_an_unreachable_server_fails_without_showing_its_password(workdir: Path)
     assert checks["database"]["status"] == "failed"
     assert "someone:***@127.0.0.1:1" in str(checks["database"]["detail"])
     assert "s3cret" not in result.output
+
+
+DEVELOPER_ROWS = {"chromium", "extra [dev]", "extra [bench]", "extra [build]", "extra [all]"}
+
+
+def test_the_parts_only_working_on_toolfoundry_needs_are_under_all(workdir: Path) -> None:
+    declared = set(extras())
+    assert {*DEVELOPER_EXTRAS, *BUNDLE_EXTRAS} <= declared  # the names doctor leaves out exist
+    _, default = doctor()
+    assert not DEVELOPER_ROWS & set(default)
+    assert {f"extra [{e}]" for e in declared - {*DEVELOPER_EXTRAS, *BUNDLE_EXTRAS}} <= set(default)
+    _, everything = doctor("--all")
+    assert set(everything) >= DEVELOPER_ROWS
+    text = CliRunner().invoke(main, ["doctor"]).stdout.splitlines()
+    assert text[-2:] == [
+        "      (doctor --all also checks chromium and the dev, bench and build extras)",
+        "toolfoundry is ready",
+    ]
+
+
+def test_user_extras_not_installed_are_one_quiet_line(workdir: Path) -> None:
+    # an installation without the [otel] extra: this virtualenv's packages but opentelemetry's
+    site = workdir / "site"
+    site.mkdir()
+    packages = Path(next(p for p in sys.path if p.endswith("site-packages")))
+    for entry in packages.iterdir():
+        if not entry.name.startswith("opentelemetry"):
+            (site / entry.name).symlink_to(entry)
+    src = Path(toolfoundry.__file__).resolve().parents[1]
+    env = {**os.environ, "PYTHONPATH": f"{src}{os.pathsep}{site}"}
+    out = subprocess.run(
+        [sys.executable, "-S", "-m", "toolfoundry", "doctor"],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=workdir,
+        timeout=300,
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
+    lines = out.stdout.splitlines()
+    assert (
+        "  --  extras not installed: [otel] (optional: a command that needs one says which)"
+        in lines
+    )
+    assert not any(line.strip().startswith("fix:") for line in lines)  # nothing to fix

@@ -1,10 +1,11 @@
 """``toolfoundry doctor``: is every part of this installation there and working?
 
 One row per component: the sandbox's guest, polyfills and libraries (checked, then run once),
-the module cache, the registry database, bubblewrap (the Python tier), chromium (the page
-tests) and each pip extra. Exit 0 when everything a tool needs to be made and called works
-(optional parts may be absent), 1 otherwise. Nothing is created: a registry that does not exist
-yet is reported as such.
+the module cache, the registry database, bubblewrap (the Python tier) and the user-facing pip
+extras (the ones not installed on one line). ``--all`` adds what only working on toolfoundry
+needs: chromium (the page tests) and the dev, bench and build extras, one row per extra. Exit 0
+when everything a tool needs to be made and called works (optional parts may be absent), 1
+otherwise. Nothing is created: a registry that does not exist yet is reported as such.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ export default [new Decimal("0.1").plus("0.2").toString(),
   new TextEncoder().encode("\\u00e9").length];
 """
 PROBE_ANSWER = ["0.3", "1", 2]
+ALL_HINT = "doctor --all also checks chromium and the dev, bench and build extras"
 
 
 @dataclass(frozen=True)
@@ -158,8 +160,9 @@ def database_check(db: str | None, config_path: str | None) -> list[Check]:
     return [*checks, Check("database", "ok", f"{safe}: reachable, {state}")]
 
 
-def tool_checks() -> list[Check]:
-    """Optional system tools: bubblewrap for the Python tier, chromium for the page tests."""
+def tool_checks(everything: bool = True) -> list[Check]:
+    """Optional system tools: bubblewrap for the Python tier, and with ``everything`` chromium
+    for the page tests (toolfoundry's own)."""
     from toolfoundry.sandbox.process import probe
     from toolfoundry.sandbox.process.jail import find_bwrap
 
@@ -189,6 +192,8 @@ def tool_checks() -> list[Check]:
                 "TOOLFOUNDRY_EXECUTOR (docs/configuration.md)",
             )
         )
+    if not everything:
+        return checks
     chromium = shutil.which("chromium") or shutil.which("chromium-browser")
     checks.append(
         Check(
@@ -202,13 +207,28 @@ def tool_checks() -> list[Check]:
     return checks
 
 
-def extra_checks() -> list[Check]:
-    """Each pip extra of toolfoundry: installed, or which distributions are missing."""
-    from toolfoundry.spec.extras import extras, missing_distributions
+def extra_checks(everything: bool = True) -> list[Check]:
+    """Each pip extra of toolfoundry: installed, or which distributions are missing.
+
+    Without ``everything``: only the extras a user installs (not the developer ones, nor the
+    ``all`` bundle), and those not installed together on one line: none is a fault.
+    """
+    from toolfoundry.spec.extras import (
+        BUNDLE_EXTRAS,
+        DEVELOPER_EXTRAS,
+        extras,
+        missing_distributions,
+    )
 
     checks = []
+    absent = []
     for extra, wanted in sorted(extras().items()):
+        if not everything and extra in (*DEVELOPER_EXTRAS, *BUNDLE_EXTRAS):
+            continue
         missing = missing_distributions(extra)
+        if missing and not everything:
+            absent.append(f"[{extra}]")
+            continue
         detail = (
             "installed: " + ", ".join(f"{d} {metadata.version(d)}" for d in wanted)
             if not missing
@@ -223,11 +243,15 @@ def extra_checks() -> list[Check]:
                 fix=f"install toolfoundry[{extra}]" if missing else "",
             )
         )
+    if absent:
+        detail = f"{', '.join(absent)} (optional: a command that needs one says which)"
+        checks.append(Check("extras not installed", "absent", detail, required=False))
     return checks
 
 
-def diagnose(db: str | None, config_path: str | None) -> list[Check]:
-    """Every check, in the order the report shows them."""
+def diagnose(db: str | None, config_path: str | None, everything: bool = True) -> list[Check]:
+    """Every check, in the order the report shows them (``everything``: also the parts only
+    working on toolfoundry needs)."""
     try:
         version = metadata.version("toolfoundry")
     except metadata.PackageNotFoundError:
@@ -239,22 +263,28 @@ def diagnose(db: str | None, config_path: str | None) -> list[Check]:
     ]
     checks += sandbox_checks()
     checks += database_check(db, config_path)
-    checks += tool_checks()
-    checks += extra_checks()
+    checks += tool_checks(everything)
+    checks += extra_checks(everything)
     return checks
 
 
 @click.command()
 @db_option("The registry to check, as --db of every command (default: as each chooses it).")
 @config_option
+@click.option(
+    "--all",
+    "everything",
+    is_flag=True,
+    help="Also what working on toolfoundry needs: chromium and the dev, bench, build extras.",
+)
 @json_option
-def doctor(db: str | None, config_path: str | None, as_json: bool) -> None:
+def doctor(db: str | None, config_path: str | None, everything: bool, as_json: bool) -> None:
     """Check every part of this installation: the sandbox (guest, polyfills, libraries, one
-    real call), the registry database, bubblewrap, chromium and the pip extras.
+    real call), the registry database, bubblewrap and the pip extras.
 
     Exit 0 when tools can be made and called here, 1 otherwise.
     """
-    checks = diagnose(db, config_path)
+    checks = diagnose(db, config_path, everything)
     healthy = all(c.healthy for c in checks)
     if as_json:
         emit({"ok": healthy, "checks": [_row(c) for c in checks]})
@@ -265,6 +295,8 @@ def doctor(db: str | None, config_path: str | None, as_json: bool) -> None:
             click.echo(f"{mark:>4}  {c.name}: {c.detail}")
             if c.fix and c.status != "ok":
                 click.echo(f"      fix: {c.fix}")
+        if not everything:
+            click.echo(f"      ({ALL_HINT})")
         click.echo("toolfoundry is ready" if healthy else "toolfoundry is NOT ready (see FAIL)")
     raise SystemExit(0 if healthy else 1)
 

@@ -15,6 +15,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 DISTRIBUTION = "toolfoundry"
+# Extras for working on toolfoundry itself rather than using it (tests and linters, benchmark
+# baselines, the guest's compiler), and the bundle of the user-facing ones: `doctor` shows
+# them only under --all.
+DEVELOPER_EXTRAS = ("build", "dev", "bench")
+BUNDLE_EXTRAS = ("all",)
 _NAME = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
 _EXTRA_MARKER = re.compile(r"""extra\s*==\s*["']([^"']+)["']""")
 _SELF_EXTRAS = re.compile(r"^\s*toolfoundry\s*\[([^\]]*)\]", re.IGNORECASE)
