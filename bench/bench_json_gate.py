@@ -3,7 +3,7 @@
     .venv/bin/python bench/bench_json_gate.py [--rounds 30]
 
 Each document is decoded by ``json.loads`` (the baseline: no limits, RecursionError and
-Infinity possible) and by ``toolfoundry.spec.json_gate.decode``, interleaved round by round
+Infinity possible) and by ``toolfoundry.base.json_gate.decode``, interleaved round by round
 so both see the same machine load; the same for ``json.dumps`` and ``encode``, and for
 ``json.dumps`` and ``check`` (a Python value, as ``Foundry.call`` checks its arguments).
 Printed: the median of each and the gate's ratio to the baseline. Also the cost of refusing
@@ -20,7 +20,7 @@ from functools import partial
 from typing import Any
 
 from harness import each, interleaved, per_call
-from toolfoundry.spec.json_gate import InvalidJson, check, decode, encode
+from toolfoundry.base.json_gate import InvalidJson, check, decode, encode
 
 
 def documents() -> dict[str, bytes]:

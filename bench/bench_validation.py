@@ -1,4 +1,4 @@
-"""Argument validation: the Python ``jsonschema`` validator the host used vs spec/json_schema.py.
+"""Argument validation: the Python ``jsonschema`` validator the host used vs base/json_schema.py.
 
     .venv/bin/python bench/bench_validation.py [--rounds 30]
 
@@ -23,9 +23,9 @@ from typing import Any
 from jsonschema import Draft202012Validator
 
 from harness import interleaved, load, timed
+from toolfoundry.base.json_gate import check
+from toolfoundry.base.json_schema import compile_schema
 from toolfoundry.foundry.call import argument_problems
-from toolfoundry.spec.json_gate import check
-from toolfoundry.spec.json_schema import compile_schema
 
 SCHEMA: dict[str, Any] = {
     "type": "object",

@@ -11,7 +11,7 @@ import pytest
 from tests.startup_support import current_registry, loaded_modules
 
 # Loaded by none of the entry points below: the MCP SDK (serve imports it itself), the HTTP
-# client stack (the first real fetch), Python jsonschema (spec/json_schema is the validator),
+# client stack (the first real fetch), Python jsonschema (base/json_schema is the validator),
 # rich (a terminal table), Alembic (only when the schema is behind), PostgreSQL's dialect.
 NEVER = [
     "mcp",

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from toolfoundry.base.lazy import lazy_names as _lazy_names
 from toolfoundry.spec import (
     CallError,
     CallResult,
@@ -18,7 +19,6 @@ from toolfoundry.spec import (
     StepStatus,
     ToolSpec,
 )
-from toolfoundry.spec.lazy import lazy_names as _lazy_names
 
 if TYPE_CHECKING:  # what __getattr__ below returns, for type checkers (tests keep both equal)
     from toolfoundry.declare import from_argparse, from_function, tool

@@ -3,7 +3,7 @@
 A model writes a registry tool's description and parameter descriptions; ``describe`` prints
 them to a terminal and ``catalog write`` puts them in committed files. JSON formats go through
 the one encoder (control, C1 and bidi characters as lossless ``\\u`` escapes), the Markdown
-skill through ``spec/display.visible``.
+skill through ``base/display.visible``.
 """
 
 from __future__ import annotations

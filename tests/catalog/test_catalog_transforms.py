@@ -208,7 +208,7 @@ def test_strict_closes_an_object_that_only_states_properties() -> None:
 
 def test_restore_matches_a_hostile_pattern_in_linear_time() -> None:
     # anyOf branches are checked with the one validator of agent-made schemas
-    # (spec/json_schema.py); Python's re took minutes on ^(a+)+$ against 30 characters.
+    # (base/json_schema.py); Python's re took minutes on ^(a+)+$ against 30 characters.
     import time
 
     branch = {"type": "string", "pattern": "^(a+)+$"}

@@ -13,8 +13,8 @@ from click.testing import CliRunner, Result
 
 import toolfoundry
 from toolfoundry import Foundry
+from toolfoundry.base.extras import BUNDLE_EXTRAS, DEVELOPER_EXTRAS, extras
 from toolfoundry.cli import main
-from toolfoundry.spec.extras import BUNDLE_EXTRAS, DEVELOPER_EXTRAS, extras
 
 COMPONENTS = {  # the default report's (chromium is under --all)
     "toolfoundry",

@@ -3,7 +3,7 @@ Foundry.create_tool do not grow the process (they grew a server from 101 to 701 
 
 Measured as RSS in a fresh subprocess, after a warm-up of 20 drafts (the interpreter, the
 sandbox and the caches' first fill), so nothing else in the test process counts. Before the
-caches were bounded by bytes (spec/lru.SizedLRU) the same run grew by ~145 MB.
+caches were bounded by bytes (base/lru.SizedLRU) the same run grew by ~145 MB.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Agent-made schemas through the public API: hostile patterns and $ref loops, create and call.
 
 Every schema a draft brings is compiled at create time by the one validator
-(spec/json_schema.py); what cannot be compiled is a located problem and nothing is stored.
+(base/json_schema.py); what cannot be compiled is a located problem and nothing is stored.
 """
 
 from __future__ import annotations

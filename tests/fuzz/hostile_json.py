@@ -1,7 +1,7 @@
 """Hostile JSON for every generated field: lone surrogates, deep nesting, numbers no double holds.
 
 Hypothesis's ``st.text()`` never draws a surrogate (category Cs), so each strategy here mixes
-them in explicitly; the JSON gate (spec/json_gate.py) must refuse or show every one of them.
+them in explicitly; the JSON gate (base/json_gate.py) must refuse or show every one of them.
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from toolfoundry.spec.extras import MissingExtra, extras, missing_distributions, requires_extra
+from toolfoundry.base.extras import MissingExtra, extras, missing_distributions, requires_extra
 
 PYPROJECT = Path(__file__).resolve().parents[2] / "pyproject.toml"
 MESSAGE = re.compile(

@@ -21,7 +21,7 @@ import pytest
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from toolfoundry.spec.extras import MissingExtra
+from toolfoundry.base.extras import MissingExtra
 
 ROOT = Path(__file__).resolve().parents[2]
 README = (ROOT / "README.md").read_text(encoding="utf-8")

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from sqlalchemy import text
 
+from toolfoundry.base.collector import gc_paused
 from toolfoundry.registry import NewVersion, Registry, VersionStatus
 from toolfoundry.registry import versions as version_reads
 from toolfoundry.registry.codecs import (
@@ -22,7 +23,6 @@ from toolfoundry.registry.codecs import (
     version_records,
 )
 from toolfoundry.spec import Capabilities
-from toolfoundry.spec.collector import gc_paused
 
 TOOLS = 40
 

@@ -166,10 +166,10 @@ def test_malformed_calls_fail_in_the_script(call: str, message: str):
 )
 def test_the_host_checks_each_request_whatever_the_prelude_sends(payload: str, message: str):
     # the raw op, as a script that got past the prelude would send it
+    from toolfoundry.base.json_gate import decode
     from toolfoundry.sandbox.host.storage import StorageHook
     from toolfoundry.sandbox.js.host_calls import CallHost
     from toolfoundry.sandbox.js.modules import default_catalog
-    from toolfoundry.spec.json_gate import decode
     from toolfoundry.spec.local_storage import StorageQuota
 
     keeper = Keeper()

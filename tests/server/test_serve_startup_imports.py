@@ -22,7 +22,7 @@ CASES = {
     # reading toolfoundry.toml checks format names only: no projection, no schema validator
     "config": (
         "from toolfoundry.config import load_config\nload_config(None)",
-        [*OTHER_FORMATS, "toolfoundry.spec.json_schema", "jsonschema_rs"],
+        [*OTHER_FORMATS, "toolfoundry.base.json_schema", "jsonschema_rs"],
     ),
     # serve's set-up: the create path's test runner loads with the first create_tool
     "serve set-up": (
@@ -43,7 +43,7 @@ def current_db(tmp_path_factory: pytest.TempPathFactory) -> str:
 def test_start_up_pauses_the_collector_then_freezes_what_it_built(tmp_path: Path) -> None:
     code = (
         "import gc, json\n"
-        "from toolfoundry.spec.collector import gc_paused\n"
+        "from toolfoundry.base.collector import gc_paused\n"
         "seen = []\n"
         "with gc_paused(freeze=True):\n"
         "    seen.append(gc.isenabled())\n"

@@ -1,6 +1,6 @@
 """A hostile ``pattern`` cannot hold the server: the real HTTP API (uvicorn on loopback).
 
-Before spec/json_schema.py, Python's ``re`` validated ``^(a+)+$`` against the arguments, could
+Before base/json_schema.py, Python's ``re`` validated ``^(a+)+$`` against the arguments, could
 not be interrupted and held the GIL: one 30-character argument froze every other request for
 minutes. Patterns are now matched in linear time, so the hostile call is refused in
 milliseconds and the server keeps answering everyone else.

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from toolfoundry.base.lazy import lazy_names
+
 # Imported now: a lazy name equal to its module's would be shadowed by the submodule itself
 # once anything imports it (schema_transform and json only).
 from toolfoundry.catalog.gemini_schema import gemini_schema
-from toolfoundry.spec.lazy import lazy_names
 
 if TYPE_CHECKING:  # what __getattr__ below returns, for type checkers (tests keep both equal)
     from toolfoundry.catalog.anthropic import anthropic_tool, anthropic_tools

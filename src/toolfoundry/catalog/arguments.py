@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from toolfoundry.base.json_schema import InvalidSchema, compile_schema
 from toolfoundry.catalog.gemini_schema import enum_string
 from toolfoundry.catalog.schema_transform import accepts_null, definitions, resolve_ref
-from toolfoundry.spec.json_schema import InvalidSchema, compile_schema
 
 
 def restore_arguments(

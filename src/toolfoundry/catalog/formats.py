@@ -38,9 +38,9 @@ def project(format: str, specs: Iterable[ToolSpec]) -> Any:
 def render(format: str, specs: Iterable[ToolSpec], *, skill_name: str | None = None) -> str:
     """Render a catalogue as text: pretty JSON (ending in a newline), or Markdown for ``skill``.
 
-    The JSON is written by the one encoder (``spec/json_gate.encode``: control, C1 and bidi
+    The JSON is written by the one encoder (``base/json_gate.encode``: control, C1 and bidi
     characters in a tool's text are ``\\u`` escapes), the Markdown through
-    ``spec/display.visible``, so neither a terminal nor a reader obeys what a model wrote.
+    ``base/display.visible``, so neither a terminal nor a reader obeys what a model wrote.
 
     Args:
         format: one of ``json``, ``openai``, ``responses``, ``anthropic``, ``gemini``, ``mcp``,
@@ -57,7 +57,7 @@ def render(format: str, specs: Iterable[ToolSpec], *, skill_name: str | None = N
         return skill_markdown(specs, **({"name": skill_name} if skill_name else {}))
     if format not in _DATA:
         raise UnknownFormat(_unknown(format, FORMATS))
-    from toolfoundry.spec.json_gate import encode
+    from toolfoundry.base.json_gate import encode
 
     return encode(project(format, specs), indent=2) + "\n"
 

@@ -12,10 +12,10 @@ import json
 import re
 from collections.abc import Iterable, Sequence
 
+from toolfoundry.base.display import visible
 from toolfoundry.catalog.ordering import ordered
 from toolfoundry.catalog.schema_transform import type_label
 from toolfoundry.spec import Capabilities, Level, Param, StorageScope, ToolSpec
-from toolfoundry.spec.display import visible
 
 SKILL_NAME_PATTERN = r"^[a-z0-9]+(?:-[a-z0-9]+)*$"
 MAX_NAME = 64

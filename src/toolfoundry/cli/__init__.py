@@ -11,7 +11,7 @@ import sys
 
 import click
 
-from toolfoundry.spec.collector import gc_paused
+from toolfoundry.base.collector import gc_paused
 
 __all__ = ["COMMANDS", "LazyGroup", "main"]
 
@@ -41,7 +41,7 @@ class LazyGroup(click.Group):
 
     def invoke(self, ctx: click.Context) -> object:
         """Run the command; an optional part it needs but lacks is one line, not a traceback."""
-        from toolfoundry.spec.extras import MissingExtra
+        from toolfoundry.base.extras import MissingExtra
 
         try:
             return super().invoke(ctx)

@@ -31,6 +31,8 @@ from toolfoundry.agent import (
 from toolfoundry.agent.providers import ReplayProvider
 from toolfoundry.agent.providers.replay import FORMAT
 from toolfoundry.agent.transcript import recording_session
+from toolfoundry.base.display import visible
+from toolfoundry.base.json_gate import encode
 from toolfoundry.cli.catalog import load_project, source_option
 from toolfoundry.cli.options import (
     Seconds,
@@ -41,8 +43,6 @@ from toolfoundry.cli.options import (
     open_foundry,
     store_options,
 )
-from toolfoundry.spec.display import visible
-from toolfoundry.spec.json_gate import encode
 from toolfoundry.spec.limits import Bound
 
 _SHOWN = 240

@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from toolfoundry.base.display import visible
 from toolfoundry.cli.options import (
     cell,
     emit,
@@ -25,7 +26,6 @@ from toolfoundry.forge.host_display import capabilities_text
 from toolfoundry.foundry.review import pending_reviews, version_review
 from toolfoundry.registry import RegistryError, ToolVersion
 from toolfoundry.spec import Capabilities
-from toolfoundry.spec.display import visible
 
 
 def _target(spec: str) -> tuple[str, int | None]:

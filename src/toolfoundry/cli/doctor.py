@@ -213,7 +213,7 @@ def extra_checks(everything: bool = True) -> list[Check]:
     Without ``everything``: only the extras a user installs (not the developer ones, nor the
     ``all`` bundle), and those not installed together on one line: none is a fault.
     """
-    from toolfoundry.spec.extras import (
+    from toolfoundry.base.extras import (
         BUNDLE_EXTRAS,
         DEVELOPER_EXTRAS,
         extras,

@@ -20,7 +20,7 @@ from toolfoundry.agent.evaluation import (
     select_model,
 )
 from toolfoundry.agent.evaluation.scenarios import SCORED_STATUSES
-from toolfoundry.spec.json_gate import encode
+from toolfoundry.base.json_gate import encode
 
 # the arguments scenarios constrain; free text (reasons, query changes) is not shown
 _SCORED_ARGUMENTS = ("step", "blocker", "via", "dependency")

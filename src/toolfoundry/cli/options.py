@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 import click
 
-from toolfoundry.spec.display import visible
+from toolfoundry.base.display import visible
 from toolfoundry.spec.limits import CALL_LIMIT_BOUNDS, Bound
 
 if TYPE_CHECKING:
@@ -131,7 +131,7 @@ def emit(data: Any) -> None:
     Raises:
         click.ClickException: ``data`` is not JSON (exit 1, one line, no traceback).
     """
-    from toolfoundry.spec.json_gate import InvalidJson, encode
+    from toolfoundry.base.json_gate import InvalidJson, encode
 
     try:
         click.echo(encode(data, indent=2, default=str))
@@ -201,7 +201,7 @@ def json_args(value: str | None) -> Any:
         click.BadParameter: the text is not JSON, breaks the gate's rules, or the file cannot
             be read (exit 2).
     """
-    from toolfoundry.spec.json_gate import JSON_LIMITS, InvalidJson, decode
+    from toolfoundry.base.json_gate import JSON_LIMITS, InvalidJson, decode
 
     if value is None:
         return {}

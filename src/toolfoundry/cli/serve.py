@@ -12,11 +12,11 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from toolfoundry.base.collector import gc_paused
+from toolfoundry.base.extras import requires_extra
 from toolfoundry.cli.catalog import load_project, source_option
 from toolfoundry.cli.options import Bounded, host_port, open_foundry, store_options
 from toolfoundry.cli.preflight import listen, require_sandbox
-from toolfoundry.spec.collector import gc_paused
-from toolfoundry.spec.extras import requires_extra
 from toolfoundry.spec.limits import LIST_PAGE_BOUND, LIST_PAGE_SIZE
 
 if TYPE_CHECKING:

@@ -10,6 +10,9 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from toolfoundry.base.collector import gc_paused
+from toolfoundry.base.display import visible, visible_line, visible_lines
+from toolfoundry.base.json_gate import encode
 from toolfoundry.cli.options import (
     cell,
     emit,
@@ -23,9 +26,6 @@ from toolfoundry.cli.options import (
 from toolfoundry.forge.host_display import capabilities_text
 from toolfoundry.registry import RegistryError, ToolListing, ToolVersion
 from toolfoundry.spec import Capabilities, VersionStatus
-from toolfoundry.spec.collector import gc_paused
-from toolfoundry.spec.display import visible, visible_line, visible_lines
-from toolfoundry.spec.json_gate import encode
 
 if TYPE_CHECKING:  # rich loads only when a table or a styled line is printed, not when piped
     from rich.console import Console

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from toolfoundry.spec.lazy import lazy_names
+from toolfoundry.base.lazy import lazy_names
 
 if TYPE_CHECKING:  # what __getattr__ below returns, for type checkers (tests keep both equal)
     from toolfoundry.declare.argparse.parser import ArgparseCommand, from_argparse

@@ -43,11 +43,11 @@ from pydantic.errors import PydanticSchemaGenerationError, PydanticUserError
 from pydantic.fields import FieldInfo
 from pydantic.json_schema import PydanticJsonSchemaWarning
 
+from toolfoundry.base.json_schema import InvalidSchema, compile_schema
 from toolfoundry.declare.docstrings import DocInfo
 from toolfoundry.declare.errors import DeclarationError
 from toolfoundry.declare.pyschema import clean_schema
 from toolfoundry.spec import Problem
-from toolfoundry.spec.json_schema import InvalidSchema, compile_schema
 
 _KIND_FIX = {
     inspect.Parameter.VAR_POSITIONAL: "*args cannot be described as JSON; "
@@ -238,7 +238,7 @@ def _type_name(annotation: Any) -> str:
 def _default_rejected(schema: dict[str, Any], default: Any) -> str | None:
     """Why ``default`` fails its parameter's own schema, or None when it passes.
 
-    The one validator (spec/json_schema) answers; a schema it refuses (a Python ``pattern``
+    The one validator (base/json_schema) answers; a schema it refuses (a Python ``pattern``
     with lookaround, which agent-made tools may not use but a declared one may) is checked by
     jsonschema instead, loaded only then: declaring a function does not pay for it.
     """

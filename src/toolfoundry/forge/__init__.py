@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from toolfoundry.base.lazy import lazy_names
 from toolfoundry.spec import VersionStatus
-from toolfoundry.spec.lazy import lazy_names
 
 if TYPE_CHECKING:  # what __getattr__ below returns, for type checkers (tests keep both equal)
     from toolfoundry.forge.approval import (

@@ -11,6 +11,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from toolfoundry.base.json_gate import (
+    InvalidJson,
+    JsonLimits,
+    JsonProblem,
+    check,
+    decode,
+)
 from toolfoundry.forge.cases import Fixture, TestCase, parse_cases
 from toolfoundry.forge.draft_fields import (
     DraftError,
@@ -30,13 +37,6 @@ from toolfoundry.spec import (
     Problem,
     ToolSpec,
     validate_name,
-)
-from toolfoundry.spec.json_gate import (
-    InvalidJson,
-    JsonLimits,
-    JsonProblem,
-    check,
-    decode,
 )
 from toolfoundry.spec.limits import DraftLimits as DraftLimits  # re-exported: drafts use it
 from toolfoundry.spec.names import META_TOOL_NAMES, looks_like, name_keys

@@ -8,13 +8,13 @@ from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
+from toolfoundry.base.json_schema import InvalidSchema, compile_schema, schema_problems
+from toolfoundry.base.lru import SizedLRU, text_cost
 from toolfoundry.forge.draft_json import FIXTURE_FIELDS
 from toolfoundry.sandbox.host.hosts import pattern_covered, pattern_problem
 from toolfoundry.sandbox.host.netguard import FetchError, parse_url
 from toolfoundry.spec import JSON_SCHEMA_DIALECT, Capabilities, Problem
 from toolfoundry.spec.capabilities import KNOWN_CAPABILITIES, StorageScope
-from toolfoundry.spec.json_schema import InvalidSchema, compile_schema, schema_problems
-from toolfoundry.spec.lru import SizedLRU, text_cost
 
 if TYPE_CHECKING:
     from jsonschema import Draft202012Validator
@@ -43,7 +43,7 @@ def _meta_validator() -> Draft202012Validator:
 
     The meta-schema is the host's own (its patterns are fixed and linear), so Python's
     validator may check a draft's schema against it; the draft's schema itself only ever runs
-    in spec/json_schema.py. Imported here, not at the top: jsonschema costs a quarter second
+    in base/json_schema.py. Imported here, not at the top: jsonschema costs a quarter second
     of import under load that opening a foundry or calling a tool never needs.
     """
     from jsonschema import Draft202012Validator

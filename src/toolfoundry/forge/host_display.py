@@ -13,9 +13,9 @@ from dataclasses import dataclass
 
 import idna
 
+from toolfoundry.base.confusables import mixed_scripts, skeleton
 from toolfoundry.sandbox.host.hosts import HostPattern, HostPatternError
 from toolfoundry.spec import Capabilities, StorageScope
-from toolfoundry.spec.confusables import mixed_scripts, skeleton
 
 
 @dataclass(frozen=True)

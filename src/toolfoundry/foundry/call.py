@@ -11,6 +11,9 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from toolfoundry.base.json_gate import GatedJson, InvalidJson, encode, gated
+from toolfoundry.base.json_schema import CompiledSchema, InvalidSchema, compile_schema
+from toolfoundry.base.lru import SizedLRU, text_cost
 from toolfoundry.config import FetchSettings
 from toolfoundry.registry import AGENT_ACTOR, RegistryError, ToolVersion, VersionStatus
 from toolfoundry.registry.calls import CallStatements
@@ -28,10 +31,7 @@ from toolfoundry.spec import (
     StepStatus,
     StorageScope,
 )
-from toolfoundry.spec.json_gate import GatedJson, InvalidJson, encode, gated
-from toolfoundry.spec.json_schema import CompiledSchema, InvalidSchema, compile_schema
 from toolfoundry.spec.limits import MIB
-from toolfoundry.spec.lru import SizedLRU, text_cost
 from toolfoundry.spec.result import elapsed_ms
 
 if TYPE_CHECKING:
@@ -47,7 +47,7 @@ MAX_MODEL_TEXT = 20_000
 def arguments_validator(schema: Mapping[str, Any]) -> CompiledSchema | None:
     """A validator for a version's parameters, to keep with the version (None if invalid).
 
-    The one validator of agent-made schemas (spec/json_schema.py): patterns in linear time.
+    The one validator of agent-made schemas (base/json_schema.py): patterns in linear time.
     """
     try:
         return compile_schema(schema)

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from toolfoundry.base.collector import gc_paused
 from toolfoundry.config import Config, load_config
 from toolfoundry.foundry import telemetry
 from toolfoundry.foundry.call import Caller
@@ -34,7 +35,6 @@ from toolfoundry.registry import (
 from toolfoundry.registry.calls import CallStatements
 from toolfoundry.sandbox.process.executor import Executor, ProcessLimits
 from toolfoundry.spec import CallResult, StepResult, StepStatus, ToolSpec
-from toolfoundry.spec.collector import gc_paused
 
 if TYPE_CHECKING:  # loaded by the periodic checks only; the forge by the first create_tool
     from toolfoundry.forge import Draft, ToolRunner

@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from toolfoundry.base.json_gate import encode
 from toolfoundry.foundry import telemetry
 from toolfoundry.foundry.call import model_payload, model_text
 from toolfoundry.spec import (
@@ -30,7 +31,6 @@ from toolfoundry.spec import (
     StepStatus,
     ToolSpec,
 )
-from toolfoundry.spec.json_gate import encode
 
 if TYPE_CHECKING:
     from toolfoundry.foundry import Foundry

@@ -30,9 +30,9 @@ import json
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from toolfoundry.base.extras import requires_extra
 from toolfoundry.integrations.bridge import CREATE_TOOL, FoundryBridge, ToolAnswer
 from toolfoundry.spec import DeclaredTool, ToolSpec
-from toolfoundry.spec.extras import requires_extra
 
 with requires_extra("langchain", "toolfoundry.integrations.langchain"):
     import anyio.to_thread

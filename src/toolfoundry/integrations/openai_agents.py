@@ -29,10 +29,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from toolfoundry.base.extras import requires_extra
+from toolfoundry.base.json_gate import InvalidJson, decode
 from toolfoundry.integrations.bridge import CREATE_TOOL, FoundryBridge, ToolAnswer
 from toolfoundry.spec import DeclaredTool, ToolSpec
-from toolfoundry.spec.extras import requires_extra
-from toolfoundry.spec.json_gate import InvalidJson, decode
 
 with requires_extra("openai-agents", "toolfoundry.integrations.openai_agents"):
     import anyio.to_thread

@@ -25,9 +25,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from toolfoundry.base.extras import requires_extra
 from toolfoundry.integrations.bridge import FoundryBridge, ToolAnswer
 from toolfoundry.spec import DeclaredTool, ErrorKind
-from toolfoundry.spec.extras import requires_extra
 
 with requires_extra("pydantic-ai", "toolfoundry.integrations.pydantic_ai"):
     import anyio.to_thread

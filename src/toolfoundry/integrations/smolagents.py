@@ -32,9 +32,9 @@ import logging
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from toolfoundry.base.extras import requires_extra
 from toolfoundry.integrations.bridge import FoundryBridge
 from toolfoundry.spec import DeclaredTool, ToolSpec
-from toolfoundry.spec.extras import requires_extra
 
 with requires_extra("smolagents", "toolfoundry.integrations.smolagents"):
     from smolagents import Tool  # type: ignore[import-untyped]

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from toolfoundry.base.lazy import lazy_names
 from toolfoundry.registry.records import (
     AGENT_ACTOR,
     Approval,
@@ -33,7 +34,6 @@ from toolfoundry.registry.records import (
 )
 from toolfoundry.registry.sqlite_file import default_url, resolve_url
 from toolfoundry.spec import VersionStatus, capabilities_hash, code_sha256
-from toolfoundry.spec.lazy import lazy_names
 
 if TYPE_CHECKING:  # what __getattr__ below returns, for type checkers (tests keep both equal)
     from toolfoundry.registry.engine import StoreError

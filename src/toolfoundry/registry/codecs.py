@@ -16,9 +16,9 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+from toolfoundry.base.display import SURROGATES
 from toolfoundry.registry.records import ToolVersion
 from toolfoundry.spec import Capabilities, VersionStatus
-from toolfoundry.spec.display import SURROGATES
 
 _LONE_SURROGATE = re.compile(f"[{SURROGATES}]")
 

@@ -11,6 +11,7 @@ from sqlalchemy import create_engine, event, text
 from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.exc import ArgumentError, OperationalError, ProgrammingError, SQLAlchemyError
 
+from toolfoundry.base.extras import requires_extra
 from toolfoundry.registry.records import DriverError
 from toolfoundry.registry.sqlite_file import (
     BUSY_TIMEOUT_MS,
@@ -20,7 +21,6 @@ from toolfoundry.registry.sqlite_file import (
     require_directory,
 )
 from toolfoundry.registry.store_url import as_store_url
-from toolfoundry.spec.extras import requires_extra
 
 _MIGRATION_LOCK = 0x7466_7265  # an arbitrary advisory-lock key for PostgreSQL ("tfre")
 
@@ -55,7 +55,7 @@ def create_registry_engine(url: str) -> Engine:
         FileNotFoundError: a SQLite file whose directory does not exist (a mistyped path is
             not silently made into a new, empty registry; only :func:`default_url` creates its
             directory).
-        toolfoundry.spec.extras.MissingExtra: a PostgreSQL URL without psycopg installed
+        toolfoundry.base.extras.MissingExtra: a PostgreSQL URL without psycopg installed
             (``postgres://`` and ``postgresql://`` mean psycopg 3 here).
         toolfoundry.registry.store_url.UnsupportedStore: a database we keep no registry in
             (a bare path is a SQLite file: ``store_url.as_store_url``).

@@ -15,15 +15,17 @@ from typing import Any
 from sqlalchemy import ColumnElement, func, insert, select, update
 from sqlalchemy.engine import Connection, Engine, Row
 
+from toolfoundry.base.json_gate import lone_surrogate_at
 from toolfoundry.registry import audit as audit_log
-from toolfoundry.registry import holds as approval_rule
 from toolfoundry.registry import code_runs, lookalikes
+from toolfoundry.registry import holds as approval_rule
 from toolfoundry.registry import review_facts as review
 from toolfoundry.registry import runs as agent_runs
 from toolfoundry.registry import search as fulltext
 from toolfoundry.registry import usage as usage_counters
 from toolfoundry.registry import versions as version_reads
 from toolfoundry.registry.calls import CallStatements
+from toolfoundry.registry.code_runs import CodeRunRow
 from toolfoundry.registry.codecs import as_utc, now
 from toolfoundry.registry.engine import (
     EngineConnections,
@@ -47,13 +49,11 @@ from toolfoundry.registry.records import (
     ToolVersion,
     UsageStats,
 )
-from toolfoundry.registry.code_runs import CodeRunRow
 from toolfoundry.registry.review_facts import ReviewFacts
 from toolfoundry.registry.runs import RunRow
 from toolfoundry.registry.schema import approvals, tools, versions
 from toolfoundry.registry.storage import SqlStorage
 from toolfoundry.spec import ToolSpec, VersionStatus
-from toolfoundry.spec.json_gate import lone_surrogate_at
 
 
 class Registry:

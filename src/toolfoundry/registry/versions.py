@@ -4,7 +4,7 @@ Listings read every current version at once (10 000 rows and more), so a row is 
 JSON columns arrive as their stored text and are decoded here (an empty ``[]``/``{}`` without
 the decoder), equal capability texts share one parsed :class:`Capabilities` (immutable), rows
 are mapped by position, and the many records of one read are built with the cyclic collector
-paused (``spec.collector.gc_paused``: otherwise the cost grew faster than the number of rows).
+paused (``base.collector.gc_paused``: otherwise the cost grew faster than the number of rows).
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from typing import Any
 from sqlalchemy import Column, Select, Text, select, type_coerce
 from sqlalchemy.engine import Connection, Row
 
+from toolfoundry.base.collector import gc_paused
 from toolfoundry.registry.codecs import (
     JSON_COLUMNS,
     as_utc,
@@ -27,7 +28,6 @@ from toolfoundry.registry.codecs import (
 from toolfoundry.registry.records import RegistryError, ToolListing, ToolVersion, tool_spec
 from toolfoundry.registry.schema import tools, versions
 from toolfoundry.spec import Capabilities, ToolSpec, VersionStatus
-from toolfoundry.spec.collector import gc_paused
 from toolfoundry.spec.names import did_you_mean
 
 

@@ -6,7 +6,7 @@ sandbox is trusted (a tool can rewrite either): a value that breaks the gate's r
 (nested past the depth limit, ``JSON.rawJSON("1e999")``, a 5000-digit integer, a lone
 surrogate) is ``invalid_output`` with each problem located in the value; a malformed answer is
 ``invalid_output`` too. An error's message is text for people, so a lone surrogate in it is
-shown as its escape instead of refusing the error (:func:`toolfoundry.spec.json_gate.well_formed`).
+shown as its escape instead of refusing the error (:func:`toolfoundry.base.json_gate.well_formed`).
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ import json
 from dataclasses import dataclass, replace
 from typing import Any
 
+from toolfoundry.base.json_gate import InvalidJson, JsonLimits, decode, well_formed
 from toolfoundry.spec import CallError, CallResult, ErrorKind
-from toolfoundry.spec.json_gate import InvalidJson, JsonLimits, decode, well_formed
 
 OK_PREFIX = b'{"ok":true,"value":'
 

@@ -6,7 +6,7 @@ check all call them, so a hash computed at create time is the one checked at app
 
 Lone surrogates (``"\\ud800"`` as a character, not as a JavaScript escape) cannot be stored as
 text by SQLite or PostgreSQL: drafts holding one are refused, located, at parse time (the rule
-and its test, ``lone_surrogate_at``, are :mod:`toolfoundry.spec.json_gate`'s). :func:`code_sha256`
+and its test, ``lone_surrogate_at``, are :mod:`toolfoundry.base.json_gate`'s). :func:`code_sha256`
 still never raises: it encodes a lone surrogate as its three UTF-8-style bytes
 (``surrogatepass``), which for every other string is exactly UTF-8, so hashes stored before
 this rule existed keep matching.

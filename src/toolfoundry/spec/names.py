@@ -6,7 +6,7 @@ import re
 import unicodedata
 from collections.abc import Iterable
 
-from toolfoundry.spec.confusables import skeleton
+from toolfoundry.base.confusables import skeleton
 
 NAME_PATTERN = r"^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$"
 # The foundry's own meta-tools, in the order MCP clients see them. Declared in
@@ -47,7 +47,7 @@ def _fold(text: str) -> str:
 
 def name_keys(name: str) -> frozenset[str]:
     """What ``name`` looks like to a person: NFKC, case folded, ``-`` as ``_``, and confusable
-    characters as their UTS #39 prototype (spec/confusables.py). Two names that share a key
+    characters as their UTS #39 prototype (base/confusables.py). Two names that share a key
     pass for each other (``Create-Tool``, ``create_tooI``, ``run_js`` / ``run-js``).
 
     There are two keys because the skeleton is case-sensitive: folding first makes ``Index``

@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from toolfoundry.base.problem import Problem
+
 
 def elapsed_ms(started: float) -> float:
     """Milliseconds since ``started``, a ``time.perf_counter()`` reading (for ``duration_ms``)."""
@@ -26,7 +28,7 @@ class ErrorKind(StrEnum):
     NOT_ACTIVE = "not_active"
     OUTPUT_TOO_LARGE = "output_too_large"
     # a result, log or error the host will not take: too deep, a number that is not a finite
-    # double, text that is not valid Unicode (the JSON gate's rules, spec/json_gate.py)
+    # double, text that is not valid Unicode (the JSON gate's rules, base/json_gate.py)
     INVALID_OUTPUT = "invalid_output"
     # the sandbox itself is missing or damaged: the code was never judged (not the code's fault)
     SANDBOX_UNAVAILABLE = "sandbox_unavailable"
@@ -37,17 +39,6 @@ class ErrorKind(StrEnum):
     # cycle a -> b -> a ends here), or past ``inner_calls`` made under one outer call
     DEPTH_LIMIT = "depth_limit"
     CALL_LIMIT = "call_limit"
-
-
-@dataclass(frozen=True)
-class Problem:
-    """One thing wrong with the arguments, located by a JSON path such as ``$.items[2].id``."""
-
-    path: str
-    message: str
-
-    def to_dict(self) -> dict[str, str]:
-        return {"path": self.path, "message": self.message}
 
 
 @dataclass(frozen=True)

@@ -16,9 +16,9 @@ from mcp.client.subscriptions import ResourcesListChanged
 from mcp.shared.exceptions import MCPError
 
 from toolfoundry import Foundry
+from toolfoundry.base.json_gate import decode
 from toolfoundry.registry import AuditEvent
 from toolfoundry.server.mcp.server import build_mcp_server
-from toolfoundry.spec.json_gate import decode
 
 from .test_mcp_support import Notifications, by_name, relaxed_foundry, structured, text_of
 

@@ -10,9 +10,9 @@ from typing import Any
 
 from toolfoundry.agent.providers.base import Message, ProviderError, ToolCall, Turn
 from toolfoundry.agent.providers.names import ToolNames
+from toolfoundry.base.json_gate import InvalidJson, decode
 from toolfoundry.catalog import restore_arguments
 from toolfoundry.spec import ToolSpec
-from toolfoundry.spec.json_gate import InvalidJson, decode
 
 
 def parse_arguments(raw: Any) -> tuple[dict[str, Any] | None, str]:

@@ -10,7 +10,7 @@ import os
 from typing import TYPE_CHECKING
 
 from toolfoundry.agent.providers.base import ProviderError
-from toolfoundry.spec.extras import MissingExtra
+from toolfoundry.base.extras import MissingExtra
 
 if TYPE_CHECKING:
     import anthropic

@@ -20,7 +20,7 @@ from urllib.parse import unquote_to_bytes
 
 import idna
 
-from toolfoundry.spec.json_gate import lone_surrogate_at
+from toolfoundry.base.json_gate import lone_surrogate_at
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 Resolver = Callable[[str], Sequence[str]]

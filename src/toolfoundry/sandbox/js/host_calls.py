@@ -18,14 +18,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from toolfoundry.sandbox.host import crypto
-from toolfoundry.sandbox.host.protocols import FetchHandler, ToolRequest, ToolsHandler
-from toolfoundry.sandbox.host.storage import StorageHook
-from toolfoundry.sandbox.js.modules import ImportRefused, LibraryCatalog
-from toolfoundry.sandbox.js.nesting import run_nested
-from toolfoundry.sandbox.js.surface import global_instead
-from toolfoundry.spec import CallResult
-from toolfoundry.spec.json_gate import (
+from toolfoundry.base.json_gate import (
     JSON_LIMITS,
     InvalidJson,
     check,
@@ -33,6 +26,13 @@ from toolfoundry.spec.json_gate import (
     encode,
     well_formed,
 )
+from toolfoundry.sandbox.host import crypto
+from toolfoundry.sandbox.host.protocols import FetchHandler, ToolRequest, ToolsHandler
+from toolfoundry.sandbox.host.storage import StorageHook
+from toolfoundry.sandbox.js.modules import ImportRefused, LibraryCatalog
+from toolfoundry.sandbox.js.nesting import run_nested
+from toolfoundry.sandbox.js.surface import global_instead
+from toolfoundry.spec import CallResult
 
 LOG_LEVELS = {"log", "info", "debug", "warn", "error"}
 # a tool request wraps the arguments in one object: {"name", "args", "version"}

@@ -24,6 +24,7 @@ from typing import Any
 
 import wasmtime
 
+from toolfoundry.base.json_gate import InvalidJson, encode_checked
 from toolfoundry.sandbox.answer import read_answer
 from toolfoundry.sandbox.js import wasm_calls
 from toolfoundry.sandbox.js.call_setup import set_up_call
@@ -42,7 +43,6 @@ from toolfoundry.sandbox.js.modules import BUILD_DIR, LibraryCatalog, polyfills_
 from toolfoundry.sandbox.js.snapshot import bake
 from toolfoundry.sandbox.policy import SandboxPolicy
 from toolfoundry.spec import CallResult, ErrorKind
-from toolfoundry.spec.json_gate import InvalidJson, encode_checked
 
 PRELUDE_DIR = Path(__file__).resolve().parent / "prelude"
 PAGE = 65536

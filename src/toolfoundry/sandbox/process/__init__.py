@@ -13,9 +13,9 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
+from toolfoundry.base.lazy import lazy_names
 from toolfoundry.sandbox.process.admission import Admission
 from toolfoundry.sandbox.process.executor import Executor, ProcessLimits
-from toolfoundry.spec.lazy import lazy_names
 
 if TYPE_CHECKING:  # the jail (subprocess, select, ...) loads when one is probed or started
     from toolfoundry.sandbox.process.jail import JailConfig, JailUnavailable, find_bwrap, probe

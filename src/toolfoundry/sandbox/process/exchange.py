@@ -16,6 +16,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from toolfoundry.base.json_gate import check, encode
 from toolfoundry.sandbox.answer import read_answer
 from toolfoundry.sandbox.host.protocols import FetchProvider
 from toolfoundry.sandbox.process import budget
@@ -24,7 +25,6 @@ from toolfoundry.sandbox.process.executor import ProcessLimits
 from toolfoundry.sandbox.process.jail import Jail
 from toolfoundry.sandbox.process.watch import FETCH_FRAMES_CAP, MAGIC, Collected, watch
 from toolfoundry.spec import CallResult, ErrorKind
-from toolfoundry.spec.json_gate import check, encode
 
 TOOL_KINDS = frozenset(
     {

@@ -7,6 +7,7 @@ from typing import Any
 
 import httpx
 
+from toolfoundry.base.json_gate import InvalidJson, check, decode, encode
 from toolfoundry.sandbox.host.protocols import FetchProvider
 from toolfoundry.sandbox.process.executor import ProcessLimits
 from toolfoundry.sandbox.process.wire import (
@@ -16,7 +17,6 @@ from toolfoundry.sandbox.process.wire import (
     result_from_dict,
 )
 from toolfoundry.spec import CallResult, ErrorKind
-from toolfoundry.spec.json_gate import InvalidJson, check, decode, encode
 
 NETWORK_SLACK_S = 10.0
 

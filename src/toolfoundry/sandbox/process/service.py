@@ -20,9 +20,9 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from toolfoundry.base.json_gate import decode, encode
 from toolfoundry.sandbox.process.executor import Executor, ProcessLimits
 from toolfoundry.sandbox.process.wire import RUN_PATH, WireError, limits_from_dict
-from toolfoundry.spec.json_gate import decode, encode
 
 MAX_BODY_BYTES = 4 * 1024 * 1024
 

@@ -25,10 +25,10 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
+from toolfoundry.base.json_gate import InvalidJson, decode, encode
 from toolfoundry.sandbox.host.protocols import FetchHandler
 from toolfoundry.sandbox.process.executor import ProcessLimits
 from toolfoundry.sandbox.process.jail import READY, Jail
-from toolfoundry.spec.json_gate import InvalidJson, decode, encode
 
 MAGIC = b"TFR1"
 FRAME_SLACK = 64 * 1024  # an error message and the frame header on top of the value cap

@@ -33,10 +33,10 @@ from typing import Any
 
 import mcp_types as types
 
+from toolfoundry.base.json_gate import InvalidJson, JsonLimits, decode, encode
 from toolfoundry.catalog import mcp_tool
 from toolfoundry.foundry import Foundry
 from toolfoundry.spec import DeclaredTool
-from toolfoundry.spec.json_gate import InvalidJson, JsonLimits, decode, encode
 from toolfoundry.spec.limits import LIST_PAGE_BOUND, LIST_PAGE_SIZE
 
 logger = logging.getLogger(__name__)

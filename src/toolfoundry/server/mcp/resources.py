@@ -22,9 +22,9 @@ from typing import Any
 import mcp_types as types
 from mcp.shared.exceptions import MCPError
 
+from toolfoundry.base.json_gate import encode
 from toolfoundry.foundry import Foundry
 from toolfoundry.registry import RegistryError, ToolVersion, VersionStatus
-from toolfoundry.spec.json_gate import encode
 from toolfoundry.spec.limits import LIST_PAGE_BOUND, LIST_PAGE_SIZE
 from toolfoundry.spec.names import InvalidName, validate_name
 

@@ -19,9 +19,9 @@ from typing import Any
 
 import mcp_types as types
 
+from toolfoundry.base.json_gate import InvalidJson, encode
+from toolfoundry.base.json_schema import InvalidSchema, compile_schema
 from toolfoundry.spec import CallResult, ErrorKind
-from toolfoundry.spec.json_gate import InvalidJson, encode
-from toolfoundry.spec.json_schema import InvalidSchema, compile_schema
 
 
 def call_tool_result(

@@ -45,6 +45,8 @@ from mcp.server.subscriptions import (
 )
 from mcp.shared.exceptions import MCPError
 
+from toolfoundry.base.json_gate import encode
+from toolfoundry.base.lru import SizedLRU, text_cost
 from toolfoundry.catalog.mcp import mcp_tool, mcp_tools
 from toolfoundry.foundry import Foundry
 from toolfoundry.foundry.meta_tools import builtin_tools
@@ -53,9 +55,7 @@ from toolfoundry.server.mcp.listing import DEFAULT_PAGE_SIZE, InvalidCursor, Too
 from toolfoundry.server.mcp.resources import ToolResources
 from toolfoundry.server.mcp.results import call_tool_result
 from toolfoundry.spec import DeclaredTool, ToolSpec
-from toolfoundry.spec.json_gate import encode
 from toolfoundry.spec.limits import MIB
-from toolfoundry.spec.lru import SizedLRU, text_cost
 from toolfoundry.spec.names import META_TOOL_NAMES
 
 SERVER_NAME = "toolfoundry"

@@ -6,7 +6,7 @@ integer or a lone surrogate waits forever. And it serialises every outgoing mess
 pydantic, which raises on a lone surrogate and ends the whole server.
 
 This transport reads each line (at most :data:`MAX_LINE_BYTES`) through
-:func:`toolfoundry.spec.json_gate.decode`, then validates it as a JSON-RPC message. A line
+:func:`toolfoundry.base.json_gate.decode`, then validates it as a JSON-RPC message. A line
 that fails either gets a JSON-RPC error response, as the streamable HTTP transport answers a
 bad body: ``-32700`` (parse error: the gate refused the text, with its located problems in
 ``data``) or ``-32600`` (invalid request: JSON, but not a JSON-RPC message), carrying the
@@ -35,7 +35,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 
-from toolfoundry.spec.json_gate import (
+from toolfoundry.base.json_gate import (
     JSON_LIMITS,
     InvalidJson,
     decode,

@@ -20,10 +20,10 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from toolfoundry.base.json_gate import TEXT_REASONS, InvalidJson, JsonLimits, decode, encode
 from toolfoundry.foundry import Foundry
 from toolfoundry.registry import RegistryError
 from toolfoundry.server.web.schemas import COMPONENTS
-from toolfoundry.spec.json_gate import TEXT_REASONS, InvalidJson, JsonLimits, decode, encode
 
 MAX_BODY_BYTES = 1024 * 1024
 BODY_LIMITS = JsonLimits(max_bytes=MAX_BODY_BYTES).enclosing(2)  # {"args": ...}, {"tests": [..]}

@@ -10,7 +10,7 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexer import Lexer
 from pygments.lexers import DiffLexer, JavascriptLexer, PythonLexer, TextLexer
 
-from toolfoundry.spec.display import visible
+from toolfoundry.base.display import visible
 
 _CSS_CLASS = "hl"
 _LEXERS: dict[str, type[Lexer]] = {

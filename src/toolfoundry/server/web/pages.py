@@ -19,14 +19,14 @@ from starlette.responses import HTMLResponse, PlainTextResponse, RedirectRespons
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from toolfoundry.base.display import visible
+from toolfoundry.base.json_gate import encode
 from toolfoundry.forge.host_display import host_label
 from toolfoundry.foundry import Decision, Foundry
 from toolfoundry.registry import RegistryError
 from toolfoundry.server.security import CSRF_FIELD, csrf_token
 from toolfoundry.server.web import review
 from toolfoundry.server.web.highlight import highlighted, stylesheet
-from toolfoundry.spec.display import visible
-from toolfoundry.spec.json_gate import encode
 
 _HERE = Path(__file__).parent
 _DEFAULT_REVIEWER = "web reviewer"

@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from toolfoundry.spec.display import visible, visible_line
-from toolfoundry.spec.json_gate import (
+from toolfoundry.base.display import visible, visible_line
+from toolfoundry.base.json_gate import (
     InvalidJson,
     JsonLimits,
     check,

@@ -1,10 +1,10 @@
-"""spec/lru.SizedLRU: the one bounded cache (entries and bytes) behind every process-wide cache."""
+"""base/lru.SizedLRU: the one bounded cache (entries and bytes) behind every process-wide cache."""
 
 from __future__ import annotations
 
 import threading
 
-from toolfoundry.spec.lru import SizedLRU, text_cost
+from toolfoundry.base.lru import SizedLRU, text_cost
 
 
 def by_length(key: str, value: str) -> int:

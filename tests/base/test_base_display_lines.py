@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from toolfoundry.spec.display import visible_line, visible_lines
+from toolfoundry.base.display import visible_line, visible_lines
 
 HOSTILE = [
     "plain",

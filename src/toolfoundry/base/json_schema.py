@@ -17,7 +17,7 @@ Agent-made schemas are hostile input. Two rules follow:
   are cached by the schema's canonical text in a cache bounded by count and by approximate
   bytes, so a long-running server does not grow with every draft it refused.
 
-Problems are located by JSON path (:func:`toolfoundry.spec.json_gate.json_path`). The
+Problems are located by JSON path (:func:`toolfoundry.base.json_gate.json_path`). The
 messages of the common keywords read as they always have (``'text' is a required property``,
 ``3 is not of type 'string'``, ``'ab!' does not match '^a+$'``); the others are jsonschema-rs's
 own.
@@ -33,9 +33,9 @@ from typing import Any
 
 import jsonschema_rs
 
-from toolfoundry.spec.json_gate import JSON_LIMITS, json_path
-from toolfoundry.spec.lru import SizedLRU
-from toolfoundry.spec.result import Problem
+from toolfoundry.base.json_gate import JSON_LIMITS, json_path
+from toolfoundry.base.lru import SizedLRU
+from toolfoundry.base.problem import Problem
 
 # A compiled pattern's program and its lazy DFA are each capped (the crate's own defaults are
 # 10 MiB and 2 MiB): a pattern such as "a{1000}{1000}" is refused at create time, not built.

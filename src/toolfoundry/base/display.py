@@ -9,7 +9,7 @@ CVE-2021-42574). :func:`visible` turns each such character into its escape, writ
 What is escaped (:data:`UNSAFE_CHARACTERS`): C0 controls except newline and tab, DEL, C1
 controls, the bidi embeddings, overrides and isolates (U+202A-U+202E, U+2066-U+2069), the
 Unicode line and paragraph separators (U+2028, U+2029), and lone surrogates (which are not
-text; the JSON gate refuses them on the way in, see :mod:`toolfoundry.spec.json_gate`).
+text; the JSON gate refuses them on the way in, see :mod:`toolfoundry.base.json_gate`).
 """
 
 from __future__ import annotations

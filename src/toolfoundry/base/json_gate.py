@@ -18,7 +18,7 @@ are located by JSON path. The rules, the same at every crossing:
   surrogate (``"\\ud800"``, as a JSON escape or as a character) are **refused**, located; no
   layer ever stores or passes one on. That is the one rule for drafts, names, tests,
   arguments, results and storage keys. (Text meant only for a reader, such as a log line, is
-  shown with the character escaped instead: :func:`toolfoundry.spec.display.visible`.)
+  shown with the character escaped instead: :func:`toolfoundry.base.display.visible`.)
 - Objects keep the last of duplicate keys, as ``JSON.parse`` does.
 
 :func:`encode` writes strict JSON: no NaN or Infinity, control characters, DEL, C1 controls,
@@ -37,8 +37,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
-from toolfoundry.spec.display import SURROGATES, UNSAFE_CHARACTERS
-from toolfoundry.spec.result import Problem
+from toolfoundry.base.display import SURROGATES, UNSAFE_CHARACTERS
+from toolfoundry.base.problem import Problem
 
 # syntax, too_large, too_deep and encoding (bytes that are not UTF-8) are about the text;
 # number, unicode (a lone surrogate) and type are about a value, and located in it

@@ -12,10 +12,8 @@ import time
 
 import pytest
 
-from toolfoundry.sandbox import run_js
-from toolfoundry.spec import Problem
-from toolfoundry.spec.json_gate import JSON_LIMITS
-from toolfoundry.spec.json_schema import (
+from toolfoundry.base.json_gate import JSON_LIMITS
+from toolfoundry.base.json_schema import (
     _CACHE,
     CACHE_BYTES,
     CACHE_ENTRIES,
@@ -23,6 +21,8 @@ from toolfoundry.spec.json_schema import (
     compile_schema,
     schema_problems,
 )
+from toolfoundry.sandbox import run_js
+from toolfoundry.spec import Problem
 
 # Patterns models write, each with texts where JS and Python's re (or Rust's defaults) differ.
 TABLE: list[tuple[str, list[str]]] = [
