@@ -3,10 +3,16 @@
 What a version needs at call time (its argument validator and sandbox policy) is a pure
 function of the immutable version and the configuration, so it is built once per version and
 reused; only the version's status is read from the database on every call.
+
+A call made by code through ``tools`` (code mode, ``inner_calls.py``) takes the same path
+(:meth:`Caller.call_inner`): only its deadline (the outer one), its ``tools`` (the same chain,
+one level deeper) and where its record goes (the chain's, written when the outer call ends)
+differ.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -15,8 +21,9 @@ from toolfoundry.base.json_gate import GatedJson, InvalidJson, encode, gated
 from toolfoundry.base.json_schema import CompiledSchema, InvalidSchema, compile_schema
 from toolfoundry.base.lru import SizedLRU, text_cost
 from toolfoundry.config import FetchSettings
+from toolfoundry.foundry.inner_calls import Chain, InnerCalls
 from toolfoundry.registry import AGENT_ACTOR, RegistryError, ToolVersion, VersionStatus
-from toolfoundry.registry.calls import CallStatements
+from toolfoundry.registry.calls import CallRecord, CallStatements
 from toolfoundry.sandbox.host.hosts import pattern_covered
 from toolfoundry.sandbox.host.protocols import FetchProvider, StorageBackend
 from toolfoundry.sandbox.policy import SandboxPolicy
@@ -37,6 +44,7 @@ from toolfoundry.spec.result import elapsed_ms
 if TYPE_CHECKING:
     from toolfoundry.registry import Registry
     from toolfoundry.sandbox.host.fetch import FetchPolicy
+    from toolfoundry.sandbox.host.protocols import ToolRequest
 
 SHARED_NAMESPACE = "shared"
 # What a model is shown of one call at most (the agent loop and every framework adapter):
@@ -192,14 +200,54 @@ class Caller:
     ) -> CallResult:
         """See :meth:`toolfoundry.Foundry.call`."""
         started = time.perf_counter()
+        result, number = self._call(name, args, version, started, None, by)
+        if number is not None:
+            kind = result.error.kind.value if result.error else None
+            self._record(name, number, result.duration_ms, kind, by)
+        return with_step(result, version=number)
+
+    def call_inner(
+        self, request: ToolRequest, *, chain: Chain, depth: int, by: InnerCalls
+    ) -> CallResult:
+        """A call made through ``tools`` at ``depth`` by ``by``'s code (``inner_calls.py``);
+        its record joins the chain's, written when the outer call ends."""
+        started = time.perf_counter()
+        result, number = self._call(
+            request.name, request.args, request.version, started, (chain, depth), chain.actor
+        )
+        if number is not None:
+            kind = result.error.kind.value if result.error else None
+            chain.keep(
+                CallRecord(
+                    request.name,
+                    number,
+                    result.duration_ms,
+                    kind,
+                    chain.actor,
+                    caller=by.label,
+                    caller_name=by.caller_name,
+                )
+            )
+        return result
+
+    def _call(
+        self,
+        name: str,
+        args: Any,
+        version: int | None,
+        started: float,
+        inner: tuple[Chain, int] | None,
+        by: str,
+    ) -> tuple[CallResult, int | None]:
+        """Resolve, check the status, validate and run: (the result, the version number
+        that answered or refused, None when the name did not resolve)."""
         try:
             row_id, number, status = self._statements.resolve(name, version)
         except RegistryError as exc:
-            return with_step(
-                CallResult.failure(
-                    ErrorKind.NOT_FOUND, exc.message, duration_ms=elapsed_ms(started)
-                )
+            refused = CallResult.failure(
+                ErrorKind.NOT_FOUND, exc.message, duration_ms=elapsed_ms(started)
             )
+            return refused, None
         if status is not VersionStatus.ACTIVE:
             registry = self._registry()
             if status is VersionStatus.DISABLED and registry.get(name).status is status:
@@ -213,8 +261,7 @@ class Caller:
             refused = CallResult.failure(
                 ErrorKind.NOT_ACTIVE, message, duration_ms=elapsed_ms(started)
             )
-            self._record(name, number, refused.duration_ms, ErrorKind.NOT_ACTIVE.value, by)
-            return with_step(refused, version=number)
+            return refused, number
         tool, policy, validator = self._prepared(row_id, name, number)
         checked, problems = gated_arguments(tool.parameters, args, validator=validator)
         if checked is None:
@@ -225,14 +272,47 @@ class Caller:
                 duration_ms=elapsed_ms(started),
             )
         elif tool.language == "python":
-            result = self._call_python(tool, args, policy.fetch, started)
+            deadline = inner[0].deadline if inner is not None else None
+            result = self._call_python(tool, args, policy.fetch, started, deadline)
         else:
             from toolfoundry.sandbox import run_js
 
+            if inner is not None:
+                policy = self._inner_policy(policy, name, number, *inner)
+            elif by != AGENT_ACTOR:  # the kept policy's inner calls are done for the agent
+                tools = self.inner_calls(name, number, actor=by)
+                policy = dataclasses.replace(policy, tools=tools)
             result = run_js(tool.code, checked, policy)
-        kind = result.error.kind.value if result.error else None
-        self._record(name, number, result.duration_ms, kind, by)
-        return with_step(result, version=number)
+        return result, number
+
+    def _inner_policy(
+        self, policy: SandboxPolicy, name: str, number: int, chain: Chain, depth: int
+    ) -> SandboxPolicy:
+        """The callee's own policy, ending at the outer deadline, its ``tools`` one level
+        deeper in the same chain."""
+        tools = self.inner_calls(name, number, chain=chain, depth=depth, actor=chain.actor)
+        return dataclasses.replace(policy, tools=tools, deadline=chain.deadline)
+
+    def inner_calls(
+        self,
+        name: str,
+        number: int,
+        *,
+        actor: str,
+        chain: Chain | None = None,
+        depth: int = 0,
+    ) -> InnerCalls:
+        """The ``tools`` of version ``number`` of ``name``'s code."""
+        return InnerCalls(
+            self,
+            self._statements,
+            self._limits,
+            label=f"{name}@{number}",
+            caller_name=name,
+            actor=actor,
+            chain=chain,
+            depth=depth,
+        )
 
     def _record(
         self, name: str, number: int, duration_ms: float, kind: str | None, by: str
@@ -240,7 +320,12 @@ class Caller:
         self._statements.record(name, number, duration_ms, kind, by)
 
     def _call_python(
-        self, tool: ToolVersion, args: Any, fetch: FetchProvider | None, started: float
+        self,
+        tool: ToolVersion,
+        args: Any,
+        fetch: FetchProvider | None,
+        started: float,
+        deadline: float | None = None,
     ) -> CallResult:
         executor = self._python_executor()
         if executor is None:
@@ -249,9 +334,19 @@ class Caller:
                 "the Python tier is not available here (no bubblewrap, no executor service)",
                 duration_ms=elapsed_ms(started),
             )
-        return executor.run(
-            tool.code, dict(args), self._process_limits, tool=tool.name, fetch=fetch
-        )
+        limits = self._process_limits
+        if deadline is not None:  # an inner call: its wait in line and its run end in time
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return CallResult.failure(
+                    ErrorKind.TIMEOUT,
+                    "the outer call's time budget is spent",
+                    duration_ms=elapsed_ms(started),
+                )
+            limits = dataclasses.replace(
+                limits, timeout_s=min(limits.timeout_s, left), queue_s=left
+            )
+        return executor.run(tool.code, dict(args), limits, tool=tool.name, fetch=fetch)
 
     def _prepared(
         self, row_id: int, name: str, number: int
@@ -262,6 +357,9 @@ class Caller:
             policy = sandbox_policy(
                 name, tool.capabilities, self._limits, self._fetch, self._storage
             )
+            # its code's `tools`: each call of it begins a chain of its own
+            tools = self.inner_calls(name, number, actor=AGENT_ACTOR)
+            policy = dataclasses.replace(policy, tools=tools)
             validator = arguments_validator(tool.parameters)
             cached = self._versions.put(row_id, (tool, policy, validator))
         return cached

@@ -37,6 +37,7 @@ from toolfoundry.sandbox.process.executor import Executor, ProcessLimits
 from toolfoundry.spec import CallResult, StepResult, StepStatus, ToolSpec
 
 if TYPE_CHECKING:  # loaded by the periodic checks only; the forge by the first create_tool
+    from toolfoundry.sandbox.policy import SandboxPolicy
     from toolfoundry.forge import Draft, ToolRunner
     from toolfoundry.foundry.create import CreateResult, Intake
     from toolfoundry.foundry.report import ReviewReport
@@ -292,6 +293,40 @@ class Foundry:
             return self._caller.call(name, args, version=version, by=by)
         return instruments.call(
             name, lambda: self._caller.call(name, args, version=version, by=by), call_id=call_id
+        )
+
+    def run_js(
+        self,
+        code: str,
+        args: Any = None,
+        *,
+        by: str = AGENT_ACTOR,
+        policy: SandboxPolicy | None = None,
+    ) -> CallResult:
+        """Run a one-off ES module with the registry's tools, and keep the run.
+
+        Inside it, ``await tools.NAME(args)`` calls NAME's current active version and
+        ``await tools.call(name, args, {version})`` any version: each a real call (the
+        callee's schema, its own approved capabilities, usage, and an audit row naming the
+        run), within this run's time budget and ``[limits] inner_call_depth`` and
+        ``inner_calls``. A failed inner call throws a ``ToolError`` (``kind``, ``message``,
+        ``tool``). The run is kept (``details["run_id"]``): ``create_tool`` with
+        ``from_run`` makes it a tool whose first test is this run.
+
+        Args:
+            code: the ES module; it exports ``handler(args)`` or a default value.
+            args: the arguments passed to ``handler`` (``{}`` when None).
+            by: who runs it, the inner calls' audit actor.
+            policy: the run's own limits and capabilities (default: ``[limits]``, no network,
+                no storage); its ``tools`` are always the registry's.
+        """
+        from toolfoundry.foundry.code_runs import run_snippet
+        from toolfoundry.sandbox.policy import SandboxPolicy
+
+        policy = policy or SandboxPolicy.under(self.config.limits)
+        limits = self.config.limits
+        return run_snippet(
+            self._caller, self._statements, self.registry, limits, code, args, policy, by=by
         )
 
     # -- reviewing and versions ----------------------------------------------------------

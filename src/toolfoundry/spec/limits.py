@@ -59,11 +59,15 @@ def _number(value: float) -> str:
 
 # The one home of each call limit's accepted range. timeout_s: an hour at most (the epoch
 # deadline is ticks of 1 ms); memory_mib: the JavaScript sandbox needs 8 MiB, and wasm32
-# linear memory ends at 4 GiB; output_bytes: a result is decoded whole by the host.
+# linear memory ends at 4 GiB; output_bytes: a result is decoded whole by the host;
+# inner_call_depth: each level holds a sandbox instance and a worker thread while it waits
+# (0: no tool may call another); inner_calls: calls through `tools` under one outer call.
 CALL_LIMIT_BOUNDS: dict[str, Bound] = {
     "timeout_s": Bound(0, 3600, integer=False, low_open=True),
     "memory_mib": Bound(8, 4096),
     "output_bytes": Bound(1, 256 * MIB),
+    "inner_call_depth": Bound(0, 16),
+    "inner_calls": Bound(0, 1_000_000),
 }
 
 # MCP list pages (``serve --page-size``): entries of ``tools/list``, tools (two resources each)
@@ -80,17 +84,24 @@ PYTHON_QUEUE_S = 10.0
 
 @dataclass(frozen=True)
 class CallLimits:
-    """Time, memory and output one call may use.
+    """Time, memory, output and inner calls one call may use.
 
     Attributes:
-        timeout_s: wall-clock budget of a call, compilation included.
+        timeout_s: wall-clock budget of a call, compilation included; the calls it makes
+            through ``tools`` share it (the outer deadline is the inner deadline).
         memory_mib: cap on the JavaScript sandbox's linear memory, in MiB.
         output_bytes: cap on the JSON-encoded result (``output_too_large`` beyond it).
+        inner_call_depth: how deep calls through ``tools`` may nest (a ``run_js`` snippet's
+            or a tool's own calls are depth 1); deeper is ``depth_limit``, so a cycle ends.
+        inner_calls: how many calls through ``tools`` one outer call may make, at every
+            depth together; more is ``call_limit``.
     """
 
     timeout_s: float = 2.0
     memory_mib: int = 64
     output_bytes: int = 1 * MIB
+    inner_call_depth: int = 4
+    inner_calls: int = 1000
 
     def __post_init__(self) -> None:
         for item in fields(self):

@@ -53,14 +53,19 @@ class Admission:
         self._in_use = self._running = 0
         self._peak = self._peak_running = self._admitted = self._refused = 0
 
-    def run(self, memory_bytes: int, call: Callable[[], CallResult]) -> CallResult:
+    def run(
+        self, memory_bytes: int, call: Callable[[], CallResult], *, wait_s: float | None = None
+    ) -> CallResult:
         """``call()`` once ``memory_bytes`` fits the total, or the ``overloaded`` refusal.
 
         The wait is not part of the call's own time budget (``call`` starts its clock); it is
-        reported as ``details.queued_ms``.
+        reported as ``details.queued_ms``. ``wait_s`` shortens it for this call (an inner
+        call of code mode waits no longer than its outer call's deadline).
         """
         started = time.monotonic()
-        refusal = self._enter(memory_bytes)
+        refusal = self._enter(
+            memory_bytes, self.wait_s if wait_s is None else min(wait_s, self.wait_s)
+        )
         queued_ms = (time.monotonic() - started) * 1000
         if refusal is not None:
             refused = CallResult.failure(ErrorKind.OVERLOADED, refusal, duration_ms=queued_ms)
@@ -86,7 +91,7 @@ class Admission:
                 self._refused,
             )
 
-    def _enter(self, memory_bytes: int) -> str | None:
+    def _enter(self, memory_bytes: int, wait_s: float) -> str | None:
         if memory_bytes > self.total_bytes:
             with self._cond:
                 self._refused += 1
@@ -95,7 +100,7 @@ class Admission:
                 f"tier's total for concurrent calls ({self.total_bytes // MIB} MiB, "
                 "[limits] python_total_mib)"
             )
-        deadline = time.monotonic() + self.wait_s
+        deadline = time.monotonic() + wait_s
         with self._cond:
             ticket = next(self._tickets)
             self._line.append(ticket)
@@ -108,7 +113,7 @@ class Admission:
                             f"the Python tier is busy: {self._running} call(s) hold "
                             f"{self._in_use // MIB} of its {self.total_bytes // MIB} MiB for "
                             f"concurrent calls and this one ({memory_bytes // MIB} MiB) waited "
-                            f"{self.wait_s:g} s; retry later"
+                            f"{wait_s:g} s; retry later"
                         )
                     self._cond.wait(left)
             finally:

@@ -74,7 +74,7 @@ class BwrapExecutor:
                 return CallResult.failure(ErrorKind.RUNTIME_ERROR, str(exc))
             return exchange(jail, request, limits, started, fetch=fetch, tool=tool)
 
-        return self.admission.run(limits.memory_bytes, admitted)
+        return self.admission.run(limits.memory_bytes, admitted, wait_s=limits.queue_s)
 
     def close(self) -> None:
         """Nothing is kept between calls."""

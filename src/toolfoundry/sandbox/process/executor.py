@@ -47,6 +47,9 @@ class ProcessLimits:
         output_bytes: cap on the JSON-encoded result.
         log_bytes: cap on captured stdout/stderr.
         allowed_packages: installed packages the tool may import besides the stdlib allowlist.
+        queue_s: the longest this call may wait for room in the tier's admission budget, when
+            sooner than the admission's own wait (an inner call, which must end by its outer
+            call's deadline); None for the admission's.
     """
 
     timeout_s: float = 5.0
@@ -57,6 +60,7 @@ class ProcessLimits:
     output_bytes: int = CallLimits().output_bytes
     log_bytes: int = 64 * 1024
     allowed_packages: tuple[str, ...] = ()
+    queue_s: float | None = None
 
     def __post_init__(self) -> None:
         for name, bound in PROCESS_LIMIT_BOUNDS.items():
