@@ -260,9 +260,8 @@ def test_schema_change_breaking_old_inputs_is_a_regression() -> None:
     assert "no longer satisfies the new parameters schema" in report.regression.results[0].reason
 
 
-def test_existing_tool_from_stored_fields() -> None:
-    stored = parse_draft(slug_draft()).to_dict() | {"version": 4}
-    tool = ExistingTool.from_dict(stored)
+def test_the_next_version_of_an_existing_tool_is_numbered_after_it() -> None:
+    tool = ExistingTool.from_draft(parse_draft(slug_draft()), version=4)
     assert tool.version == 4
     assert [t.name for t in tool.tests] == ["basic", "punct", "empty"]
     assert forge_draft(slug_draft(), previous=tool).spec.version == 5  # type: ignore[union-attr]

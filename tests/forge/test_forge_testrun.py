@@ -134,7 +134,7 @@ def test_error_cases_match_a_substring_and_kind() -> None:
     assert "expected an error containing 'negative'" in results[4].reason
     assert "returned a value" in results[5].reason
     assert results[0].error is not None
-    assert results[0].error["kind"] == "runtime_error"
+    assert results[0].error.kind == "runtime_error"
 
 
 def test_a_failing_call_fails_an_expected_case_with_the_error() -> None:
@@ -149,7 +149,7 @@ def test_each_case_runs_with_the_limits() -> None:
     result = run_cases(RUNNER, code, tests, limits=CallLimits(timeout_s=0.3))[0]
     assert not result.passed
     assert result.error is not None
-    assert result.error["kind"] == "timeout"
+    assert result.error.kind == "timeout"
     assert result.duration_ms < 2000
 
 
@@ -230,10 +230,9 @@ def test_network_is_cut_when_a_fixture_is_missing() -> None:
     )
     assert not results[0].passed
     assert results[0].error is not None
-    assert results[0].error["kind"] == "capability_denied"
+    assert results[0].error.kind == "capability_denied"
     assert (
-        "no fixture for GET https://api.example.com/weather?city=Oslo"
-        in results[0].error["message"]
+        "no fixture for GET https://api.example.com/weather?city=Oslo" in results[0].error.message
     )
 
 
@@ -243,7 +242,7 @@ def test_network_is_cut_even_for_a_real_local_server(canary: Canary) -> None:
     results = run(code, [{"input": {}, "expected": 200}], capabilities={"network": [host]})
     assert not results[0].passed
     assert results[0].error is not None
-    assert results[0].error["kind"] == "capability_denied"
+    assert results[0].error.kind == "capability_denied"
     assert canary.hits == []
 
 

@@ -104,9 +104,9 @@ def test_a_lone_surrogate_is_refused_at_create_with_its_place(fd, kit, field, va
     result = fd.create_tool(kit.slugify(**{field: value}))
     assert result.status == "rejected"
     assert result.step.blockers == ("invalid_draft",)
-    [finding] = [f for f in result.findings if f["path"] == f"$.{field}"]
-    assert code_point in finding["message"]
-    assert "lone surrogate" in finding["message"]
+    [finding] = [f for f in result.findings if f.path == f"$.{field}"]
+    assert code_point in finding.message
+    assert "lone surrogate" in finding.message
     assert kit.snapshot(fd) == before
 
 

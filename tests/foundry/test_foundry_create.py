@@ -23,7 +23,7 @@ def test_pure_tool_activates_and_is_callable(fd):
     assert result.status == "active"
     assert result.version == 1
     assert result.step.status is StepStatus.COMPLETED
-    assert [t["passed"] for t in result.test_results] == [True, True]
+    assert [t.passed for t in result.test_results] == [True, True]
     out = fd.call("slugify", {"text": "Big News"})
     assert out.ok
     assert out.value == "big-news"
@@ -52,7 +52,7 @@ def test_update_that_breaks_previous_tests_is_refused_and_changes_nothing(kit, f
     )
     assert result.status == "rejected"
     assert result.step.blockers == ("regression",)
-    assert any(t.get("regression") and not t["passed"] for t in result.test_results)
+    assert any(t.regression and not t.passed for t in result.test_results)
     assert kit.snapshot(fd) == before
     assert fd.show("slugify").version == 1
 
@@ -97,7 +97,7 @@ def test_failing_tests_are_reported_and_change_nothing(kit, fd):
     result = fd.create_tool(draft)
     assert result.status == "rejected"
     assert result.step.blockers == ("tests_failed",)
-    assert result.test_results[0]["passed"] is False
+    assert result.test_results[0].passed is False
     assert result.version is None
     assert kit.snapshot(fd) == before
 
@@ -107,7 +107,7 @@ def test_duplicate_code_is_named(fd):
     result = fd.create_tool(slugify_draft(name="make_slug"))
     assert result.status == "active"
     assert result.duplicate_of == "slugify"
-    assert any(f["rule"] == "duplicate" for f in result.findings)
+    assert any(f.rule == "duplicate" for f in result.findings)
 
 
 MALFORMED = {
@@ -149,7 +149,7 @@ def test_malformed_drafts_get_structured_errors_and_change_nothing(kit, fd, kind
     assert result.version is None
     assert result.step.status in (StepStatus.BLOCKED, StepStatus.UNAVAILABLE)
     assert result.findings or result.test_results
-    for finding in result.findings:
+    for finding in result.to_dict()["findings"]:
         assert {"rule", "severity", "message"} <= set(finding)
     json.dumps(result.to_dict())  # always JSON-ready
     assert kit.snapshot(fd) == before
@@ -168,7 +168,7 @@ def test_behavioural_duplicate_is_named(fd, kit):
     )
     assert result.status == "active"
     assert result.duplicate_of == "slugify"
-    assert [f["rule"] for f in result.findings] == ["behavioural_duplicate"]
+    assert [f.rule for f in result.findings] == ["behavioural_duplicate"]
     different = fd.create_tool(
         slugify_draft(
             name="url_slug",

@@ -16,7 +16,7 @@ def open_foundry(db_url: str, fetch: dict | None = None) -> Foundry:
 
 
 def located(result, path: str) -> str:
-    [message] = [f["message"] for f in result.findings if f["path"] == path]
+    [message] = [f.message for f in result.findings if f.path == path]
     return message
 
 

@@ -101,8 +101,8 @@ def test_a_disabled_tool_runs_at_no_version_and_an_agent_cannot_switch_it_on(
     # a new version would switch it on as well: refused, located, nothing stored
     again = fd.create_tool(kit.slugify(description="Slugs again"))
     assert again.status == "rejected"
-    assert again.findings[0]["path"] == "$.name"
-    assert "disabled (by 'alice')" in again.findings[0]["message"]
+    assert again.findings[0].path == "$.name"
+    assert "disabled (by 'alice')" in again.findings[0].message
     assert [v.version for v in fd.history("slugify")] == [1, 2]
 
     # a person still can: rollback by a person, or enable
@@ -184,8 +184,8 @@ def test_cli_create_audits_the_login_name(db_url: str, kit, tmp_path) -> None:  
 def test_names_that_pass_for_a_meta_tool_are_refused(fd: Foundry, kit, name, meta) -> None:  # type: ignore[no-untyped-def]
     made = fd.create_tool(kit.slugify(name=name))
     assert made.status == "rejected"
-    problem = next(f for f in made.findings if f["path"] == "$.name")
-    assert f"looks like the meta-tool {meta!r}" in problem["message"]
+    problem = next(f for f in made.findings if f.path == "$.name")
+    assert f"looks like the meta-tool {meta!r}" in problem.message
     assert fd.tools() == []
 
 
@@ -194,8 +194,8 @@ def test_a_new_name_that_passes_for_an_existing_tool_is_refused(fd: Foundry, kit
     for lookalike in ("Slugify", "s1ugify", "SLUGIFY", "sIugify"):
         made = fd.create_tool(kit.slugify(name=lookalike))
         assert made.status == "rejected", lookalike
-        problem = next(f for f in made.findings if f["path"] == "$.name")
-        assert "looks like the existing tool 'slugify'" in problem["message"]
+        problem = next(f for f in made.findings if f.path == "$.name")
+        assert "looks like the existing tool 'slugify'" in problem.message
     assert fd.create_tool(kit.slugify(name="tf-slugify")).status == "rejected"  # reserved prefix
     assert [t.name for t in fd.tools()] == ["slugify"]
     # the same name is the next version, and a distinct name is a new tool

@@ -8,6 +8,7 @@ from click.testing import CliRunner
 
 from toolfoundry import Foundry
 from toolfoundry.cli import main
+from toolfoundry.spec.gate import Retirement
 
 T1 = {"name": "T1", "input": {"text": "Hello World"}, "expected": "hello-world"}
 T2 = {"name": "T2", "input": {"text": "a, b"}, "expected": "a-b"}
@@ -32,9 +33,9 @@ def test_a_version_must_pass_every_earlier_versions_tests(fd, kit):
     assert v3.status == "rejected"
     assert v3.step.blockers == ("regression",)
     assert "v1:T1" in v3.step.message
-    failed = [t["name"] for t in v3.test_results if not t["passed"]]
+    failed = [t.name for t in v3.test_results if not t.passed]
     assert failed == ["v1:T1"]
-    assert {t["name"] for t in v3.test_results if t.get("regression")} == {"v1:T1", "v2:T2"}
+    assert {t.name for t in v3.test_results if t.regression} == {"v1:T1", "v2:T2"}
     assert kit.snapshot(fd) == before
 
 
@@ -47,27 +48,35 @@ def test_retiring_with_a_reason_is_accepted_audited_and_stored(fd, kit):
     assert len(rows) == 1
     assert rows[0].version == 3
     assert rows[0].detail == {"retired": [change]}
-    suite = fd.show("slugify").extra["suite"]
-    assert suite["retired"] == [change]
-    assert [(e["version"], e["test"]["name"]) for e in suite["earlier"]] == [(2, "T2")]
+    gate = fd.show("slugify").gate
+    assert gate.suite is not None
+    assert gate.suite.retired == (Retirement(change["test"], change["reason"]),)
+    assert [(e.version, e.case["name"]) for e in gate.suite.earlier] == [(2, "T2")]
+    assert gate.changes_tests == (Retirement(change["test"], change["reason"]),)
+    # stored as it always was: `tools show --json` prints it under "extra"
+    stored = fd.show("slugify").to_dict()["extra"]
+    assert stored["changes_tests"] == [change]
+    assert stored["suite"]["retired"] == [change]
+    assert [(e["version"], e["test"]["name"]) for e in stored["suite"]["earlier"]] == [(2, "T2")]
     # v4 is gated by v2:T2 and v3:T3, no longer by the retired v1:T1
     v4 = fd.create_tool(kit.slugify(code=KEEPS_CASE, tests=[T3], description="v4"))
     assert v4.status == "active", v4.to_dict()
-    assert {t["name"] for t in v4.test_results if t.get("regression")} == {"v2:T2", "v3:T3"}
+    assert {t.name for t in v4.test_results if t.regression} == {"v2:T2", "v3:T3"}
 
 
 def test_a_bare_name_still_retires_and_a_reasonless_object_is_located(fd, kit):
     _v1_v2(fd, kit)
     bad = fd.create_tool(kit.slugify(code=KEEPS_CASE, tests=[T3], changes_tests=[{"test": "T1"}]))
     assert bad.status == "rejected"
-    assert [f["path"] for f in bad.findings] == ["$.changes_tests[0].reason"]
+    assert [f.path for f in bad.findings] == ["$.changes_tests[0].reason"]
     blank = {"test": "T1", "reason": "  "}
     bad = fd.create_tool(kit.slugify(code=KEEPS_CASE, tests=[T3], changes_tests=[blank]))
-    assert [f["path"] for f in bad.findings] == ["$.changes_tests[0].reason"]
+    assert [f.path for f in bad.findings] == ["$.changes_tests[0].reason"]
     ok = fd.create_tool(kit.slugify(code=KEEPS_CASE, tests=[T3], changes_tests=["T1"]))
     assert ok.status == "active", ok.to_dict()
-    retired = fd.show("slugify").extra["suite"]["retired"]
-    assert retired == [{"test": "v1:T1", "reason": "(no reason given)"}]
+    suite = fd.show("slugify").gate.suite
+    assert suite is not None
+    assert suite.retired == (Retirement("v1:T1", "(no reason given)"),)
 
 
 def test_retiring_a_network_tools_test_needs_a_human(fd, kit, weather_server):

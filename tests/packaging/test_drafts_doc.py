@@ -63,6 +63,6 @@ def test_an_unknown_field_is_refused_as_the_page_says(tmp_path: Path) -> None:
     with Foundry.open(f"sqlite:///{tmp_path / 'r.db'}") as fd:
         result = fd.create_tool(draft)
     assert result.status == "rejected"
-    paths = {f.get("path"): f["message"] for f in result.findings}
+    paths = {f.path: f.message for f in result.findings}
     assert paths["$.tests[0].expect"].startswith("unknown field; a test has: name, input, expected")
     assert "`$.tests[0].expect: unknown field; a test has: name, input, expected, ...`" in DOC

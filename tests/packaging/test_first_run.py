@@ -58,7 +58,7 @@ made = fd.create_tool({
     "code": "export function handler({ text }) { return text.split(' ').length }",
     "tests": [{"input": {"text": "a b"}, "expected": 2}],
 })
-print(json.dumps({"status": made.status, "tests": [dict(t) for t in made.test_results]}))
+print(json.dumps({"status": made.status, "tests": [t.to_dict() for t in made.test_results]}))
 """
 
 WARM_SCRIPT = r"""

@@ -98,7 +98,7 @@ def test_create_is_unavailable_and_stores_nothing(
         assert result.step.details["kind"] == "sandbox_unavailable"
         assert damaged in result.step.message
         assert "tests_failed" not in json.dumps(result.to_dict())
-        assert result.test_results == []
+        assert result.test_results == ()
         assert fd.tools() == []
 
 

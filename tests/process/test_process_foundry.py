@@ -57,7 +57,7 @@ def test_python_tool_waits_for_approval_then_runs(foundry: Foundry) -> None:
     assert created.status == "pending_approval", created.to_dict()
     assert created.step.blockers == ("awaiting_approval",)
     assert "python" in created.step.message
-    assert [t["passed"] for t in created.test_results] == [True, True]
+    assert [t.passed for t in created.test_results] == [True, True]
 
     early = foundry.call("csv_stats", {"csv": "x\n5\n", "column": "x"})
     assert early.error is not None
@@ -89,9 +89,9 @@ def test_static_check_refuses_before_running(foundry: Foundry) -> None:
     created = foundry.create_tool(draft(code=code))
     assert created.status == "rejected"
     assert created.step.blockers == ("static_check_failed",)
-    found = {(f["rule"], f["line"]) for f in created.findings}
+    found = {(f.rule, f.line) for f in created.findings}
     assert {("import_not_allowed", 1), ("no_eval", 4)} <= found
-    assert created.test_results == []
+    assert created.test_results == ()
     assert foundry.tools() == []
 
 
@@ -100,7 +100,7 @@ def test_failing_tests_reject(foundry: Foundry) -> None:
     created = foundry.create_tool(draft(code=code))
     assert created.status == "rejected"
     assert created.step.blockers == ("tests_failed",)
-    assert created.test_results[0]["diff"]
+    assert created.test_results[0].diff
 
 
 def test_network_tests_need_fixtures(foundry: Foundry) -> None:
@@ -114,7 +114,7 @@ def test_network_tests_need_fixtures(foundry: Foundry) -> None:
     )
     assert created.status == "rejected"
     assert created.step.blockers == ("tests_failed",)
-    assert created.test_results[0]["error"]["kind"] == "capability_denied"
+    assert created.test_results[0].error.kind == "capability_denied"
 
 
 def test_a_hostile_draft_is_contained_during_its_tests(foundry: Foundry, tmp_path: Path) -> None:
@@ -129,7 +129,7 @@ def test_a_hostile_draft_is_contained_during_its_tests(foundry: Foundry, tmp_pat
         )
     )
     assert created.status == "rejected"
-    assert "FileNotFoundError" in json.dumps(created.test_results)
+    assert "FileNotFoundError" in json.dumps([t.to_dict() for t in created.test_results])
     assert SECRET not in json.dumps(created.to_dict())
 
 
@@ -151,4 +151,4 @@ def test_policy_packages_and_auto_approval(tmp_path: Path) -> None:
     with Foundry.open(f"sqlite:///{tmp_path / 'r2.db'}", config=Config()) as strict:
         refused = strict.create_tool(yaml_draft)
         assert refused.status == "rejected"
-        assert refused.findings[0]["rule"] == "import_not_allowed"
+        assert refused.findings[0].rule == "import_not_allowed"

@@ -158,7 +158,7 @@ def test_the_create_path_rejects_the_hostile_list_with_located_findings(foundry:
         assert created.status == "rejected", (code, created.to_dict())
         assert created.step.blockers == ("static_check_failed",), created.to_dict()
         findings = list(created.findings)
-        assert any(f["rule"] == rule and f["line"] >= 1 for f in findings), (code, findings)
+        assert any(f.rule == rule and (f.line or 0) >= 1 for f in findings), (code, findings)
         assert not created.test_results  # refused before any code ran
 
 

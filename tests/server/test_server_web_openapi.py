@@ -50,13 +50,20 @@ def test_draft_schema_is_every_field_the_forge_takes() -> None:
 
 
 def test_create_tool_offers_the_draft_fields_with_the_same_schemas() -> None:
+    """One declaration: the same fields, in the same order, with the same schemas and
+    defaults, and the same required ones."""
     (create,) = (t for t in builtin_tools() if t.spec.name == "create_tool")
     offered = create.spec.parameters["properties"]
-    documented = draft_schema(served())["properties"]
-    assert set(offered) == set(DRAFT_FIELDS) - {"returns", "author"}
+    documented = draft_schema(served())
+    assert tuple(offered) == DRAFT_FIELDS
     for name, schema in offered.items():
-        same = {k: v for k, v in schema.items() if k != "default"}
-        assert same == documented[name], name
+        assert schema == documented["properties"][name], name
+    assert create.spec.parameters["required"] == documented["required"]
+    assert "parameters" not in documented["required"]
+    assert documented["properties"]["parameters"]["default"] == {
+        "type": "object",
+        "properties": {},
+    }
 
 
 def test_a_draft_with_every_field_matches_the_schema_and_is_created(fd: Foundry) -> None:

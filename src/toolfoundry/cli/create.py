@@ -19,6 +19,7 @@ from toolfoundry.cli.options import (
     store_options,
 )
 from toolfoundry.forge.testrun import unavailable_error
+from toolfoundry.spec import VersionStatus
 
 
 @click.command()
@@ -53,18 +54,19 @@ def create(draft_path: str, db: str | None, config_path: str | None, as_json: bo
         where = f" v{result.version}" if result.version else ""
         name = cell(result.name or "?")
         name.stylize("bold")
-        out.print(Text.assemble(name, f"{where}: {result.status}"), highlight=False)
+        out.print(Text.assemble(name, f"{where}: {result.status.value}"), highlight=False)
         if result.step.message:
             out.print(cell(result.step.message), highlight=False)
         for f in result.findings:
-            loc = f.get("path") or (f"line {f['line']}:{f['column']}" if "line" in f else "")
-            out.print(cell(f"  {f['severity']} {f['rule']} {loc}: {f['message']}"), highlight=False)
+            loc = f.path or (f"line {f.line}:{f.column}" if f.line is not None else "")
+            out.print(cell(f"  {f.severity} {f.rule} {loc}: {f.message}"), highlight=False)
         for t in result.test_results:
-            if not t.get("passed"):
-                reason = t.get("reason") or t.get("error")
-                out.print(cell(f"  test {t['name']} failed: {reason}"), highlight=False)
-                if t.get("diff"):  # expected vs got, as --json has it
-                    out.print(cell(textwrap.indent(t["diff"], "    ")), highlight=False)
+            if not t.passed:
+                error = f"{t.error.kind.value}: {t.error.message}" if t.error else ""
+                reason = t.reason or error
+                out.print(cell(f"  test {t.name} failed: {reason}"), highlight=False)
+                if t.diff:  # expected vs got, as --json has it
+                    out.print(cell(textwrap.indent(t.diff, "    ")), highlight=False)
         if result.duplicate_of:
             out.print(cell(f"  note: duplicate of {result.duplicate_of}"))
-    sys.exit(1 if result.status == "rejected" else 0)
+    sys.exit(1 if result.status is VersionStatus.REJECTED else 0)

@@ -27,13 +27,14 @@ if TYPE_CHECKING:  # what __getattr__ below returns, for type checkers (tests ke
         code_sha256,
         explain_capabilities,
     )
-    from toolfoundry.forge.cases import Fixture, TestCase, parse_test_cases
+    from toolfoundry.forge.cases import TestCase, parse_test_cases
     from toolfoundry.forge.checks.js import bundled_libraries, check_javascript
     from toolfoundry.forge.checks.python import check_python
     from toolfoundry.forge.draft import RESERVED_NAMES, RESERVED_PREFIXES, Draft, parse_draft
     from toolfoundry.forge.draft_fields import DraftError
     from toolfoundry.forge.draft_json import DraftJson, Language
     from toolfoundry.forge.findings import Finding, Severity
+    from toolfoundry.forge.fixtures import Fixture
     from toolfoundry.forge.pipeline import ForgeReport, forge_draft, invalid_draft, parse_or_report
     from toolfoundry.forge.policy import (
         CapabilityDecision,
@@ -58,7 +59,7 @@ _LAZY = {
     "code_diff": "toolfoundry.forge.approval",
     "code_sha256": "toolfoundry.forge.approval",
     "explain_capabilities": "toolfoundry.forge.approval",
-    "Fixture": "toolfoundry.forge.cases",
+    "Fixture": "toolfoundry.forge.fixtures",
     "TestCase": "toolfoundry.forge.cases",
     "parse_test_cases": "toolfoundry.forge.cases",
     "RESERVED_NAMES": "toolfoundry.forge.draft",

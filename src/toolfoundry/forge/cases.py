@@ -1,4 +1,4 @@
-"""Test cases and fetch fixtures of a draft: parsed, validated, immutable."""
+"""Test cases of a draft: parsed, validated, immutable (their fixtures: forge/fixtures.py)."""
 
 from __future__ import annotations
 
@@ -9,40 +9,14 @@ from typing import Any, ClassVar
 
 from toolfoundry.forge.draft_fields import (
     DraftError,
-    JsonObject,
     canonical_json,
-    check_fixtures,
     key_path,
     validate_instance,
 )
 from toolfoundry.forge.draft_json import TEST_FIELDS
+from toolfoundry.forge.fixtures import Fixture, parse_fixtures
 from toolfoundry.spec import ErrorKind, Problem
-
-
-@dataclass(frozen=True)
-class Fixture:
-    """A canned HTTP answer the host's fetch gives during tests instead of the network."""
-
-    url: str
-    method: str = "GET"
-    status: int = 200
-    headers: tuple[tuple[str, str], ...] = ()
-    body: str = ""
-
-    @property
-    def key(self) -> tuple[str, str]:
-        """What a fixture answers: (method, url)."""
-        return (self.method, self.url)
-
-    def to_dict(self) -> dict[str, Any]:
-        """The fixture dict form ``{"url", "method", "status", "headers", "body"}``."""
-        return {
-            "url": self.url,
-            "method": self.method,
-            "status": self.status,
-            "headers": dict(self.headers),
-            "body": self.body,
-        }
+from toolfoundry.spec.tool import JsonSchema
 
 
 @dataclass(frozen=True)
@@ -133,8 +107,8 @@ def parse_test_cases(data: object, path: str = "$.tests") -> tuple[TestCase, ...
 
 def parse_cases(
     value: object,
-    parameters: JsonObject | None,
-    returns: JsonObject | None,
+    parameters: JsonSchema | None,
+    returns: JsonSchema | None,
     max_tests: int,
     problems: list[Problem],
     path: str = "$.tests",
@@ -167,8 +141,8 @@ def _test(
     raw: object,
     index: int,
     path: str,
-    parameters: JsonObject | None,
-    returns: JsonObject | None,
+    parameters: JsonSchema | None,
+    returns: JsonSchema | None,
     problems: list[Problem],
 ) -> TestCase | None:
     if not isinstance(raw, Mapping):
@@ -207,7 +181,7 @@ def _test(
         )
     if has_expected and returns is not None:
         validate_instance(raw["expected"], returns, f"{path}.expected", problems)
-    fixtures = check_fixtures(raw.get("fixtures"), f"{path}.fixtures", problems)
+    fixtures = parse_fixtures(raw.get("fixtures"), f"{path}.fixtures", problems)
     if len(problems) > before:
         return None
     try:
@@ -217,7 +191,7 @@ def _test(
             expected_json=canonical_json(raw["expected"]) if has_expected else None,
             error=error,
             error_kind=ErrorKind(kind) if kind is not None else None,
-            fixtures=tuple(Fixture(**f) for f in fixtures),
+            fixtures=fixtures,
         )
     except (TypeError, ValueError) as exc:
         problems.append(Problem(path, f"input and expected must be plain JSON values: {exc}"))

@@ -18,19 +18,22 @@ from toolfoundry.base.json_gate import (
     check,
     decode,
 )
-from toolfoundry.forge.cases import Fixture, TestCase, parse_cases
+from toolfoundry.forge.cases import TestCase, parse_cases
 from toolfoundry.forge.draft_fields import (
     DraftError,
     canonical_json,
     check_capabilities,
-    check_fixtures,
     check_schema,
     key_path,
 )
-from toolfoundry.forge.draft_json import DRAFT_FIELDS
+from toolfoundry.forge.draft_json import DRAFT_DEFAULTS, DRAFT_FIELDS
 from toolfoundry.forge.draft_json import Language as Language  # re-exported: drafts speak it
-from toolfoundry.sandbox.host.hosts import HostPattern
-from toolfoundry.sandbox.host.netguard import FetchError, parse_url
+from toolfoundry.forge.fixtures import (
+    Fixture,
+    check_fixture_hosts,
+    located_fixtures,
+    parse_fixtures,
+)
 from toolfoundry.spec import (
     Capabilities,
     InvalidName,
@@ -38,15 +41,15 @@ from toolfoundry.spec import (
     ToolSpec,
     validate_name,
 )
+from toolfoundry.spec.gate import Retirement, TestChange
 from toolfoundry.spec.limits import DraftLimits as DraftLimits  # re-exported: drafts use it
 from toolfoundry.spec.names import META_TOOL_NAMES, looks_like, name_keys
+from toolfoundry.spec.tool import JsonSchema
 
 # The foundry's own meta-tools: a draft must never shadow them in a catalog.
 RESERVED_NAMES = frozenset(META_TOOL_NAMES)
 # Prefixes kept for the foundry's future built-ins (compared case-insensitively).
 RESERVED_PREFIXES = ("tf_", "toolfoundry")
-
-EMPTY_PARAMETERS: dict[str, Any] = {"type": "object", "properties": {}}
 
 
 @dataclass(frozen=True)
@@ -65,21 +68,25 @@ class Draft:
     capabilities: Capabilities = field(default_factory=Capabilities)
     fixtures: tuple[Fixture, ...] = ()
     returns_json: str | None = None
-    changes_tests: tuple[str | int, ...] = ()
+    # what it retires, as the draft named it: a name, an index, or a name with its reason
+    changes_tests: tuple[TestChange, ...] = ()
     author: str | None = None
-    # the reason given for each entry of changes_tests, in order ("" for a bare name)
-    change_reasons: tuple[str, ...] = ()
 
     @property
-    def parameters(self) -> dict[str, Any]:
+    def parameters(self) -> JsonSchema:
         """The parameters JSON Schema (a fresh copy)."""
-        value: dict[str, Any] = json.loads(self.parameters_json)
+        value: JsonSchema = json.loads(self.parameters_json)
         return value
 
     @property
-    def returns(self) -> dict[str, Any] | None:
+    def returns(self) -> JsonSchema | None:
         """The return-value JSON Schema, when the draft gives one."""
         return None if self.returns_json is None else json.loads(self.returns_json)
+
+    def located_fixtures(self) -> list[tuple[str, Fixture]]:
+        """Every fixture with the JSON path of its URL (``$.fixtures[0].url``,
+        ``$.tests[2].fixtures[0].url``), the draft's own first."""
+        return located_fixtures(self.fixtures, (case.fixtures for case in self.tests))
 
     def spec(self, version: int | None = None) -> ToolSpec:
         """The ToolSpec a version made from this draft has."""
@@ -107,10 +114,9 @@ class Draft:
         if self.returns_json is not None:
             out["returns"] = self.returns
         if self.changes_tests:
-            reasons = self.change_reasons or ("",) * len(self.changes_tests)
             out["changes_tests"] = [
-                {"test": t, "reason": r} if r else t
-                for t, r in zip(self.changes_tests, reasons, strict=True)
+                {"test": c.test, "reason": c.reason} if isinstance(c, Retirement) else c
+                for c in self.changes_tests
             ]
         if self.author is not None:
             out["author"] = self.author
@@ -152,27 +158,25 @@ def _parse(data: Mapping[str, Any] | str | bytes, limits: DraftLimits) -> Draft:
                     f"unknown field; a draft has: {', '.join(DRAFT_FIELDS)}",
                 )
             )
-    name = _name(obj.get("name"), problems)
-    description = _description(obj.get("description"), limits, problems)
-    parameters = check_schema(
-        obj.get("parameters", EMPTY_PARAMETERS), "$.parameters", problems, True
-    )
+    given = {**DRAFT_DEFAULTS, **obj}  # a field left out takes its declared default
+    name = _name(given.get("name"), problems)
+    description = _description(given.get("description"), limits, problems)
+    parameters = check_schema(given["parameters"], "$.parameters", problems, True)
     returns = None
-    if obj.get("returns") is not None:
-        returns = check_schema(obj["returns"], "$.returns", problems, False)
-    code = _code(obj.get("code"), limits, problems)
-    language = _language(obj.get("language", "javascript"), problems)
-    capabilities = check_capabilities(obj.get("capabilities"), problems)
-    fixtures = tuple(
-        Fixture(**f) for f in check_fixtures(obj.get("fixtures"), "$.fixtures", problems)
-    )
-    tests = parse_cases(obj.get("tests"), parameters, returns, limits.max_tests, problems)
-    changes, reasons = _changes(obj.get("changes_tests"), problems)
-    author = obj.get("author")
+    if given["returns"] is not None:
+        returns = check_schema(given["returns"], "$.returns", problems, False)
+    code = _code(given.get("code"), limits, problems)
+    language = _language(given["language"], problems)
+    capabilities = check_capabilities(given["capabilities"], problems)
+    fixtures = parse_fixtures(given["fixtures"], "$.fixtures", problems)
+    tests = parse_cases(given.get("tests"), parameters, returns, limits.max_tests, problems)
+    changes = _changes(given["changes_tests"], problems)
+    author = given["author"]
     if author is not None and not isinstance(author, str):
         problems.append(Problem("$.author", "must be a string"))
     if capabilities is not None:
-        _check_fixture_hosts(fixtures, tests, capabilities, problems)
+        located = located_fixtures(fixtures, (case.fixtures for case in tests))
+        check_fixture_hosts(located, capabilities, problems)
     if problems:
         raise DraftError(problems)
     if not (name and description and code and language and capabilities):
@@ -190,7 +194,6 @@ def _parse(data: Mapping[str, Any] | str | bytes, limits: DraftLimits) -> Draft:
         returns_json=None if returns is None else canonical_json(returns),
         changes_tests=changes,
         author=author,
-        change_reasons=reasons,
     )
 
 
@@ -302,19 +305,16 @@ def _language(value: object, problems: list[Problem]) -> Language | None:
     return None
 
 
-def _changes(
-    value: object, problems: list[Problem]
-) -> tuple[tuple[str | int, ...], tuple[str, ...]]:
+def _changes(value: object, problems: list[Problem]) -> tuple[TestChange, ...]:
     """The tests a draft retires, and why: a name (``"T1"``: that name in every earlier
     version; ``"v3:T1"``: version 3's), a 0-based index into the current version's own tests,
     or ``{"test": name, "reason": "..."}`` (the reason is required in that form)."""
     if value is None:
-        return (), ()
+        return ()
     if not isinstance(value, list):
         problems.append(Problem("$.changes_tests", "must be a list of test names or indexes"))
-        return (), ()
-    out: list[str | int] = []
-    reasons: list[str] = []
+        return ()
+    out: list[TestChange] = []
     for i, item in enumerate(value):
         if isinstance(item, dict):
             test, reason = item.get("test"), item.get("reason")
@@ -333,8 +333,7 @@ def _changes(
                     )
                 )
             else:
-                out.append(test)
-                reasons.append(reason.strip())
+                out.append(Retirement(test, reason.strip()))
             continue
         ok_int = isinstance(item, int) and not isinstance(item, bool) and item >= 0
         if not ok_int and not (isinstance(item, str) and item):
@@ -343,38 +342,4 @@ def _changes(
             )
         else:
             out.append(item)
-            reasons.append("")
-    return tuple(out), tuple(reasons)
-
-
-def located_fixtures(
-    fixtures: tuple[Fixture, ...], tests: tuple[TestCase, ...]
-) -> list[tuple[str, Fixture]]:
-    """Every fixture of a draft with the JSON path of its URL (``$.fixtures[0].url``,
-    ``$.tests[2].fixtures[0].url``), the draft's own first."""
-    located = [(f"$.fixtures[{i}].url", f) for i, f in enumerate(fixtures)]
-    for t, case in enumerate(tests):
-        located += [(f"$.tests[{t}].fixtures[{i}].url", f) for i, f in enumerate(case.fixtures)]
-    return located
-
-
-def _check_fixture_hosts(
-    fixtures: tuple[Fixture, ...],
-    tests: tuple[TestCase, ...],
-    capabilities: Capabilities,
-    problems: list[Problem],
-) -> None:
-    patterns = [HostPattern.parse(p) for p in capabilities.network]  # already checked
-    for path, fixture in located_fixtures(fixtures, tests):
-        try:
-            url = parse_url(fixture.url)
-        except FetchError:
-            continue  # check_fixtures has located why
-        if not any(p.matches(url.host, url.port) for p in patterns):
-            problems.append(
-                Problem(
-                    path,
-                    "this URL's host is not in capabilities.network, so the tool could never "
-                    "fetch it outside tests; add the host there or drop the fixture",
-                )
-            )
+    return tuple(out)

@@ -1,4 +1,4 @@
-"""Field checks shared by drafts and their test cases: schemas, capabilities, fixtures."""
+"""Field checks shared by drafts and their test cases: schemas, capabilities, JSON paths."""
 
 from __future__ import annotations
 
@@ -10,17 +10,14 @@ from typing import TYPE_CHECKING, Any
 
 from toolfoundry.base.json_schema import InvalidSchema, compile_schema, schema_problems
 from toolfoundry.base.lru import SizedLRU, text_cost
-from toolfoundry.forge.draft_json import FIXTURE_FIELDS
 from toolfoundry.sandbox.host.hosts import pattern_covered, pattern_problem
-from toolfoundry.sandbox.host.netguard import FetchError, parse_url
 from toolfoundry.spec import JSON_SCHEMA_DIALECT, Capabilities, Problem
 from toolfoundry.spec.capabilities import KNOWN_CAPABILITIES, StorageScope
+from toolfoundry.spec.tool import JsonSchema
 
 if TYPE_CHECKING:
     from jsonschema import Draft202012Validator
 
-JsonObject = dict[str, Any]
-FETCH_METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE")
 _IDENT = re.compile(r"^[A-Za-z_$][A-Za-z0-9_$]*$")
 
 
@@ -109,7 +106,7 @@ def _meta_errors(schema_text: str) -> MetaErrors:
 
 def check_schema(
     value: object, path: str, problems: list[Problem], require_object: bool
-) -> JsonObject | None:
+) -> JsonSchema | None:
     """Meta-validate a JSON Schema (draft 2020-12); returns it when valid, else records why."""
     before = len(problems)
     if not isinstance(value, Mapping):
@@ -137,7 +134,7 @@ def check_schema(
 
 
 def validate_instance(
-    instance: object, schema: JsonObject, path: str, problems: list[Problem]
+    instance: object, schema: JsonSchema, path: str, problems: list[Problem]
 ) -> None:
     """Record every way ``instance`` fails ``schema`` (a schema already meta-validated)."""
     try:
@@ -200,70 +197,3 @@ def check_capabilities(value: object, problems: list[Problem]) -> Capabilities |
     except ValueError as exc:
         problems.append(Problem("$.capabilities", str(exc)))
         return None
-
-
-def check_fixtures(value: object, path: str, problems: list[Problem]) -> list[dict[str, Any]]:
-    """Check a list of fetch fixtures; returns keyword arguments for ``Fixture``."""
-    if value is None:
-        return []
-    if not isinstance(value, list):
-        problems.append(Problem(path, "must be a list of {url, method, status, headers, body}"))
-        return []
-    out: list[dict[str, Any]] = []
-    for i, raw in enumerate(value):
-        item = _fixture(raw, f"{path}[{i}]", problems)
-        if item is not None:
-            out.append(item)
-    return out
-
-
-def _fixture(raw: object, path: str, problems: list[Problem]) -> dict[str, Any] | None:
-    if not isinstance(raw, Mapping):
-        problems.append(Problem(path, "a fixture must be an object with at least 'url'"))
-        return None
-    before = len(problems)
-    for key in raw:
-        if key not in FIXTURE_FIELDS:
-            problems.append(
-                Problem(
-                    key_path(path, str(key)),
-                    f"unknown field; a fixture has: {', '.join(FIXTURE_FIELDS)}",
-                )
-            )
-    url = raw.get("url")
-    if not isinstance(url, str) or not re.match(r"^https?://[^/?#]+", url):
-        problems.append(Problem(f"{path}.url", "must be an absolute http(s) URL"))
-    else:
-        try:
-            parse_url(url)
-        except FetchError as exc:
-            problems.append(Problem(f"{path}.url", exc.message))
-    method = raw.get("method", "GET")
-    if not isinstance(method, str) or method.upper() not in FETCH_METHODS:
-        problems.append(Problem(f"{path}.method", f"must be one of {', '.join(FETCH_METHODS)}"))
-    status = raw.get("status", 200)
-    if isinstance(status, bool) or not isinstance(status, int) or not 100 <= status <= 599:
-        problems.append(Problem(f"{path}.status", "must be an HTTP status code (100-599)"))
-    headers = raw.get("headers", {})
-    if not isinstance(headers, Mapping) or not all(
-        isinstance(k, str) and isinstance(v, str) for k, v in headers.items()
-    ):
-        problems.append(Problem(f"{path}.headers", "must be an object of string header values"))
-        headers = {}
-    body = raw.get("body", "")
-    if not isinstance(body, str):
-        try:
-            body = json.dumps(body, ensure_ascii=False, allow_nan=False)
-        except (TypeError, ValueError):
-            problems.append(Problem(f"{path}.body", "must be a string or a JSON value"))
-        if not any(k.lower() == "content-type" for k in headers):
-            headers = {**headers, "content-type": "application/json"}
-    if len(problems) > before:
-        return None
-    return {
-        "url": url,
-        "method": str(method).upper(),
-        "status": status,
-        "headers": tuple((str(k), str(v)) for k, v in headers.items()),
-        "body": body,
-    }

@@ -1,27 +1,35 @@
-"""The draft's JSON form as typed dictionaries: what every door into the forge takes.
+"""The draft's JSON form: the one declaration every door into the forge takes.
 
-One declaration, three readers, so they cannot drift apart:
+:class:`DraftJson` declares each field once: its JSON type, the description a model reads, and
+its default when the field is optional. Its readers cannot drift apart:
 
-- the ``create_tool`` meta-tool types its parameters with these aliases (the descriptions a
-  model sees are the ones written here);
-- the forge takes its field lists from them (:data:`DRAFT_FIELDS`, :data:`TEST_FIELDS`,
-  :data:`FIXTURE_FIELDS`): a key that is not declared here is refused as unknown;
-- the HTTP API's OpenAPI ``Draft`` schema is :func:`draft_json_schema`.
+- the forge takes its field lists and defaults from it (:data:`DRAFT_FIELDS`,
+  :data:`DRAFT_DEFAULTS`, :data:`TEST_FIELDS`, :data:`FIXTURE_FIELDS`): a key that is not
+  declared here is refused as unknown, a field left out takes the default written here;
+- the ``create_tool`` meta-tool's parameters are :func:`draft_signature` (MCP, the agent loop);
+- the HTTP API's OpenAPI ``Draft`` schema is :func:`draft_json_schema`;
+- docs/drafts.md's field tables are checked against it (tests/packaging/test_drafts_doc.py).
 
-The types say what :func:`toolfoundry.forge.parse_draft` accepts; ``parse_draft`` checks the
-rest (name rules, JSON Schema validity, hosts) and reports every problem with its path.
+Adding a field is one entry here, then its check in :func:`toolfoundry.forge.parse_draft`
+(which checks what types cannot say: name rules, JSON Schema validity, hosts, and reports every
+problem with its path) and its attribute on :class:`toolfoundry.forge.Draft`.
 """
 
 from __future__ import annotations
 
+import inspect
+import typing
 from enum import StrEnum
 from typing import Annotated, Any, NotRequired
 
 from pydantic import ConfigDict, Field, TypeAdapter, with_config
+from pydantic.fields import FieldInfo
+from pydantic_core import PydanticUndefined
 from typing_extensions import TypedDict
 
 from toolfoundry.declare.pyschema import clean_schema
 from toolfoundry.spec import ErrorKind, StorageScope
+from toolfoundry.spec.tool import JsonSchema
 
 
 class Language(StrEnum):
@@ -33,6 +41,8 @@ class Language(StrEnum):
 
 # Unknown keys are refused everywhere in a draft (the forge reports them as findings).
 _CLOSED = ConfigDict(extra="forbid")
+# A draft without parameters declares a tool without arguments.
+EMPTY_PARAMETERS: JsonSchema = {"type": "object", "properties": {}}
 
 
 @with_config(_CLOSED)
@@ -68,47 +78,6 @@ class CapabilitiesJson(TypedDict, total=False):
     system: bool
 
 
-DraftName = Annotated[
-    str,
-    Field(description="tool name: a letter or '_', then letters, digits, '_' or '-' (max 64)."),
-]
-DraftDescription = Annotated[
-    str, Field(description="what the tool does and when to use it, for other models.")
-]
-DraftParameters = Annotated[
-    dict[str, Any], Field(description="JSON Schema (type object) of the tool's arguments.")
-]
-DraftCode = Annotated[
-    str,
-    Field(
-        description="an ES module exporting ``handler(args)`` (sync or async) that returns "
-        "JSON; only fetch, localStorage, crypto and the bundled npm libraries exist."
-    ),
-]
-DraftTests = Annotated[
-    list[CaseJson],
-    Field(
-        description='examples the tool must pass: ``{"input": {...}, "expected": value}`` or '
-        '``{"input": {...}, "error": "substring of the error"}``.'
-    ),
-]
-DraftLanguage = Annotated[
-    Language,
-    Field(description="``javascript`` (in-process WebAssembly sandbox) or ``python``."),
-]
-DraftCapabilities = Annotated[
-    CapabilitiesJson | None,
-    Field(
-        description="what the tool needs beyond computation, e.g. "
-        '``{"network": ["api.example.com"]}``.'
-    ),
-]
-DraftFixtures = Annotated[
-    list[FixtureJson] | None,
-    Field(description="canned HTTP answers that fetch returns while the tests run."),
-]
-
-
 @with_config(_CLOSED)
 class TestChangeJson(TypedDict):
     """One retired test and why."""
@@ -117,49 +86,147 @@ class TestChangeJson(TypedDict):
     reason: Annotated[str, Field(description="why the test no longer holds (required)")]
 
 
-DraftChangesTests = Annotated[
-    list[str | int | TestChangeJson] | None,
-    Field(
-        description="tests of earlier versions this version deliberately retires (they no "
-        'longer gate it): {"test": "name" or "v3:name", "reason": "..."}, or a bare name '
-        "(every earlier test of that name) or 0-based index into the current version's tests."
-    ),
-]
-DraftReturns = Annotated[
-    dict[str, Any] | None,
-    Field(
-        description="JSON Schema of the value the tool returns; every expected value must match it."
-    ),
-]
-DraftAuthor = Annotated[
-    str | None,
-    Field(description="who wrote this version, kept in its record (default: the caller)."),
-]
-
-
 @with_config(_CLOSED)
 class DraftJson(TypedDict):
     """A tool draft: the forge checks its fields and reports every problem as a finding."""
 
-    name: DraftName
-    description: DraftDescription
-    parameters: NotRequired[DraftParameters]
-    code: DraftCode
-    language: NotRequired[DraftLanguage]
-    tests: DraftTests
-    capabilities: NotRequired[DraftCapabilities]
-    fixtures: NotRequired[DraftFixtures]
-    returns: NotRequired[DraftReturns]
-    changes_tests: NotRequired[DraftChangesTests]
-    author: NotRequired[DraftAuthor]
+    name: Annotated[
+        str,
+        Field(description="tool name: a letter or '_', then letters, digits, '_' or '-' (max 64)."),
+    ]
+    description: Annotated[
+        str, Field(description="what the tool does and when to use it, for other models.")
+    ]
+    parameters: NotRequired[
+        Annotated[
+            JsonSchema,
+            Field(
+                description="JSON Schema (type object) of the tool's arguments; by default the "
+                "tool takes none.",
+                default=EMPTY_PARAMETERS,
+            ),
+        ]
+    ]
+    code: Annotated[
+        str,
+        Field(
+            description="an ES module exporting ``handler(args)`` (sync or async) that returns "
+            "JSON; only fetch, localStorage, crypto and the bundled npm libraries exist."
+        ),
+    ]
+    language: NotRequired[
+        Annotated[
+            Language,
+            Field(
+                description="``javascript`` (in-process WebAssembly sandbox) or ``python``.",
+                default=Language.JAVASCRIPT,
+            ),
+        ]
+    ]
+    tests: Annotated[
+        list[CaseJson],
+        Field(
+            description='examples the tool must pass: ``{"input": {...}, "expected": value}`` or '
+            '``{"input": {...}, "error": "substring of the error"}``.'
+        ),
+    ]
+    capabilities: NotRequired[
+        Annotated[
+            CapabilitiesJson | None,
+            Field(
+                description="what the tool needs beyond computation, e.g. "
+                '``{"network": ["api.example.com"]}``.',
+                default=None,
+            ),
+        ]
+    ]
+    fixtures: NotRequired[
+        Annotated[
+            list[FixtureJson] | None,
+            Field(
+                description="canned HTTP answers that fetch returns while the tests run.",
+                default=None,
+            ),
+        ]
+    ]
+    returns: NotRequired[
+        Annotated[
+            JsonSchema | None,
+            Field(
+                description="JSON Schema of the value the tool returns; every expected value "
+                "must match it.",
+                default=None,
+            ),
+        ]
+    ]
+    changes_tests: NotRequired[
+        Annotated[
+            list[str | int | TestChangeJson] | None,
+            Field(
+                description="tests of earlier versions this version deliberately retires (they "
+                'no longer gate it): {"test": "name" or "v3:name", "reason": "..."}, or a bare '
+                "name (every earlier test of that name) or 0-based index into the current "
+                "version's tests.",
+                default=None,
+            ),
+        ]
+    ]
+    author: NotRequired[
+        Annotated[
+            str | None,
+            Field(
+                description="who wrote this version, kept in its record (default: the caller).",
+                default=None,
+            ),
+        ]
+    ]
 
 
+class _Declared(typing.NamedTuple):
+    hint: Any  # the field's type, with its Annotated metadata, without NotRequired
+    required: bool
+    default: Any  # the declared default of an optional field
+
+
+def _declared(fields: type) -> dict[str, _Declared]:
+    """Each field of a TypedDict as declared (read from the hints: under postponed
+    annotations ``__required_keys__`` cannot see ``NotRequired``)."""
+    out: dict[str, _Declared] = {}
+    for name, hint in typing.get_type_hints(fields, include_extras=True).items():
+        required = typing.get_origin(hint) is not NotRequired
+        if not required:
+            hint = typing.get_args(hint)[0]
+        info = next((m for m in typing.get_args(hint)[1:] if isinstance(m, FieldInfo)), None)
+        default = None if info is None or info.default is PydanticUndefined else info.default
+        out[name] = _Declared(hint, required, default)
+    return out
+
+
+_DRAFT = _declared(DraftJson)
 # Declaration order is the order error messages list the known fields in.
-DRAFT_FIELDS: tuple[str, ...] = tuple(DraftJson.__annotations__)
+DRAFT_FIELDS: tuple[str, ...] = tuple(_DRAFT)
+# The value a draft's optional field takes when the draft leaves it out.
+DRAFT_DEFAULTS: dict[str, Any] = {n: d.default for n, d in _DRAFT.items() if not d.required}
 TEST_FIELDS: tuple[str, ...] = tuple(CaseJson.__annotations__)
 FIXTURE_FIELDS: tuple[str, ...] = tuple(FixtureJson.__annotations__)
 
 
-def draft_json_schema() -> dict[str, Any]:
+def draft_signature() -> inspect.Signature:
+    """The draft as keyword parameters (the ``create_tool`` meta-tool's), in declaration
+    order, each optional one with its declared default."""
+    return inspect.Signature(
+        [
+            inspect.Parameter(
+                name,
+                inspect.Parameter.KEYWORD_ONLY,
+                annotation=d.hint,
+                default=inspect.Parameter.empty if d.required else d.default,
+            )
+            for name, d in _DRAFT.items()
+        ]
+    )
+
+
+def draft_json_schema() -> JsonSchema:
     """The JSON Schema of :class:`DraftJson` (definitions inlined, no titles)."""
     return clean_schema(TypeAdapter(DraftJson).json_schema())

@@ -1,7 +1,8 @@
 """The forge pipeline: draft -> static check -> sandboxed tests -> regression gate -> policy.
 
 DB-free: it decides and reports; the registry persists the report. It never raises for bad
-input: a malformed draft is a rejected report whose findings say what to fix.
+input: a malformed draft is a rejected report whose findings say what to fix. Each gate is a
+function of forge/gates.py returning a typed outcome; the report is built from them by keyword.
 """
 
 from __future__ import annotations
@@ -11,17 +12,16 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from toolfoundry.forge.checks.js import check_javascript
-from toolfoundry.forge.checks.python import check_python
+from toolfoundry.forge import gates
 from toolfoundry.forge.draft import Draft, DraftLimits, Language, parse_draft
 from toolfoundry.forge.draft_fields import DraftError
 from toolfoundry.forge.findings import Finding, Severity
+from toolfoundry.forge.gates import retirement_review as retirement_review  # re-exported
 from toolfoundry.forge.policy import CapabilityDecision, CapabilityPolicy
-from toolfoundry.forge.regression import ExistingTool, RegressionOutcome, regression_gate
+from toolfoundry.forge.regression import ExistingTool, RegressionOutcome
 from toolfoundry.forge.testrun import (
     TestResult,
     ToolRunner,
-    failed_tests_message,
     run_cases,
     sandbox_unavailable,
     unavailable_step,
@@ -31,7 +31,6 @@ from toolfoundry.spec import (
     Problem,
     StepResult,
     StepStatus,
-    StorageScope,
     ToolSpec,
     VersionStatus,
     capabilities_hash,
@@ -108,19 +107,40 @@ def _problem_summary(problems: tuple[Problem, ...]) -> str:
     return f"the draft has {len(problems)} problem(s): {shown}{more}"
 
 
+@dataclass(frozen=True)
+class Forged:
+    """What every report of a parsed draft carries: the draft, the two hashes an approval
+    binds, and the spec the version will have."""
+
+    draft: Draft
+    code_sha256: str
+    capabilities_hash: str
+    spec: ToolSpec
+
+    @classmethod
+    def of(cls, draft: Draft, version: int) -> Forged:
+        """The draft as version ``version``."""
+        return cls(
+            draft=draft,
+            code_sha256=code_sha256(draft.code),
+            capabilities_hash=capabilities_hash(draft.capabilities, draft.language.value),
+            spec=draft.spec(version),
+        )
+
+
 def invalid_draft(
     name: str | None, problems: Sequence[Problem], started: float | None = None
 ) -> ForgeReport:
     """The report of a draft refused before any of its code ran: ``rejected``, blocked
     ``invalid_draft``, each problem also a located finding."""
     problems = tuple(problems)
-    return _report(
-        time.perf_counter() if started is None else started,
+    return ForgeReport(
         name=name,
         status=VersionStatus.REJECTED,
         step=_blocked(["invalid_draft"], _problem_summary(problems)),
         findings=_problem_findings(problems),
         problems=problems,
+        duration_ms=_since(time.perf_counter() if started is None else started),
     )
 
 
@@ -164,25 +184,28 @@ def forge_draft(
     if isinstance(parsed, ForgeReport):
         return parsed
     draft = parsed
+    policy = policy or CapabilityPolicy()
     number = version if version is not None else (previous.version + 1 if previous else 1)
-    base = _report_base(draft, number)
-    findings = _static_check(draft, policy)
-    chosen = _choose_runner(draft, runner, python_runner)
+    forged = Forged.of(draft, number)
+    checked = gates.static_check(draft, policy)
+    chosen = python_runner if draft.language is Language.PYTHON else runner or _default_runner()
     if draft.language is Language.PYTHON and chosen is None:
-        return _python_tier_unavailable(started, base)
-    if any(f.blocking for f in findings):
-        return _static_check_failed(findings, started, base)
+        finding = Finding(
+            "python_tier_unavailable",
+            Severity.ERROR,
+            "the Python tier is not available in this foundry; write the tool in JavaScript",
+            path="$.language",
+        )
+        step = _blocked(["python_tier_unavailable"], finding.message)
+        return _report(started, forged, VersionStatus.REJECTED, step, findings=(finding,))
+    if checked.blocker is not None:
+        step = _blocked([checked.blocker], checked.message)
+        return _report(started, forged, VersionStatus.REJECTED, step, findings=checked.findings)
     if chosen is None:
-        return _no_sandbox(findings, started, base)
+        step = unavailable_step("no sandbox is available to run tests")
+        return _report(started, forged, VersionStatus.REJECTED, step, findings=checked.findings)
     return _test_and_decide(
-        draft,
-        previous,
-        policy or CapabilityPolicy(),
-        limits or CallLimits(),
-        chosen,
-        findings,
-        base,
-        started,
+        forged, previous, policy, limits or CallLimits(), chosen, checked.findings, started
     )
 
 
@@ -201,120 +224,18 @@ def parse_or_report(
         return invalid_draft(name if isinstance(name, str) else None, exc.problems, started)
 
 
-def _report_base(draft: Draft, number: int) -> dict[str, Any]:
-    """The report fields every outcome of a parsed draft shares (name, hashes, spec)."""
-    return {
-        "name": draft.name,
-        "draft": draft,
-        "code_sha256": code_sha256(draft.code),
-        "capabilities_hash": capabilities_hash(draft.capabilities, draft.language.value),
-        "spec": draft.spec(number),
-    }
-
-
-def _static_check(draft: Draft, policy: CapabilityPolicy | None) -> list[Finding]:
-    """Static check: the language's checker's findings on the draft's code."""
-    findings: list[Finding] = []
-    if draft.language is Language.PYTHON:
-        findings += check_python(
-            draft.code,
-            allowed_packages=(policy or CapabilityPolicy()).python_packages,
-            capabilities=draft.capabilities,
-        )
-    else:
-        findings += check_javascript(
-            draft.code, capabilities=draft.capabilities, parameters=draft.parameters
-        )
-    return findings
-
-
-def _choose_runner(
-    draft: Draft, runner: ToolRunner | None, python_runner: ToolRunner | None
-) -> ToolRunner | None:
-    """The runner for the draft's language: the Python runner, or the JS one (default sandbox)."""
-    if draft.language is Language.PYTHON:
-        return python_runner
-    return runner or _default_runner()
-
-
-def _python_tier_unavailable(started: float, base: dict[str, Any]) -> ForgeReport:
-    """The rejection of a Python draft when this foundry has no Python runner."""
-    finding = Finding(
-        "python_tier_unavailable",
-        Severity.ERROR,
-        "the Python tier is not available in this foundry; write the tool in JavaScript",
-        path="$.language",
-    )
-    return _report(
-        started,
-        status=VersionStatus.REJECTED,
-        step=_blocked(["python_tier_unavailable"], finding.message),
-        findings=(finding,),
-        **base,
-    )
-
-
-def _static_check_failed(
-    findings: list[Finding], started: float, base: dict[str, Any]
-) -> ForgeReport:
-    """The rejection of a draft whose static check found errors."""
-    errors = sum(f.blocking for f in findings)
-    return _report(
-        started,
-        status=VersionStatus.REJECTED,
-        step=_blocked(["static_check_failed"], f"the static check found {errors} error(s)"),
-        findings=tuple(findings),
-        **base,
-    )
-
-
-def _no_sandbox(findings: list[Finding], started: float, base: dict[str, Any]) -> ForgeReport:
-    """The ``unavailable`` report when no sandbox exists to run the tests."""
-    return _report(
-        started,
-        status=VersionStatus.REJECTED,
-        step=unavailable_step("no sandbox is available to run tests"),
-        findings=tuple(findings),
-        **base,
-    )
-
-
 def _test_and_decide(
-    draft: Draft,
+    forged: Forged,
     previous: ExistingTool | None,
     policy: CapabilityPolicy,
     limits: CallLimits,
     runner: ToolRunner,
-    findings: list[Finding],
-    base: dict[str, Any],
+    findings: tuple[Finding, ...],
     started: float,
 ) -> ForgeReport:
-    results = _run_own_tests(draft, runner, limits)
-    unavailable = sandbox_unavailable(results)
-    if unavailable is not None:  # the sandbox never ran the code: there is nothing to judge
-        status = VersionStatus.REJECTED
-        return _report(started, status=status, step=unavailable, findings=tuple(findings), **base)
-    blockers: list[str] = []
-    messages: list[str] = []
-    failed = failed_tests_message(results)
-    if failed is not None:
-        blockers.append("tests_failed")
-        messages.append(failed)
-    outcome = _regression_step(draft, previous, runner, limits, findings, blockers, messages)
-    common = {"findings": tuple(findings), "test_results": results, "regression": outcome, **base}
-    if blockers:
-        return _report(
-            started,
-            status=VersionStatus.REJECTED,
-            step=_blocked(blockers, "; ".join(messages)),
-            **common,
-        )
-    return _decide_policy(draft, policy, outcome, results, common, started)
-
-
-def _run_own_tests(draft: Draft, runner: ToolRunner, limits: CallLimits) -> tuple[TestResult, ...]:
-    """Run own tests: the draft's test cases in the sandbox, with its fixtures."""
-    return run_cases(
+    """Own tests, then the regression gate (both reported when both fail), then the policy."""
+    draft = forged.draft
+    results = run_cases(
         runner,
         draft.code,
         draft.tests,
@@ -323,84 +244,42 @@ def _run_own_tests(draft: Draft, runner: ToolRunner, limits: CallLimits) -> tupl
         capabilities=draft.capabilities,
         tool=draft.name,
     )
-
-
-def _regression_step(
-    draft: Draft,
-    previous: ExistingTool | None,
-    runner: ToolRunner,
-    limits: CallLimits,
-    findings: list[Finding],
-    blockers: list[str],
-    messages: list[str],
-) -> RegressionOutcome | None:
-    """Regression gate: for an update, run earlier tests on the new code; appends the
-    ``regression`` blocker and message, and ``unknown_changed_test`` warnings, in place."""
-    if previous is None:
-        if draft.changes_tests:
-            findings.append(
-                Finding(
-                    "unknown_changed_test",
-                    Severity.WARNING,
-                    "changes_tests is only meaningful for an update of an existing tool",
-                    path="$.changes_tests",
-                )
-            )
-        return None
-    outcome = regression_gate(draft, previous, runner=runner, limits=limits)
-    if not outcome.passed:
-        blockers.append("regression")
-        messages.append(
-            f"the update breaks earlier test(s) {', '.join(outcome.failed)} "
-            "(vN:name is the version that added the test); fix the code, or retire them "
-            'in changes_tests as {"test": "vN:name", "reason": "..."} if the change is '
-            "deliberate"
-        )
-    for item in outcome.unknown_changes:
-        findings.append(
-            Finding(
-                "unknown_changed_test",
-                Severity.WARNING,
-                f"changes_tests names {item!r}, which is not a test of version "
-                f"{previous.version} or an earlier one",
-                path="$.changes_tests",
-            )
-        )
-    return outcome
-
-
-def _decide_policy(
-    draft: Draft,
-    policy: CapabilityPolicy,
-    outcome: RegressionOutcome | None,
-    results: tuple[TestResult, ...],
-    common: dict[str, Any],
-    started: float,
-) -> ForgeReport:
-    """Decide policy: ``pending_approval`` when a human must approve, else ``active``."""
-    decision = retirement_review(
-        policy.decide(draft.capabilities, draft.language.value), draft, outcome
-    )
-    if decision.needs_approval:
+    unavailable = sandbox_unavailable(results)
+    if unavailable is not None:  # the sandbox never ran the code: there is nothing to judge
+        return _report(started, forged, VersionStatus.REJECTED, unavailable, findings=findings)
+    outcome, earlier = gates.regression(draft, previous, runner=runner, limits=limits)
+    tested = (gates.own_tests(results), earlier)
+    findings = (*findings, *earlier.findings)
+    blockers = [g.blocker for g in tested if g.blocker is not None]
+    if blockers:
+        step = _blocked(blockers, "; ".join(g.message for g in tested if not g.passed))
         return _report(
             started,
-            status=VersionStatus.PENDING_APPROVAL,
-            step=_blocked(
-                ["awaiting_approval"],
-                f"{_passed(results, outcome)}; a human must approve: "
-                + "; ".join(decision.reasons),
-            ),
-            decision=decision,
-            **common,
+            forged,
+            VersionStatus.REJECTED,
+            step,
+            findings=findings,
+            test_results=results,
+            regression=outcome,
         )
+    decision = gates.capability_policy(draft, policy, outcome)
+    passed = _passed(results, outcome)
+    if decision.needs_approval:
+        status = VersionStatus.PENDING_APPROVAL
+        reasons = "; ".join(decision.reasons)
+        step = _blocked(["awaiting_approval"], f"{passed}; a human must approve: {reasons}")
+    else:
+        status = VersionStatus.ACTIVE
+        step = StepResult(StepStatus.COMPLETED, message=f"{passed}; the tool is active")
     return _report(
         started,
-        status=VersionStatus.ACTIVE,
-        step=StepResult(
-            StepStatus.COMPLETED, message=f"{_passed(results, outcome)}; the tool is active"
-        ),
+        forged,
+        status,
+        step,
+        findings=findings,
+        test_results=results,
+        regression=outcome,
         decision=decision,
-        **common,
     )
 
 
@@ -414,21 +293,36 @@ def _passed(results: tuple[TestResult, ...], outcome: RegressionOutcome | None) 
     return f"all {total} test(s) passed ({len(results)} own, {earlier} from earlier versions)"
 
 
-def retirement_review(
-    decision: CapabilityDecision, draft: Draft, outcome: RegressionOutcome | None
-) -> CapabilityDecision:
-    """A tool that reaches the network, credentials or storage and retires earlier tests needs
-    a human, like a capability change: its tests are what a reviewer approved it by."""
-    caps = draft.capabilities
-    risky = bool(caps.network or caps.credentials or caps.storage is not StorageScope.NONE)
-    if outcome is None or not outcome.retired or not risky:
-        return decision
-    shown = "; ".join(f"{r.test} ({r.reason})" for r in outcome.retired)
-    return CapabilityDecision(True, (*decision.reasons, f"retires tests: {shown}"))
+def _report(
+    started: float,
+    forged: Forged,
+    status: VersionStatus,
+    step: StepResult,
+    *,
+    findings: tuple[Finding, ...] = (),
+    test_results: tuple[TestResult, ...] = (),
+    regression: RegressionOutcome | None = None,
+    decision: CapabilityDecision | None = None,
+) -> ForgeReport:
+    """The report of a parsed draft, by keyword from the gates' outcomes."""
+    return ForgeReport(
+        name=forged.draft.name,
+        status=status,
+        step=step,
+        findings=findings,
+        test_results=test_results,
+        regression=regression,
+        decision=decision,
+        code_sha256=forged.code_sha256,
+        capabilities_hash=forged.capabilities_hash,
+        spec=forged.spec,
+        draft=forged.draft,
+        duration_ms=_since(started),
+    )
 
 
-def _report(started: float, **fields: Any) -> ForgeReport:
-    return ForgeReport(duration_ms=(time.perf_counter() - started) * 1000, **fields)
+def _since(started: float) -> float:
+    return (time.perf_counter() - started) * 1000
 
 
 def _blocked(blockers: list[str], message: str) -> StepResult:

@@ -15,6 +15,7 @@ from typing import Any
 
 from toolfoundry.sandbox.host.hosts import pattern_covered, pattern_problem
 from toolfoundry.spec import Capabilities, StorageScope
+from toolfoundry.spec.gate import CapabilityDecision as CapabilityDecision  # re-exported
 
 APPROVE_MODES = ("risky", "all")
 POLICY_KEYS = (
@@ -29,18 +30,6 @@ POLICY_KEYS = (
 
 class CapabilityPolicyError(ValueError):
     """A ``[policy]`` table that cannot be used; the message lists every problem."""
-
-
-@dataclass(frozen=True)
-class CapabilityDecision:
-    """Whether a human must approve, and why (one reason per risky capability)."""
-
-    needs_approval: bool
-    reasons: tuple[str, ...] = ()
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form."""
-        return {"needs_approval": self.needs_approval, "reasons": list(self.reasons)}
 
 
 @dataclass(frozen=True)

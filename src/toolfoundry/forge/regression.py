@@ -12,22 +12,24 @@ active tool that already passes every test of a new draft.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from toolfoundry.forge.cases import Fixture, TestCase, parse_test_cases
+from toolfoundry.forge.cases import TestCase
 from toolfoundry.forge.draft import Draft, Language
-from toolfoundry.forge.draft_fields import DraftError, check_fixtures, validate_instance
+from toolfoundry.forge.draft_fields import validate_instance
+from toolfoundry.forge.fixtures import Fixture, merge_fixtures
 from toolfoundry.forge.testrun import (
     CASES_AT_ONCE,
     TestResult,
     ToolRunner,
     in_parallel,
-    merge_fixtures,
     run_case,
 )
 from toolfoundry.spec import CallLimits, Capabilities, Problem
+from toolfoundry.spec.gate import Retirement as Retirement  # re-exported: the gate's vocabulary
+from toolfoundry.spec.tool import JsonSchema
 
 
 @dataclass(frozen=True)
@@ -42,22 +44,6 @@ class SuiteTest:
         """How results, refusals and ``changes_tests`` name it: ``v3:name``."""
         return f"v{self.version}:{self.case.name}"
 
-    def to_dict(self) -> dict[str, Any]:
-        """The stored form (``extra.suite.earlier``)."""
-        return {"version": self.version, "test": self.case.to_dict()}
-
-
-@dataclass(frozen=True)
-class Retirement:
-    """An earlier test a version no longer passes on purpose, and why."""
-
-    test: str
-    reason: str
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form."""
-        return {"test": self.test, "reason": self.reason}
-
 
 def accumulate(
     earlier: Iterable[SuiteTest], tests: Iterable[TestCase], version: int
@@ -70,13 +56,6 @@ def accumulate(
             out.append(SuiteTest(case, version))
             seen.append(case.to_dict())
     return out
-
-
-def parse_suite(items: Iterable[Mapping[str, Any]]) -> tuple[SuiteTest, ...]:
-    """The stored ``extra.suite.earlier`` form back to tests."""
-    items = list(items)
-    cases = parse_test_cases([i["test"] for i in items]) if items else ()
-    return tuple(SuiteTest(c, int(i["version"])) for c, i in zip(cases, items, strict=True))
 
 
 @dataclass(frozen=True)
@@ -100,7 +79,7 @@ class ExistingTool:
         return tuple(accumulate(self.earlier, self.tests, self.version))
 
     @property
-    def parameters(self) -> dict[str, Any] | None:
+    def parameters(self) -> JsonSchema | None:
         """The version's parameters schema, when known."""
         return None if self.parameters_json is None else json.loads(self.parameters_json)
 
@@ -116,34 +95,6 @@ class ExistingTool:
             capabilities=draft.capabilities,
             language=draft.language,
             parameters_json=draft.parameters_json,
-        )
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> ExistingTool:
-        """Build from stored JSON fields (``tests``/``fixtures`` in draft form).
-
-        Raises:
-            DraftError: when the stored tests or fixtures are malformed.
-        """
-        problems: list[Problem] = []
-        fixtures = check_fixtures(data.get("fixtures"), "$.fixtures", problems)
-        language = data.get("language", "javascript")
-        if language not in {x.value for x in Language}:
-            problems.append(Problem("$.language", f"unknown language {language!r}"))
-        if problems:
-            raise DraftError(problems)
-        parameters = data.get("parameters")
-        tests = data.get("tests")
-        return cls(
-            name=str(data["name"]),
-            version=int(data["version"]),
-            code=str(data["code"]),
-            tests=parse_test_cases(tests) if tests else (),
-            fixtures=tuple(Fixture(**f) for f in fixtures),
-            capabilities=Capabilities.from_dict(data.get("capabilities")),
-            language=Language(language),
-            parameters_json=None if parameters is None else json.dumps(parameters),
-            earlier=parse_suite(data.get("earlier") or ()),
         )
 
 
@@ -176,7 +127,7 @@ class RegressionOutcome:
             "failed": list(self.failed),
             "changed": list(self.changed),
             "unknown_changes": list(self.unknown_changes),
-            "retired": [r.to_dict() for r in self.retired],
+            "retired": [{"test": r.test, "reason": r.reason} for r in self.retired],
             "suite": [s.label for s in self.kept],
             "results": [r.to_dict() for r in self.results],
         }
@@ -187,10 +138,12 @@ def _retired(
 ) -> tuple[dict[int, str], list[str | int]]:
     """Which suite entries (by index) the draft retires, with the reason, and what
     ``changes_tests`` names that is no test of the suite."""
-    reasons = draft.change_reasons or ("",) * len(draft.changes_tests)
     found: dict[int, str] = {}
     unknown: list[str | int] = []
-    for item, reason in zip(draft.changes_tests, reasons, strict=True):
+    for change in draft.changes_tests:
+        item, reason = (
+            (change.test, change.reason) if isinstance(change, Retirement) else (change, "")
+        )
         if isinstance(item, int):
             own = previous.tests[item].to_dict() if 0 <= item < len(previous.tests) else None
             hits = [i for i, s in enumerate(suite) if s.case.to_dict() == own]

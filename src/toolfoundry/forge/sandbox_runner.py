@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from toolfoundry.forge.cases import Fixture
+from toolfoundry.forge.fixtures import Fixture
 from toolfoundry.sandbox import SandboxPolicy, run_js
 from toolfoundry.sandbox.host.fixtures import FixtureError, FixtureFetch
 from toolfoundry.sandbox.host.netguard import FetchError, parse_url

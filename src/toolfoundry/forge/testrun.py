@@ -16,13 +16,15 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol, TypeVar
 
-from toolfoundry.forge.cases import Fixture, TestCase
+from toolfoundry.forge.cases import TestCase
+from toolfoundry.forge.fixtures import Fixture, merge_fixtures
 from toolfoundry.spec import (
     CallError,
     CallLimits,
     CallResult,
     Capabilities,
     ErrorKind,
+    Problem,
     StepResult,
     StepStatus,
 )
@@ -59,10 +61,12 @@ class TestResult:
         passed: whether the case passed.
         duration_ms: the sandboxed call's own time (the process's sandbox set-up excluded).
         actual: the value the tool returned (None when it failed).
-        error: the call's error as ``{"kind", "message"}``, when it failed.
+        error: the call's error (kind, message), when it failed.
         diff: a unified diff of expected vs actual JSON (sorted keys, indented), when they differ.
         reason: one sentence on why the case failed, for the model to act on.
         logs: what the tool logged with console.
+        regression: whether it is an earlier version's test, run by the regression gate (a
+            create's results list both; the flag tells them apart).
     """
 
     __test__: ClassVar[bool] = False  # not a pytest class, despite the name
@@ -71,10 +75,11 @@ class TestResult:
     passed: bool
     duration_ms: float
     actual: Any = None
-    error: dict[str, Any] | None = None
+    error: CallError | None = None
     diff: str | None = None
     reason: str = ""
     logs: tuple[str, ...] = ()
+    regression: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
@@ -83,14 +88,47 @@ class TestResult:
             "passed": self.passed,
             "duration_ms": round(self.duration_ms, 3),
             "actual": self.actual,
-            "error": self.error,
+            "error": self.error.to_dict() if self.error else None,
             "diff": self.diff,
         }
         if self.reason:
             out["reason"] = self.reason
         if self.logs:
             out["logs"] = list(self.logs)
+        if self.regression:
+            out["regression"] = True
         return out
+
+
+def stored_result(data: Mapping[str, Any]) -> TestResult:
+    """A test result as a version's record keeps it (:meth:`TestResult.to_dict`), typed again."""
+    error = data.get("error")
+    return TestResult(
+        name=str(data.get("name")),
+        passed=bool(data.get("passed")),
+        duration_ms=float(data.get("duration_ms") or 0.0),
+        actual=data.get("actual"),
+        error=None if not isinstance(error, Mapping) else stored_error(error),
+        diff=data.get("diff"),
+        reason=str(data.get("reason") or ""),
+        logs=tuple(data.get("logs") or ()),
+        regression=bool(data.get("regression")),
+    )
+
+
+def stored_error(data: Mapping[str, Any]) -> CallError:
+    """A call error in its JSON form (``{"kind", "message", "problems"}``), typed again; a
+    kind this release does not know reads as ``runtime_error``."""
+    kind = data.get("kind")
+    known = {k.value: k for k in ErrorKind}
+    problems = tuple(
+        Problem(str(p.get("path")), str(p.get("message")))
+        for p in data.get("problems") or ()
+        if isinstance(p, Mapping)
+    )
+    return CallError(
+        known.get(str(kind), ErrorKind.RUNTIME_ERROR), str(data.get("message")), problems
+    )
 
 
 def json_equal(a: Any, b: Any) -> bool:
@@ -120,15 +158,6 @@ def json_diff(expected: Any, actual: Any) -> str:
     if len(diff) > MAX_DIFF_CHARS:
         diff = diff[:MAX_DIFF_CHARS] + "\n... (diff truncated)"
     return diff
-
-
-def merge_fixtures(*layers: Iterable[Fixture]) -> tuple[Fixture, ...]:
-    """Merge fixture layers; for the same (method, url) the earlier layer wins."""
-    seen: dict[tuple[str, str], Fixture] = {}
-    for layer in layers:
-        for fixture in layer:
-            seen.setdefault(fixture.key, fixture)
-    return tuple(seen.values())
 
 
 def judge(case: TestCase, result: CallResult) -> tuple[bool, str | None, str]:
@@ -201,8 +230,8 @@ def sandbox_unavailable(results: Iterable[TestResult]) -> StepResult | None:
         if result.error is None:
             continue
         for not_judged in NOT_JUDGED:
-            if result.error.get("kind") == not_judged.value:
-                return unavailable_step(str(result.error.get("message", "")), not_judged)
+            if result.error.kind is not_judged:
+                return unavailable_step(result.error.message, not_judged)
     return None
 
 
@@ -243,7 +272,7 @@ def run_case(
         passed=passed,
         duration_ms=elapsed,
         actual=result.value if result.ok else None,
-        error=result.error.to_dict() if result.error else None,
+        error=result.error,
         diff=diff,
         reason=reason,
         logs=result.logs,

@@ -8,7 +8,7 @@ pointer move, search row and audit rows. Anything it refuses leaves the store un
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from toolfoundry.config import Config
@@ -19,20 +19,23 @@ from toolfoundry.forge import (
     ForgeReport,
     Language,
     Severity,
+    TestResult,
     ToolRunner,
     behaves_like,
     forge_draft,
     invalid_draft,
     parse_or_report,
 )
-from toolfoundry.forge.cases import parse_test_cases
-from toolfoundry.forge.regression import SuiteTest, accumulate
+from toolfoundry.forge.regression import RegressionOutcome
+from toolfoundry.forge.testrun import stored_result
 from toolfoundry.foundry.call import fetch_policy
+from toolfoundry.foundry.existing import earlier_tests, existing_tool, with_suite
 from toolfoundry.foundry.fixture_reach import fixture_refusals
 from toolfoundry.registry.faults import crash_point
 from toolfoundry.registry.records import NewVersion, RegistryError, ToolVersion
 from toolfoundry.registry.repository import Registry
 from toolfoundry.spec import Problem, StepResult, StepStatus, VersionStatus, version_identity
+from toolfoundry.spec.gate import GateRecord, GateSuite, RegressionRecord
 
 
 @dataclass(frozen=True)
@@ -43,8 +46,9 @@ class CreateResult:
         status: ``active``, ``pending_approval`` or ``rejected`` (rejected stores nothing).
         name: the tool's name (None when the draft had none usable).
         version: the version number registered (None when rejected).
-        findings: draft problems, static-check findings and warnings, JSON-ready.
-        test_results: the draft's own test results (then the regression results), JSON-ready.
+        findings: draft problems, static-check findings and warnings.
+        test_results: the draft's own test results, then the regression gate's (each of
+            those marked ``regression``).
         step: completed, or blocked with blockers (``invalid_draft``, ``static_check_failed``,
             ``tests_failed``, ``regression``, ``awaiting_approval``), or unavailable.
         duplicate_of: an active tool with the same code, or one that passes this draft's tests.
@@ -53,11 +57,11 @@ class CreateResult:
             ``version``/``status`` are that existing version's.
     """
 
-    status: str
+    status: VersionStatus
     name: str | None
     version: int | None
-    findings: list[dict[str, Any]]
-    test_results: list[dict[str, Any]]
+    findings: tuple[Finding, ...]
+    test_results: tuple[TestResult, ...]
     step: StepResult
     duplicate_of: str | None = None
     unchanged: bool = False
@@ -66,11 +70,11 @@ class CreateResult:
     def to_dict(self) -> dict[str, Any]:
         """The JSON ``toolfoundry create --json`` prints."""
         return {
-            "status": self.status,
+            "status": self.status.value,
             "name": self.name,
             "version": self.version,
-            "findings": self.findings,
-            "test_results": self.test_results,
+            "findings": [f.to_dict() for f in self.findings],
+            "test_results": [t.to_dict() for t in self.test_results],
             "step": self.step.to_dict(),
             "duplicate_of": self.duplicate_of,
             "unchanged": self.unchanged,
@@ -136,15 +140,14 @@ class Intake:
             return self._result(report)
         findings = list(report.findings)
         duplicate_of = self._duplicate(parsed, report.code_sha256 or "", findings)
-        results = [t.to_dict() for t in report.test_results]
         try:
-            version = self._register(parsed, report, previous, findings, results, by)
+            version = self._register(parsed, report, previous, tuple(findings), by)
         except RegistryError as exc:  # disabled meanwhile: the registry's check, under its lock
             return self._result(invalid_draft(parsed.name, [Problem("$.name", exc.message)]))
         return self._result(
             report,
             version=version.version,
-            findings=findings,
+            findings=tuple(findings),
             duplicate_of=duplicate_of,
         )
 
@@ -181,11 +184,11 @@ class Intake:
         parsed: Draft,
         report: ForgeReport,
         previous: ExistingTool | None,
-        findings: list[Finding],
-        results: list[dict[str, Any]],
+        findings: tuple[Finding, ...],
         by: str,
     ) -> ToolVersion:
-        # the draft's author is what it says of itself; the audit's actor is who acted
+        # the draft's author is what it says of itself; the audit's actor is who acted. The
+        # JSON columns get the stored form of the typed values here, at the registry's door.
         return self.registry.add_version(
             NewVersion(
                 name=parsed.name,
@@ -201,13 +204,13 @@ class Intake:
                 author=parsed.author or by,
                 parent_version=previous.version if previous else None,
                 findings=[f.to_dict() for f in findings],
-                test_results=results,
-                extra={
-                    "changes_tests": parsed.to_dict().get("changes_tests", []),
-                    "suite": _suite(report, previous),
-                    "regression": report.regression.to_dict() if report.regression else None,
-                    "policy": report.decision.to_dict() if report.decision else None,
-                },
+                test_results=[t.to_dict() for t in report.test_results],
+                gate=GateRecord(
+                    changes_tests=parsed.changes_tests,
+                    suite=_suite(report.regression if previous else None),
+                    regression=_regression_record(report.regression),
+                    policy=report.decision,
+                ),
             ),
             actor=by,
         )
@@ -232,9 +235,7 @@ class Intake:
             for v in self.registry.current_versions(status=VersionStatus.ACTIVE, names=names)
         }
         # a candidate is run against the draft's tests, not its own: skip parsing those
-        candidates = [
-            ExistingTool.from_dict({**found[n].to_dict(), "tests": []}) for n in names if n in found
-        ]
+        candidates = [existing_tool(found[n], with_tests=False) for n in names if n in found]
         if not candidates:
             return None
         from toolfoundry.forge.sandbox_runner import SandboxRunner
@@ -263,18 +264,16 @@ class Intake:
         report: ForgeReport,
         *,
         version: int | None = None,
-        findings: list[Finding] | None = None,
+        findings: tuple[Finding, ...] | None = None,
         duplicate_of: str | None = None,
     ) -> CreateResult:
-        results = [t.to_dict() for t in report.test_results]
-        if report.regression is not None:
-            results += [{**t.to_dict(), "regression": True} for t in report.regression.results]
+        earlier = report.regression.results if report.regression is not None else ()
         return CreateResult(
-            status=report.status.value,
+            status=report.status,
             name=report.name,
             version=version,
-            findings=[f.to_dict() for f in (report.findings if findings is None else findings)],
-            test_results=results,
+            findings=report.findings if findings is None else findings,
+            test_results=(*report.test_results, *(replace(t, regression=True) for t in earlier)),
             step=report.step,
             duplicate_of=duplicate_of,
             report=report,
@@ -298,35 +297,6 @@ def _previous(current: ToolVersion | None, history: list[ToolVersion]) -> Existi
     if current is None or current.status is not VersionStatus.ACTIVE:
         return None
     return with_suite(current, lambda: history)
-
-
-def with_suite(version: ToolVersion, history: Callable[[], list[ToolVersion]]) -> ExistingTool:
-    """``version`` with the earlier tests it was gated by and did not retire: its stored
-    suite, or for a version stored before suites were, rebuilt from ``history()`` (read only
-    then, and not for a v1: nothing came before it)."""
-    suite = version.extra.get("suite")
-    if suite is not None:
-        earlier = suite.get("earlier") or []
-    elif version.version == 1:
-        earlier = []
-    else:  # stored before suites were: rebuild from the earlier active versions
-        earlier = legacy_earlier(history(), version.version)
-    return ExistingTool.from_dict({**version.to_dict(), "earlier": earlier})
-
-
-def legacy_earlier(history: list[ToolVersion], before: int) -> list[dict[str, Any]]:
-    """The earlier suite of a version stored without one: every test of each earlier
-    active version, minus the names later versions listed in ``changes_tests``."""
-    earlier: list[SuiteTest] = []
-    for version in history:
-        if version.version >= before:
-            break
-        if version.status is not VersionStatus.ACTIVE:
-            continue
-        dropped = {c for c in version.extra.get("changes_tests") or [] if isinstance(c, str)}
-        earlier = [s for s in earlier if s.case.name not in dropped]
-        earlier = accumulate(earlier, parse_test_cases(version.tests), version.version)
-    return [s.to_dict() for s in earlier]
 
 
 def _draft_identity(draft: Draft) -> str:
@@ -362,23 +332,35 @@ def _unchanged(version: ToolVersion) -> CreateResult:
         "nothing was created"
     )
     return CreateResult(
-        status=version.status.value,
+        status=version.status,
         name=version.name,
         version=version.version,
-        findings=[],
-        test_results=list(version.test_results),
+        findings=(),
+        test_results=tuple(stored_result(r) for r in version.test_results),
         step=StepResult(StepStatus.COMPLETED, message=message),
         unchanged=True,
     )
 
 
-def _suite(report: ForgeReport, previous: ExistingTool | None) -> dict[str, Any]:
+def _suite(outcome: RegressionOutcome | None) -> GateSuite:
     """The accumulated suite a version was gated by: the earlier tests it kept (with the
     version each came from) and those it retired, with reasons; its own tests are its own."""
-    outcome = report.regression
-    if outcome is None or previous is None:
-        return {"earlier": [], "retired": []}
-    return {
-        "earlier": [s.to_dict() for s in outcome.kept],
-        "retired": [r.to_dict() for r in outcome.retired],
-    }
+    if outcome is None:
+        return GateSuite()
+    return GateSuite(earlier=earlier_tests(outcome.kept), retired=outcome.retired)
+
+
+def _regression_record(outcome: RegressionOutcome | None) -> RegressionRecord | None:
+    """The regression run as the gate record keeps it (its results in their JSON form)."""
+    if outcome is None:
+        return None
+    return RegressionRecord(
+        previous_version=outcome.previous_version,
+        passed=outcome.passed,
+        failed=outcome.failed,
+        changed=outcome.changed,
+        unknown_changes=outcome.unknown_changes,
+        retired=outcome.retired,
+        suite=tuple(s.label for s in outcome.kept),
+        results=tuple(r.to_dict() for r in outcome.results),
+    )

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from toolfoundry.forge.cases import Fixture
-from toolfoundry.forge.draft import Draft, located_fixtures
+from toolfoundry.forge.draft import Draft
+from toolfoundry.forge.fixtures import Fixture
 from toolfoundry.sandbox.host.fetch import FetchPolicy
 from toolfoundry.sandbox.host.fetch_hints import allow_hint, http_hint, private_hint
 from toolfoundry.sandbox.host.netguard import FetchError, ParsedURL, parse_url
@@ -22,7 +22,7 @@ from toolfoundry.spec import Problem
 
 def fixture_refusals(draft: Draft, policy: FetchPolicy | None) -> list[Problem]:
     """One problem per fixture whose request a call under ``policy`` would refuse."""
-    return unreachable(located_fixtures(draft.fixtures, draft.tests), policy)
+    return unreachable(draft.located_fixtures(), policy)
 
 
 def unreachable(

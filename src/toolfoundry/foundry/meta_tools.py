@@ -13,18 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 from pydantic import Field
 
 from toolfoundry.declare import from_function
-from toolfoundry.forge.draft_json import (
-    DraftCapabilities,
-    DraftChangesTests,
-    DraftCode,
-    DraftDescription,
-    DraftFixtures,
-    DraftLanguage,
-    DraftName,
-    DraftParameters,
-    DraftTests,
-    Language,
-)
+from toolfoundry.forge.draft_json import draft_signature
 from toolfoundry.foundry.create_tool_text import create_tool_description
 from toolfoundry.registry import AGENT_ACTOR, RegistryError
 from toolfoundry.spec import CallError, DeclaredTool, ErrorKind, Problem, ToolCallFailed, ToolSpec
@@ -60,19 +49,7 @@ def builtin_tools(foundry: Foundry | Callable[[], Foundry] | None = None) -> lis
                 holder.append(foundry)  # type: ignore[arg-type]
         return holder[0]
 
-    # Each parameter is a draft field; its type and description are the forge's
-    # (toolfoundry.forge.draft_json), shared with the HTTP API's OpenAPI document.
-    def create_tool(
-        name: DraftName,
-        description: DraftDescription,
-        parameters: DraftParameters,
-        code: DraftCode,
-        tests: DraftTests,
-        language: DraftLanguage = Language.JAVASCRIPT,
-        capabilities: DraftCapabilities = None,
-        fixtures: DraftFixtures = None,
-        changes_tests: DraftChangesTests = None,
-    ) -> dict[str, Any]:
+    def create_tool(**draft: Any) -> dict[str, Any]:
         """Create a new tool, or the next version of an existing one, from code and tests.
 
         The code is checked statically, its tests run in a sandbox with the network cut, and
@@ -83,20 +60,7 @@ def builtin_tools(foundry: Foundry | Callable[[], Foundry] | None = None) -> lis
         reason. An identical resubmission creates nothing (``unchanged: true``). On refusal,
         read ``findings`` and ``test_results``, fix the code and call again.
         """
-        draft: dict[str, Any] = {
-            "name": name,
-            "description": description,
-            "parameters": parameters,
-            "code": code,
-            "tests": tests,
-            "language": language,
-        }
-        if capabilities:
-            draft["capabilities"] = capabilities
-        if fixtures:
-            draft["fixtures"] = fixtures
-        if changes_tests:
-            draft["changes_tests"] = changes_tests
+        # only the fields the caller sent: the forge applies the declared defaults
         result = current().create_tool(draft, by=AGENT_ACTOR)
         from toolfoundry.forge.testrun import unavailable_error  # loaded by the create path
 
@@ -110,9 +74,12 @@ def builtin_tools(foundry: Foundry | Callable[[], Foundry] | None = None) -> lis
     ) -> list[dict[str, Any]]:
         """Find existing tools by what they do, best match first; look here before creating one.
 
-        Tools that share too little of the query are left out, so an empty list means no
-        tool does this yet. The first hit carries its ``parameters`` (JSON Schema): call it
-        with them directly.
+        Each hit has a ``strength``: ``strong`` when the tool shares enough of the need, in
+        its words or in meaning; ``weak`` when it is only the closest there is (``matched``
+        lists the query's words it has): read a weak hit's description, or show_tool, before
+        relying on it, and create the tool when none fits. Strong hits come first. An empty
+        list means no tool shares a word or a meaning with the need: none does it yet. The
+        first hit carries its ``parameters`` (JSON Schema): call it with them directly.
 
         Args:
             query: words describing the need, e.g. "convert markdown to html".
@@ -197,6 +164,14 @@ def builtin_tools(foundry: Foundry | Callable[[], Foundry] | None = None) -> lis
         if result.error is not None:
             raise ToolCallFailed(result.error, result.logs)
         return result.value
+
+    # Its parameters are the draft's fields, each with the type, description and default of the
+    # one declaration (toolfoundry.forge.draft_json), as the HTTP API's OpenAPI ``Draft`` has.
+    create_tool.__signature__ = draft_signature()  # type: ignore[attr-defined]
+    create_tool.__annotations__ = {
+        **{p.name: p.annotation for p in draft_signature().parameters.values()},
+        "return": dict[str, Any],
+    }
 
     # create_tool and rollback_tool change the registry although they need no capability;
     # call_tool does whatever the tool it calls does.

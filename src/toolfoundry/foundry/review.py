@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from toolfoundry.forge import code_diff, explain_capabilities
@@ -15,27 +16,25 @@ def gating_suite(v: ToolVersion) -> dict[str, Any]:
     its own fixtures and how it went; then the earlier tests it retired, with the reasons.
 
     The earlier tests come first, labelled ``vN:name`` after the version that added them (as
-    the regression gate names them), then the version's own. Stored in ``extra.suite`` by the
-    forge (foundry/create.py); a version stored before suites were lists its own tests only.
+    the regression gate names them), then the version's own. Kept in the version's gate record
+    (spec/gate.py); a version stored before suites were lists its own tests only.
     """
-    stored = v.extra.get("suite") or {}
-    regression = v.extra.get("regression") or {}
-    earlier_results = {r.get("name"): r for r in regression.get("results") or []}
+    suite, regression = v.gate.suite, v.gate.regression
     own_results = {r.get("name"): r for r in v.test_results}
     tests: list[dict[str, Any]] = []
-    for item in stored.get("earlier") or []:
-        case = item["test"]
-        label = f"v{item['version']}:{case.get('name')}"
-        tests.append(_entry(label, int(item["version"]), case, earlier_results.get(label)))
+    for earlier in suite.earlier if suite else ():
+        ran = regression.result(earlier.label) if regression else None
+        tests.append(_entry(earlier.label, earlier.version, earlier.case, ran))
     for case in v.tests:
         tests.append(
             _entry(str(case.get("name")), v.version, case, own_results.get(case.get("name")))
         )
-    return {"tests": tests, "retired": list(stored.get("retired") or [])}
+    retired = [{"test": r.test, "reason": r.reason} for r in suite.retired] if suite else []
+    return {"tests": tests, "retired": retired}
 
 
 def _entry(
-    label: str, version: int, case: dict[str, Any], result: dict[str, Any] | None
+    label: str, version: int, case: Mapping[str, Any], result: Mapping[str, Any] | None
 ) -> dict[str, Any]:
     out: dict[str, Any] = {"label": label, "version": version, "input": case.get("input")}
     for key in ("expected", "error", "error_kind"):
@@ -120,7 +119,7 @@ def version_review(
     elif v.parent_version is not None and v.parent_version in by_number:
         # The current version itself: show what it changed from the version it was made from.
         against, base = by_number[v.parent_version], "parent"
-    policy = v.extra.get("policy") or {}
+    policy = v.gate.policy
     changes = capability_changes(v, _approved(v, history))
     hold = None
     if v.status is VersionStatus.PENDING_APPROVAL:
@@ -129,7 +128,7 @@ def version_review(
         )
     return {
         **v.to_dict(),
-        "reasons": list(policy.get("reasons", [])),
+        "reasons": list(policy.reasons) if policy else [],
         "capability_details": changes["details"],
         "capability_changes": {"against": changes["against"], "removed": changes["removed"]},
         "suite": gating_suite(v),

@@ -1,7 +1,7 @@
 """Re-running every active tool's accumulated test suite in the sandbox as it is now.
 
 A version is gated once, at create time, by its own tests and the earlier versions' tests it
-kept (the suite stored in ``extra.suite``, forge/regression.py). After an upgrade of the
+kept (the suite of its gate record, spec/gate.py). After an upgrade of the
 engine, the prelude or a bundled library, or a change of ``[limits]``, a tool that passed then
 may fail now; ``toolfoundry tools verify`` (and :meth:`Foundry.verify`) finds out, running
 each test exactly as the gate did: the same runner (forge/testrun.py), the configured call
@@ -24,19 +24,19 @@ from dataclasses import dataclass
 from typing import Any
 
 from toolfoundry.config import Config
-from toolfoundry.forge.cases import Fixture
 from toolfoundry.forge.draft_fields import DraftError
+from toolfoundry.forge.fixtures import Fixture, merge_fixtures, parse_fixtures
 from toolfoundry.forge.regression import ExistingTool
 from toolfoundry.forge.testrun import (
     CASES_AT_ONCE,
     TestResult,
     ToolRunner,
     failed_tests_message,
-    merge_fixtures,
     run_case,
     sandbox_unavailable,
 )
 from toolfoundry.foundry.call import fetch_policy
+from toolfoundry.foundry.existing import with_suite
 from toolfoundry.foundry.fixture_reach import unreachable
 from toolfoundry.registry import Registry, RegistryError, ToolVersion, VersionStatus
 from toolfoundry.spec import Problem, StepResult, StepStatus
@@ -214,7 +214,10 @@ class Verifier:
             )
         try:
             tool = self._tool(v)
-            parent_layer = tuple(Fixture(**f) for f in parent)
+            problems: list[Problem] = []
+            parent_layer = parse_fixtures(parent, "$.fixtures", problems)
+            if problems:
+                raise DraftError(problems)
             earlier_fixtures = merge_fixtures(parent_layer, tool.fixtures)
         except (DraftError, TypeError, KeyError, ValueError) as exc:
             return done(FAILED, f"the stored suite cannot be read: {exc}")
@@ -265,6 +268,4 @@ class Verifier:
 
     def _tool(self, v: ToolVersion) -> ExistingTool:
         """The version with the earlier tests it was gated by (and did not retire)."""
-        from toolfoundry.foundry.create import with_suite
-
         return with_suite(v, lambda: self.registry.history(v.name))

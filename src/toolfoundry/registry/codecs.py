@@ -1,5 +1,5 @@
 """Values as the registry stores them, without SQLAlchemy: times, names, JSON columns, the
-duration histogram and a version's record.
+duration histogram and a version's record (its gate record: registry/gate_codec.py).
 
 The call path on a SQLite file (:mod:`toolfoundry.registry.calls`) reads and writes its rows
 on the driver alone, so a short-lived process that opens a registry and calls one tool does
@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from toolfoundry.base.display import SURROGATES
+from toolfoundry.registry.gate_codec import gate_record
 from toolfoundry.registry.records import ToolVersion
 from toolfoundry.spec import Capabilities, VersionStatus
 
@@ -208,6 +209,6 @@ def _record(
         parent_version=parent_version,
         findings=decoded(findings),
         test_results=decoded(test_results),
-        extra=decoded(extra),
+        gate=gate_record(decoded(extra)),
         current=current_version == version,
     )

@@ -7,6 +7,7 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any, NamedTuple
 
+from toolfoundry.registry.gate_codec import stored_gate_record
 from toolfoundry.spec import (
     Capabilities,
     ToolSpec,
@@ -14,6 +15,7 @@ from toolfoundry.spec import (
     capabilities_hash,
     code_sha256,
 )
+from toolfoundry.spec.gate import GateRecord
 
 # The actor of everything an agent does through the meta-tools (MCP, the agent loop): the one
 # actor that may never undo a person's decision, such as re-enabling a tool a person disabled.
@@ -41,7 +43,7 @@ class NewVersion:
 
     Attributes:
         status: ``active`` or ``pending_approval`` (the forge's verdict).
-        extra: anything else worth keeping with the version (e.g. deliberately changed tests).
+        gate: what gated it beyond its own tests (suite, regression run, policy decision).
     """
 
     name: str
@@ -59,7 +61,7 @@ class NewVersion:
     parent_version: int | None = None
     findings: list[Any] = field(default_factory=list)
     test_results: list[Any] = field(default_factory=list)
-    extra: dict[str, Any] = field(default_factory=dict)
+    gate: GateRecord = field(default_factory=GateRecord)
 
     @property
     def sha256(self) -> str:
@@ -97,7 +99,11 @@ def tool_spec(
 
 @dataclass(frozen=True)
 class ToolVersion:
-    """One registered, immutable version of a tool (only ``status`` ever changes)."""
+    """One registered, immutable version of a tool (only ``status`` ever changes).
+
+    ``gate`` is what gated it beyond its own tests (spec/gate.py); ``to_dict`` shows it in its
+    stored form under ``extra``.
+    """
 
     id: int
     name: str
@@ -119,7 +125,7 @@ class ToolVersion:
     parent_version: int | None
     findings: list[Any]
     test_results: list[Any]
-    extra: dict[str, Any]
+    gate: GateRecord
     current: bool = False
 
     @property
@@ -154,7 +160,7 @@ class ToolVersion:
             capability_hash=self.capability_hash,
             findings=self.findings,
             test_results=self.test_results,
-            extra=self.extra,
+            extra=stored_gate_record(self.gate),
         )
         return out
 

@@ -36,6 +36,7 @@ from toolfoundry.registry.engine import (
 )
 from toolfoundry.registry.faults import crash_point
 from toolfoundry.registry.records import (
+from toolfoundry.registry.gate_codec import stored_gate_record
     AGENT_ACTOR,
     Approval,
     ApprovalHold,
@@ -148,7 +149,7 @@ class Registry:
                     parent_version=new.parent_version,
                     findings=new.findings,
                     test_results=new.test_results,
-                    extra=new.extra,
+                    extra=stored_gate_record(new.gate),
                 )
             )
             crash_point("after_version_insert")
@@ -160,11 +161,10 @@ class Registry:
                 who,
                 {"sha256": new.sha256, "author": new.author},
             )
-            retired = (new.extra.get("suite") or {}).get("retired") or []
+            retired = new.gate.suite.retired if new.gate.suite else ()
             if retired:  # the tests it no longer passes on purpose, and why
-                audit_log.append(
-                    conn, new.name, number, AuditEvent.TESTS_RETIRED, who, {"retired": retired}
-                )
+                detail = {"retired": [{"test": r.test, "reason": r.reason} for r in retired]}
+                audit_log.append(conn, new.name, number, AuditEvent.TESTS_RETIRED, who, detail)
             passed = sum(1 for r in new.test_results if _passed(r))
             audit_log.append(
                 conn,

@@ -12,6 +12,8 @@ from toolfoundry.spec.capabilities import Capabilities
 from toolfoundry.spec.names import validate_name
 
 JSON_SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
+# A JSON Schema document as parsed JSON: a tool's parameters, its returns, a catalogue's form.
+JsonSchema = dict[str, Any]
 
 
 class Level(StrEnum):

@@ -120,7 +120,10 @@ async def check_listing(session: ClientSession) -> None:
     create = tools["create_tool"]
     assert create.annotations is not None
     assert create.annotations.read_only_hint is False
-    assert set(create.input_schema["required"]) >= {"name", "code", "tests", "parameters"}
+    # the draft's one contract (forge/draft_json.py): parameters is optional, as everywhere
+    assert create.input_schema["required"] == ["name", "description", "code", "tests"]
+    default = create.input_schema["properties"]["parameters"]["default"]
+    assert default == {"type": "object", "properties": {}}
     assert tools["search_tools"].annotations.read_only_hint is True  # type: ignore[union-attr]
 
 
