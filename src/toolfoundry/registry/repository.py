@@ -35,8 +35,8 @@ from toolfoundry.registry.engine import (
     write_options,
 )
 from toolfoundry.registry.faults import crash_point
-from toolfoundry.registry.records import (
 from toolfoundry.registry.gate_codec import stored_gate_record
+from toolfoundry.registry.records import (
     AGENT_ACTOR,
     Approval,
     ApprovalHold,
