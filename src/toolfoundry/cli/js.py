@@ -1,4 +1,10 @@
-"""``toolfoundry js run FILE.js``: run a one-off ES module in the sandbox."""
+"""``toolfoundry js run FILE.js``: run a one-off ES module in the sandbox.
+
+With ``--db`` (or ``--config``) the module runs through that registry's foundry: its global
+``tools`` reaches the registry's active tools (code mode), and the run is kept (its id is
+printed; ``create`` takes a draft with ``"from_run"`` in place of ``code``). Without either,
+nothing is opened and ``tools`` refuses every call.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +14,19 @@ from typing import Any
 
 import click
 
-from toolfoundry.cli.options import ARGS_HELP, Bounded, Seconds, json_args, print_result
+from toolfoundry.cli.options import (
+    ARGS_HELP,
+    Bounded,
+    Seconds,
+    config_option,
+    db_option,
+    emit,
+    json_args,
+    login_name,
+    open_foundry,
+    print_result,
+    say,
+)
 from toolfoundry.sandbox.policy import MIB
 from toolfoundry.spec import CallLimits
 from toolfoundry.spec.limits import CALL_LIMIT_BOUNDS
@@ -60,6 +78,8 @@ def js() -> None:
     metavar="MIB",
     help="Linear-memory cap in MiB.",
 )
+@db_option("The registry whose tools the module's `tools` reaches (default: none).")
+@config_option
 @click.option("--json", "as_json", is_flag=True, help="Print the whole CallResult as JSON.")
 def run(
     file: Path,
@@ -69,12 +89,16 @@ def run(
     credentials: tuple[str, ...],
     timeout: float,
     memory: int,
+    db: str | None,
+    config_path: str | None,
     as_json: bool,
 ) -> None:
     """Run FILE (an ES module; top-level await works).
 
     If it exports handler, handler(args) is called; otherwise its default export is the
-    result. Exit code 0 when the script succeeded, 1 when it failed, 2 for usage errors.
+    result. With --db, `await tools.NAME(args)` calls that registry's tools (each a real call,
+    under the tool's own capabilities) and the run is kept: its id is printed on stderr.
+    Exit code 0 when the script succeeded, 1 when it failed, 2 for usage errors.
     """
     from toolfoundry.sandbox import SandboxPolicy, run_js
     from toolfoundry.sandbox.host.storage import MemoryStorage
@@ -92,8 +116,18 @@ def run(
         storage=MemoryStorage(),
         tool=file.stem,
     )
-    result = run_js(code, args, policy)
-    print_result(result, as_json)
+    if db is None and config_path is None:
+        result = run_js(code, args, policy)
+    else:
+        with open_foundry(db, config_path) as fd:
+            result = fd.run_js(code, args, by=login_name(), policy=policy)
+    run_id = result.details.get("run_id")
+    if as_json:
+        emit({**result.to_dict(), "run_id": run_id} if run_id else result.to_dict())
+    else:
+        print_result(result, as_json)
+        if run_id:
+            say(f"run {run_id} kept: a draft may give it as from_run", err=True)
     sys.exit(0 if result.ok else 1)
 
 

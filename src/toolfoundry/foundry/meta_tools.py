@@ -116,14 +116,11 @@ def builtin_tools(foundry: Foundry | Callable[[], Foundry] | None = None) -> lis
             code: the ES module source.
             args: the arguments passed to ``handler``.
         """
-        from toolfoundry.sandbox import SandboxPolicy
-        from toolfoundry.sandbox import run_js as sandbox_run_js
-
-        policy = SandboxPolicy.under(current().config.limits)  # a tool call's own limits
-        ran = sandbox_run_js(code, args or {}, policy)
+        # a tool call's own limits; `tools` reaches the registry; the run is kept (run_id)
+        ran = current().run_js(code, args or {}, by=AGENT_ACTOR)
         if ran.error is not None:  # a failed run is a failed call (MCP: isError), logs kept
             raise ToolCallFailed(ran.error, ran.logs)
-        return ran.to_dict()
+        return {**ran.to_dict(), "run_id": ran.details["run_id"]}
 
     def show_tool(
         name: ToolName, version: Annotated[int, Field(ge=1, le=MAX_VERSION)] | None = None
