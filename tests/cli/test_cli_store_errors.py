@@ -39,9 +39,9 @@ STORE_COMMANDS: dict[str, tuple[str, ...]] = {
     "tools verify": ("nosuch",),
 }
 
-# commands that take --db to report on the store, not to use it (a bad one is a row of the
-# report: tests/cli/test_cli_doctor.py)
-REPORTING_COMMANDS = {"doctor"}
+# commands that take --db to report on the store, or to write it into a client's
+# configuration, not to use it (tests/cli/test_cli_doctor.py, tests/cli/test_cli_mcp_install.py)
+REPORTING_COMMANDS = {"doctor", "mcp install"}
 
 # commands naming one tool, and how each is run against an empty registry
 NAMED_TOOL_COMMANDS = [

@@ -25,7 +25,7 @@ from toolfoundry.base.extras import MissingExtra
 
 ROOT = Path(__file__).resolve().parents[2]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
-CLIENTS = ("Claude Desktop", "Cursor", "VS Code", "MCP Inspector")
+CLIENTS = ("Claude Desktop", "Claude Code", "Cursor", "VS Code", "MCP Inspector")
 INSPECTOR = "npx @modelcontextprotocol/inspector"
 
 

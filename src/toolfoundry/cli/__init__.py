@@ -29,6 +29,7 @@ COMMANDS: dict[str, str] = {
     "eval": "toolfoundry.cli.eval:eval_group",
     "agent": "toolfoundry.cli.agent:agent",
     "executor": "toolfoundry.cli.executor:executor",
+    "mcp": "toolfoundry.cli.mcp:mcp_group",
     "serve": "toolfoundry.cli.serve:serve",
 }
 
