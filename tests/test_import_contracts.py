@@ -119,6 +119,24 @@ VIOLATIONS = {
         "Only the registry speaks SQL",
         "toolfoundry.server.web.review -> sqlalchemy",
     ),
+    "the call path reaching SQLAlchemy through the full registry": (
+        "toolfoundry.registry.calls",
+        "def _full():\n    from toolfoundry.registry.repository import Registry\n",
+        "The call path imports no",
+        "toolfoundry.registry.calls -> toolfoundry.registry.repository",
+    ),
+    "the call path naming pydantic for its types only": (
+        "toolfoundry.foundry.call",
+        "from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n    import pydantic\n",
+        "The call path imports no",
+        "toolfoundry.foundry.call -> pydantic",
+    ),
+    "the sandbox loading the forge": (
+        "toolfoundry.sandbox.js.run",
+        "def _draft():\n    import toolfoundry.forge.draft\n",
+        "The call path imports no",
+        "toolfoundry.sandbox.js.run -> toolfoundry.forge.draft",
+    ),
     "a cycle inside one package": (
         "toolfoundry.spec.names",
         "def _back():\n    import toolfoundry.spec.tool\n",

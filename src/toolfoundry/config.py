@@ -20,6 +20,7 @@ from toolfoundry.catalog.skill import SKILL_NAME_PATTERN
 from toolfoundry.forge.policy import CapabilityPolicy, CapabilityPolicyError
 from toolfoundry.sandbox.host.credentials import Credential, CredentialError
 from toolfoundry.sandbox.host.fetch_hints import CONFIG_FILE as CONFIG_FILE  # named by hints too
+from toolfoundry.sandbox.host.fetch_settings import FetchSettings as FetchSettings  # its home
 from toolfoundry.spec import CallLimits
 from toolfoundry.spec.limits import (
     CALL_LIMIT_BOUNDS,
@@ -52,17 +53,6 @@ CATALOG_KEYS = ("sources", "pythonpath", "skill_name", "out")
 
 class ConfigError(ValueError):
     """toolfoundry.toml cannot be used; the message lists every problem with its key."""
-
-
-@dataclass(frozen=True)
-class FetchSettings:
-    """The ``[fetch]`` table. ``allow`` None means: trust each tool's approved hosts."""
-
-    allow: tuple[str, ...] | None = None
-    allow_http: tuple[str, ...] = ()
-    allow_private: tuple[str, ...] = ()
-    max_requests: int = 20
-    credentials: tuple[Credential, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -15,15 +15,15 @@ from __future__ import annotations
 import dataclasses
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from toolfoundry.base.json_gate import GatedJson, InvalidJson, encode, gated
 from toolfoundry.base.json_schema import CompiledSchema, InvalidSchema, compile_schema
 from toolfoundry.base.lru import SizedLRU, text_cost
-from toolfoundry.config import FetchSettings
 from toolfoundry.foundry.inner_calls import Chain, InnerCalls
-from toolfoundry.registry import AGENT_ACTOR, RegistryError, ToolVersion, VersionStatus
 from toolfoundry.registry.calls import CallRecord, CallStatements
+from toolfoundry.registry.records import AGENT_ACTOR, RegistryError, ToolVersion
+from toolfoundry.sandbox.host.fetch_settings import FetchSettings
 from toolfoundry.sandbox.host.hosts import pattern_covered
 from toolfoundry.sandbox.host.protocols import FetchProvider, StorageBackend
 from toolfoundry.sandbox.policy import SandboxPolicy
@@ -37,12 +37,12 @@ from toolfoundry.spec import (
     StepResult,
     StepStatus,
     StorageScope,
+    VersionStatus,
 )
 from toolfoundry.spec.limits import MIB
 from toolfoundry.spec.result import elapsed_ms
 
 if TYPE_CHECKING:
-    from toolfoundry.registry import Registry
     from toolfoundry.sandbox.host.fetch import FetchPolicy
     from toolfoundry.sandbox.host.protocols import ToolRequest
 
@@ -168,6 +168,19 @@ def _prepared_cost(_: int, prepared: Prepared) -> int:
     return text_cost(tool.code, tool.description, parts, overhead=4096) + 4 * len(parts)
 
 
+class RegistryReads(Protocol):
+    """What a call asks of the whole registry (:class:`~toolfoundry.registry.Registry`), and
+    only when it is refused as disabled or its tool keeps storage: everything else goes through
+    the driver's :class:`CallStatements`, so a call loads no SQLAlchemy."""
+
+    def get(self, name: str, version: int | None = None) -> ToolVersion: ...
+
+    def disabled_by(self, name: str) -> str: ...
+
+    @property
+    def storage(self) -> StorageBackend: ...
+
+
 class Caller:
     """Runs calls of one registry's versions under one set of limits and ``[fetch]``.
 
@@ -179,7 +192,7 @@ class Caller:
     def __init__(
         self,
         statements: CallStatements,
-        registry: Callable[[], Registry],
+        registry: Callable[[], RegistryReads],
         limits: CallLimits,
         fetch: FetchSettings,
         *,

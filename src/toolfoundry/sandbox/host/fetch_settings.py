@@ -1,0 +1,22 @@
+"""The ``[fetch]`` table of toolfoundry.toml: what every call's fetch capability is given.
+
+Kept beside the fetch capability it configures (not in ``toolfoundry.config``, which reads it),
+so the call path needs nothing of the configuration module and its forge policy to type it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from toolfoundry.sandbox.host.credentials import Credential
+
+
+@dataclass(frozen=True)
+class FetchSettings:
+    """The ``[fetch]`` table. ``allow`` None means: trust each tool's approved hosts."""
+
+    allow: tuple[str, ...] | None = None
+    allow_http: tuple[str, ...] = ()
+    allow_private: tuple[str, ...] = ()
+    max_requests: int = 20
+    credentials: tuple[Credential, ...] = ()
