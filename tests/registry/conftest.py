@@ -11,7 +11,8 @@ from toolfoundry.registry import Registry
 
 @pytest.fixture
 def reg(db_url: str) -> Iterator[Registry]:
-    """An open registry over an empty database on each backend."""
-    registry = Registry.open(db_url)
+    """An open registry over an empty database on each backend (search on BM25 alone: the
+    hybrid ranking has its own suite, test_registry_search_hybrid.py)."""
+    registry = Registry.open(db_url, embeddings=False)
     yield registry
     registry.close()

@@ -1,13 +1,16 @@
 """Search relevance on a realistic library (tests/registry/search_library.py): the right tool
-first for plain-language queries and near-synonyms, nothing for needs no tool covers (the
-relevance floor), and the top match's parameters in the result. Through the registry on both
-databases, then the CLI, the HTTP API and an MCP client (official SDK, stdio)."""
+first for plain-language queries and near-synonyms, no strong hit for needs no tool covers
+(the relevance floor: such hits come back marked weak, with the words they matched, never
+hidden), and the top match's parameters in the result. BM25 alone here (``embeddings=False``:
+the hybrid ranking has its own suite, test_registry_search_hybrid.py). Through the registry on
+both databases, then the CLI, the HTTP API and an MCP client (official SDK, stdio)."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import anyio
 import pytest
@@ -44,14 +47,14 @@ def fill(registry: Registry) -> None:
 
 @pytest.fixture
 def reg(db_url: str) -> Iterator[Registry]:
-    registry = Registry.open(db_url)
+    registry = Registry.open(db_url, embeddings=False)
     fill(registry)
     yield registry
     registry.close()
 
 
 def first(reg: Registry, query: str) -> str | None:
-    hits = reg.search(query, 5)
+    hits = [h for h in reg.search(query, 5) if h.strength == "strong"]
     return hits[0].name if hits else None
 
 
@@ -73,18 +76,41 @@ def test_near_synonyms_and_inflections_still_hit(reg: Registry) -> None:
         assert first(reg, query) == wanted, query
 
 
-def test_needs_no_tool_covers_get_nothing(reg: Registry) -> None:
+def test_needs_no_tool_covers_get_no_strong_hit_but_see_the_closest(reg: Registry) -> None:
     for query in UNRELATED:
-        assert reg.search(query, 5) == [], query
-    # without the floor most of them offer a tool that shares one word
-    offered = [q for q in UNRELATED if reg.search(q, 5, floor=0.0)]
+        hits = reg.search(query, 5)
+        assert all(h.strength == "weak" for h in hits), query
+        for hit in hits:  # what it shares with the need, and how much
+            assert hit.matched, (query, hit)
+            assert 0.0 < hit.relevance < fulltext.RELEVANCE_FLOOR, (query, hit)
+    # most of them share one word with some tool: offered as weak, not hidden
+    offered = [q for q in UNRELATED if reg.search(q, 5)]
     assert len(offered) >= 10
+    email = reg.search("send an email to my team", 5)[0]
+    assert (email.name, email.strength, email.matched) == ("validate_email", "weak", ("email",))
+    shown = email.to_dict()
+    assert shown["strength"] == "weak"
+    assert shown["matched"] == ["email"]
+    assert "similarity" not in shown  # no embedding model here
+    # with floor 0 every match is strong
+    assert all(h.strength == "strong" for h in reg.search("send an email to my team", 5, floor=0))
+
+
+def test_weak_hits_come_after_the_strong_ones(reg: Registry) -> None:
+    hits = reg.search("convert yaml to json", 5)
+    assert [h.strength for h in hits] == ["strong"] + ["weak"] * (len(hits) - 1)
+    assert hits[0].name == "yaml_to_json"
+    assert hits[0].matched == ("convert", "yaml", "json")
+    # each weak one has some of the words, never all (which ones differs by database)
+    every = {"convert", "yaml", "json"}
+    assert len(hits) == 5
+    assert all(h.matched and set(h.matched) < every for h in hits[1:])
 
 
 def test_relevance_is_the_weighted_share_of_the_query_a_tool_has(reg: Registry) -> None:
     exact = reg.search("convert yaml to json", 5)
-    assert [(h.name, h.relevance) for h in exact] == [("yaml_to_json", 1.0)]  # every word
-    loose = reg.search("convert yaml to json", 5, floor=0.0)
+    assert [(h.name, h.relevance) for h in exact][:1] == [("yaml_to_json", 1.0)]  # every word
+    loose = reg.search("convert yaml to json", 5)
     assert len(loose) == 5
     assert all(h.relevance < fulltext.RELEVANCE_FLOOR for h in loose[1:])  # only "convert"
     partial = reg.search("working days excluding holidays", 5)
@@ -125,7 +151,12 @@ def test_hostile_queries_are_words_or_nothing(reg: Registry, query: str) -> None
     assert all(0.0 <= h.relevance <= 1.0 for h in hits)
 
 
+def strong(hits: list[dict[str, Any]]) -> list[str]:
+    return [h["name"] for h in hits if h["strength"] == "strong"]
+
+
 def test_search_through_the_cli_the_http_api_and_mcp(db_url: str, tmp_path: Path) -> None:
+    # these open the registry as a user does: hybrid where the [search] extra is installed
     registry = Registry.open(db_url)
     fill(registry)
     registry.close()
@@ -133,19 +164,22 @@ def test_search_through_the_cli_the_http_api_and_mcp(db_url: str, tmp_path: Path
     found = runner.invoke(main, ["tools", "search", "hmac signature", "--json", "--db", db_url])
     assert found.exit_code == 0, found.output
     hits = json.loads(found.stdout)
-    assert [h["name"] for h in hits] == ["hmac_sha256"]
+    assert strong(hits) == ["hmac_sha256"]
     assert hits[0]["parameters"] == SCHEMAS["hmac_sha256"]
+    assert all("parameters" not in h for h in hits[1:])
     nothing = runner.invoke(main, ["tools", "search", "book a flight", "--json", "--db", db_url])
-    assert json.loads(nothing.stdout) == []
+    assert strong(json.loads(nothing.stdout)) == []
     text = runner.invoke(main, ["tools", "search", "hmac signature", "--db", db_url]).stdout
     assert "hmac_sha256 parameters: " in text
     assert '"message":{"type":"string"' in text
+    assert "strong" in text
 
     with Foundry.open(db_url) as fd, TestClient(compose(fd), base_url="http://127.0.0.1") as c:
         api = c.get("/api/search", params={"q": "strip html tags"}).json()
         assert api[0]["name"] == "strip_html"
+        assert api[0]["strength"] == "strong"
         assert api[0]["parameters"] == SCHEMAS["strip_html"]
-        assert c.get("/api/search", params={"q": "post a tweet"}).json() == []
+        assert strong(c.get("/api/search", params={"q": "post a tweet"}).json()) == []
 
     async def over_mcp() -> None:
         async with stdio_session(db_url, tmp_path) as (session, _):
@@ -155,6 +189,8 @@ def test_search_through_the_cli_the_http_api_and_mcp(db_url: str, tmp_path: Path
             assert hits[0]["name"] == "unified_diff"
             assert hits[0]["parameters"] == SCHEMAS["unified_diff"]
             none = await session.call_tool("search_tools", {"query": "resize a png image"})
-            assert none.structured_content == {"result": []}
+            weak = none.structured_content["result"]  # type: ignore[index]
+            assert strong(weak) == []  # the closest tools, each marked weak with its words
+            assert all(h["strength"] == "weak" and "matched" in h for h in weak)
 
     anyio.run(over_mcp)

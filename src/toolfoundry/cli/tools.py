@@ -335,8 +335,9 @@ def search(
     config_path: str | None,
     as_json: bool,
 ) -> None:
-    """Full-text search over tool names, descriptions and parameter docs (tools sharing too
-    little of the query are left out; the best match's parameters are shown)."""
+    """Search tool names, descriptions and parameter docs (hybrid with the [search] extra):
+    strong hits first, then weak ones (the closest there is, sharing little of the query:
+    read them before relying on them); the best match's parameters are shown."""
     with open_foundry(db, config_path) as fd:
         hits = fd.search(query, k, include_inactive=include_inactive)
     if as_json:
@@ -345,11 +346,16 @@ def search(
     from rich.table import Table
 
     table = Table(title=cell(f"{len(hits)} result(s) for {query!r}"))
-    for column in ("name", "version", "status", "relevance", "description"):
+    for column in ("name", "version", "status", "strength", "matched", "description"):
         table.add_column(column)
     for h in hits:
         table.add_row(
-            cell(h.name), str(h.version), h.status, f"{h.relevance:.2f}", cell(h.description)
+            cell(h.name),
+            str(h.version),
+            h.status,
+            h.strength,
+            cell(" ".join(h.matched)),
+            cell(h.description),
         )
     out = console()
     out.print(table)

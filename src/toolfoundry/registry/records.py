@@ -338,13 +338,19 @@ class LastFailure:
 
 @dataclass(frozen=True)
 class SearchHit:
-    """One search result, best first.
+    """One search result, best first (strong hits before weak ones).
 
     Attributes:
-        score: the full-text rank (bm25 on SQLite, ts_rank on PostgreSQL; higher is better,
-            comparable only within one search).
+        score: what the hits are ordered by, higher is better, comparable only within one
+            search: with the embedding model, similarity plus a share of relevance; without
+            it, the full-text rank (bm25 on SQLite, ts_rank on PostgreSQL).
         relevance: the share of the query's information the tool's words cover, 0..1
             (registry/search.py): 1.0 when it has every word of the query.
+        strength: ``strong`` (the tool shares enough of the need, in words or in meaning) or
+            ``weak`` (the closest there is, sharing little: read it before relying on it).
+        matched: the query's words the tool's name, description or parameters have.
+        similarity: cosine similarity of the query and the tool's name and description
+            (None without the embedding model).
         parameters: the version's JSON Schema, for the top hit only (so a model can call it
             without asking again); None for the others.
     """
@@ -356,6 +362,9 @@ class SearchHit:
     score: float
     relevance: float = 1.0
     parameters: dict[str, Any] | None = None
+    strength: str = "strong"
+    matched: tuple[str, ...] = ()
+    similarity: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -363,9 +372,13 @@ class SearchHit:
             "version": self.version,
             "description": self.description,
             "status": self.status,
+            "strength": self.strength,
             "score": self.score,
             "relevance": self.relevance,
+            "matched": list(self.matched),
         }
+        if self.similarity is not None:
+            out["similarity"] = self.similarity
         if self.parameters is not None:
             out["parameters"] = self.parameters
         return out

@@ -17,12 +17,13 @@ from sqlalchemy.engine import Connection, Engine, Row
 
 from toolfoundry.base.json_gate import lone_surrogate_at
 from toolfoundry.registry import audit as audit_log
-from toolfoundry.registry import code_runs, lookalikes
+from toolfoundry.registry import code_runs, embedder, lookalikes
 from toolfoundry.registry import holds as approval_rule
 from toolfoundry.registry import review_facts as review
 from toolfoundry.registry import runs as agent_runs
 from toolfoundry.registry import search as fulltext
 from toolfoundry.registry import usage as usage_counters
+from toolfoundry.registry import vectors as search_vectors
 from toolfoundry.registry import versions as version_reads
 from toolfoundry.registry.calls import CallStatements
 from toolfoundry.registry.code_runs import CodeRunRow
@@ -60,18 +61,23 @@ from toolfoundry.spec import ToolSpec, VersionStatus
 class Registry:
     """Persistent, versioned tool store over SQLite or PostgreSQL (one code path)."""
 
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Engine, *, embeddings: bool = True) -> None:
         self.engine = engine
+        # hybrid search's vectors (registry/vectors.py); embeddings=False: BM25 alone
+        self.vectors = search_vectors.VectorIndex(
+            embedder.load if embeddings else lambda: None, self._write
+        )
         self.storage = SqlStorage(engine)
         # the call path's statements, on the driver (Foundry.open may make its own on a file)
         self.calls = CallStatements(EngineConnections(engine))
 
     @classmethod
-    def open(cls, url: str) -> Registry:
-        """Connect to ``url`` and apply any pending migrations."""
+    def open(cls, url: str, *, embeddings: bool = True) -> Registry:
+        """Connect to ``url`` and apply any pending migrations (``embeddings=False``: search
+        without the embedding model even where it is installed)."""
         engine = create_registry_engine(url)
         migrate(engine)
-        return cls(engine)
+        return cls(engine, embeddings=embeddings)
 
     def close(self) -> None:
         """Release pooled connections."""
@@ -114,6 +120,7 @@ class Registry:
                     "invalid_text", f"the {field} holds a lone surrogate at index {at}"
                 )
         who = actor
+        self.vectors.prepare(new.name, new.description)  # the model runs outside the lock
         with self._write() as conn:
             tool = self._lock_tool(conn, new.name, create=True)
             if tool.current_status == VersionStatus.DISABLED.value:
@@ -218,6 +225,7 @@ class Registry:
             .values(current_version=number, current_status=status.value, updated_at=now())
         )
         fulltext.index(conn, tool_id, name, description, parameters, status.value)
+        self.vectors.write(conn, tool_id, name, description, status.value)
 
     def _set_status(
         self, conn: Connection, tool: Row[Any], number: int, status: VersionStatus
@@ -232,6 +240,7 @@ class Registry:
                 update(tools).where(tools.c.id == tool.id).values(current_status=status.value)
             )
             fulltext.set_status(conn, tool.id, status.value)
+            search_vectors.set_status(conn, tool.id, status.value)
 
     def _version_in(self, conn: Connection, name: str, number: int | None) -> ToolVersion:
         return version_reads.one(conn, name, number)
@@ -548,11 +557,15 @@ class Registry:
         active_only: bool = True,
         floor: float = fulltext.RELEVANCE_FLOOR,
     ) -> list[SearchHit]:
-        """Ranked full-text search over names, descriptions and parameter docs: the tools
-        whose relevance reaches ``floor`` (0 keeps every match), the first with its
-        parameters schema."""
+        """Ranked search over names, descriptions and parameter docs (hybrid with the
+        embedding model): strong hits first, then weak ones (relevance under ``floor``, or too
+        little alike; 0 makes every word match strong), the first with its parameters
+        schema. Tools still without a vector get theirs first, a batch per search."""
+        self.vectors.backfill()
         with self._read() as conn:
-            return fulltext.search(conn, query, k, active_only=active_only, floor=floor)
+            return fulltext.search(
+                conn, query, k, active_only=active_only, floor=floor, vectors=self.vectors
+            )
 
     # -- agent runs -----------------------------------------------------------------------
 

@@ -17,6 +17,7 @@ from sqlalchemy import (
     ForeignKey,
     Index,
     Integer,
+    LargeBinary,
     MetaData,
     String,
     Table,
@@ -102,6 +103,31 @@ name_keys = Table(
     Column("tool_id", Integer, ForeignKey("tf_tools.id"), primary_key=True),
 )
 Index("ix_tf_name_keys_tool", name_keys.c.tool_id)
+
+# Each tool's search vector (registry/vectors.py), written with its search document: the
+# embedding model's id, the current version's status, and the vector as float32 bytes (model
+# and vector NULL when the writing process had none: a process with a model fills it in).
+# ``generation`` orders the changes (``search_clock``); migration 0009.
+search_vectors = Table(
+    "tf_search_vectors",
+    metadata,
+    Column("tool_id", Integer, ForeignKey("tf_tools.id"), primary_key=True),
+    Column("generation", BigInteger, nullable=False),
+    Column("model", String(64), nullable=True),
+    Column("status", String(32), nullable=False),
+    Column("vector", LargeBinary, nullable=True),
+)
+Index("ix_tf_search_vectors_generation", search_vectors.c.generation)
+
+# One row (id 1): the generation of the newest change to ``tf_search_vectors``. A writer takes
+# its row lock, so generations commit in their order: a reader that has read generation N
+# has every change up to N.
+search_clock = Table(
+    "tf_search_clock",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=False),
+    Column("generation", BigInteger, nullable=False),
+)
 
 
 approvals = Table(

@@ -1,15 +1,21 @@
-"""Full-text search over tools: SQLite FTS5 (bm25) or PostgreSQL tsvector (ts_rank).
+"""Search over tools: full text (SQLite FTS5 bm25, PostgreSQL tsvector ts_rank), and, with the
+``[search]`` extra, sentence vectors (registry/vectors.py): hybrid ranking.
 
-The index holds one document per tool, built from its current version: the name (weighted
-highest), the description, and the parameters' names and descriptions.
+The full-text index holds one document per tool, built from its current version: the name
+(weighted highest), the description, and the parameters' names and descriptions.
 
 A query first asks for tools matching every word (few rows to rank, and the best matches);
-only when that finds fewer than ``k`` does it widen to any of its rarer words, so a model's
-loose phrasing ("turn a title into a url slug") still finds the tool. Ranking every tool that
-matches one common word is what makes OR-only search slow on a large registry, so the widened
-search keeps to the words whose matches fit a row budget (always at least the rarest word),
-and offers a widened hit only when the words it has weigh enough of the query (the relevance
-floor below): a tool that shares one common word with a need is not a match for it.
+when that finds fewer than ``k`` (or the model is there to rank them) it widens to any of its
+rarer words, so a model's loose phrasing ("turn a title into a url slug") still finds the
+tool. Ranking every tool that matches one common word is what makes OR-only search slow on a
+large registry, so the widened search keeps to the words whose matches fit a row budget
+(always at least the rarest word). Each hit's relevance is the share of the query's
+information its words carry; one under the relevance floor is returned marked ``weak`` (with
+the words it matched), never hidden: a model that gets nothing concludes no tool exists.
+
+With the embedding model, the tools most similar in meaning join the full-text matches (a
+need put in other words shares no word with its tool), and every hit is ranked by similarity
+plus a share of relevance; strength then weighs both (see the constants below).
 """
 
 from __future__ import annotations
@@ -19,11 +25,12 @@ import re
 from dataclasses import replace
 from typing import Any
 
-from sqlalchemy import bindparam, select, text
+from sqlalchemy import and_, bindparam, select, text
 from sqlalchemy.engine import Connection
 
 from toolfoundry.registry.records import SearchHit
 from toolfoundry.registry.schema import tools, versions
+from toolfoundry.registry.vectors import Similarities, VectorIndex
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _MAX_TERMS = 32
@@ -166,14 +173,26 @@ _POSTGRESQL_HAS = text(
     "WHERE tool_id = ANY(:ids) AND document @@ to_tsquery('english', :q)"
 )
 
-# A hit of the widened (any-word) search is offered only when the query words it has carry
-# at least this share of the query's information, each word weighted by its inverse document
-# frequency as bm25 weighs it (``relevance``). A tool that shares one common word with an
-# unrelated need ("send an email to my team" and validate_email, "convert a video to mp4" and
-# every convert_* tool) falls below it; one with the rarer words of the need stays. Hits that
-# have every word (the first, all-words search) are 1.0. Tuned on the library and queries of
+# A hit is strong on words when the query words it has carry at least this share of the
+# query's information, each word weighted by its inverse document frequency as bm25 weighs it
+# (``relevance``); under it, it is weak. A tool that shares one common word with an unrelated
+# need ("send an email to my team" and validate_email, "convert a video to mp4" and every
+# convert_* tool) falls below it; one with the rarer words of the need stays. Hits that have
+# every word (the first, all-words search) are 1.0. Tuned on the library and queries of
 # tests/registry/search_library.py: bench/bench_search_relevance.py prints the sweep.
 RELEVANCE_FLOOR = 0.35
+# With the embedding model (registry/embedder.py) the hits are ranked by the cosine similarity
+# of the query and the tool's name and description plus this share of their relevance, and a
+# hit is strong when it has every word, or is similar enough in meaning (SIMILAR), or has
+# enough of the words and some similarity (SIMILAR_WITH_WORDS: a shared common word alone, as
+# "convert a word document to pdf" and yaml_to_json, is not enough). A hit with no word in
+# common and a similarity under NOISE is no hit. Tuned with the bench's paraphrased needs.
+LEXICAL_WEIGHT = 0.1
+SIMILAR = 0.5
+SIMILAR_WITH_WORDS = 0.3
+NOISE = 0.2
+# The most similar tools considered next to the full-text matches.
+VECTOR_CANDIDATES = 20
 
 
 def search(
@@ -183,27 +202,93 @@ def search(
     *,
     active_only: bool = True,
     floor: float = RELEVANCE_FLOOR,
+    vectors: VectorIndex | None = None,
 ) -> list[SearchHit]:
-    """The ``k`` best-ranked tools for ``query`` whose relevance reaches ``floor`` (0 keeps
-    every match); only active ones unless told otherwise. The first hit carries its
-    parameters schema."""
+    """The ``k`` best tools for ``query``, strong hits first, then weak ones (hits whose
+    relevance is under ``floor``, or, with the embedding model, too little alike: marked, not
+    dropped); only active ones unless told otherwise. The first hit carries its parameters
+    schema."""
     words = terms(query)
     if not words or k <= 0:
         return []
-    hits = [hit for _, hit in _ranked(conn, words, k, every=True, active_only=active_only)]
-    if len(hits) < k and len(words) > 1:
-        seen = {h.name for h in hits}
+    similar = vectors.similarities(conn, query) if vectors is not None else None
+    exact = _ranked(conn, words, k, every=True, active_only=active_only)
+    found = {tool_id: replace(hit, matched=tuple(words)) for tool_id, hit in exact}
+    lexical = list(found)
+    loose: list[tuple[int, SearchHit]] = []
+    counts: list[tuple[int, str]] = []
+    if len(words) > 1 and (len(exact) < k or similar is not None):
         counts = _counts(conn, words[:_MAX_WIDEN_TERMS])
-        wider = [
+        loose = [
             (tool_id, hit)
             for tool_id, hit in _ranked(
-                conn, _rarest(counts), k + len(hits), every=False, active_only=active_only
+                conn, _rarest(counts), k + len(exact), every=False, active_only=active_only
             )
-            if hit.name not in seen
+            if tool_id not in found
         ]
-        weighed = _weighed(conn, counts, wider)
-        hits += [h for h in weighed if h.relevance >= floor][: k - len(hits)]
-    return _with_parameters(conn, hits)
+    if similar is not None:
+        near = [i for i, _ in similar.best(VECTOR_CANDIDATES, active_only=active_only)]
+        known = {i for i, _ in loose} | set(found)
+        loose += _described(conn, [i for i in near if i not in known], active_only)
+        if not counts:
+            counts = _counts(conn, words[:_MAX_WIDEN_TERMS])
+    lexical += [i for i, _ in loose if i not in lexical]
+    for tool_id, hit in _weighed(conn, counts, loose):
+        found[tool_id] = hit
+    hits = [_judged(found[i], similar, i, floor) for i in lexical]
+    if similar is not None:
+        hits = [h for h in hits if h.matched or (h.similarity or 0.0) >= NOISE]
+        hits.sort(key=lambda h: (h.strength != "strong", -h.score))
+    else:  # full-text order (all words first), strong hits before weak ones
+        hits.sort(key=lambda h: h.strength != "strong")
+    return _with_parameters(conn, hits[:k])
+
+
+def _judged(hit: SearchHit, similar: Similarities | None, tool_id: int, floor: float) -> SearchHit:
+    """``hit`` with its strength (and, with the model, its similarity and hybrid score)."""
+    if similar is None:
+        return replace(hit, strength="strong" if hit.relevance >= floor else "weak")
+    similarity = similar.of(tool_id)
+    alike = similarity if similarity is not None else 0.0
+    strong = (
+        hit.relevance >= 1.0
+        or alike >= SIMILAR
+        or (hit.relevance >= floor and alike >= SIMILAR_WITH_WORDS)
+    )
+    return replace(
+        hit,
+        strength="strong" if strong else "weak",
+        similarity=None if similarity is None else round(similarity, 3),
+        score=round(alike + LEXICAL_WEIGHT * hit.relevance, 4),
+    )
+
+
+def _described(conn: Connection, ids: list[int], active_only: bool) -> list[tuple[int, SearchHit]]:
+    """Hits for tools found by similarity alone (their current name, version, description)."""
+    if not ids:
+        return []
+    query = (
+        select(
+            tools.c.id,
+            tools.c.name,
+            tools.c.current_version,
+            versions.c.description,
+            tools.c.current_status,
+        )
+        .join(
+            versions,
+            and_(versions.c.tool_id == tools.c.id, versions.c.version == tools.c.current_version),
+        )
+        .where(tools.c.id.in_(ids))
+    )
+    rows = {int(r[0]): r for r in conn.execute(query)}
+    out = []
+    for tool_id in ids:  # most similar first
+        row = rows.get(tool_id)
+        if row is None or (active_only and row[4] != "active"):
+            continue
+        out.append((tool_id, SearchHit(str(row[1]), int(row[2]), str(row[3]), str(row[4]), 0.0)))
+    return out
 
 
 def _counts(conn: Connection, words: list[str]) -> list[tuple[int, str]]:
@@ -237,9 +322,10 @@ def _rarest(counts: list[tuple[int, str]]) -> list[str]:
 
 def _weighed(
     conn: Connection, counts: list[tuple[int, str]], hits: list[tuple[int, SearchHit]]
-) -> list[SearchHit]:
-    """``hits`` with their relevance: the IDF weight of the query words each has, over that
-    of all the query's words (a word no tool has weighs most: the need is about it)."""
+) -> list[tuple[int, SearchHit]]:
+    """``hits`` with their relevance, the IDF weight of the query words each has over that of
+    all the query's words (a word no tool has weighs most: the need is about it), and those
+    words."""
     if not hits:
         return []
     # tools are never deleted, so the highest id is how many there are (one index probe)
@@ -249,15 +335,24 @@ def _weighed(
     whole = sum(weights.values())
     ids = [tool_id for tool_id, _ in hits]
     postgres = conn.dialect.name == "postgresql"
-    held: dict[int, float] = dict.fromkeys(ids, 0.0)
+    held: dict[int, list[str]] = {tool_id: [] for tool_id in ids}
     for count, word in counts:
         if count <= 0 or word not in weights:
             continue
         sql, match = (_POSTGRESQL_HAS, word) if postgres else (_SQLITE_HAS, f'"{word}"')
         for tool_id in conn.execute(sql, {"q": match, "ids": ids}).scalars():
-            held[int(tool_id)] += weights[word]
+            held[int(tool_id)].append(word)
     return [
-        replace(hit, relevance=round(held[tool_id] / whole, 3) if whole else 0.0)
+        (
+            tool_id,
+            replace(
+                hit,
+                relevance=round(sum(weights[w] for w in held[tool_id]) / whole, 3)
+                if whole
+                else 0.0,
+                matched=tuple(held[tool_id]),
+            ),
+        )
         for tool_id, hit in hits
     ]
 

@@ -324,7 +324,8 @@ ENDPOINTS: tuple[Endpoint, ...] = (
         "GET",
         "/search",
         "searchTools",
-        "Full-text search over names, descriptions and parameter docs.",
+        "Search names, descriptions and parameter docs (hybrid with the [search] extra): "
+        "strong hits first, then weak ones (the closest there is).",
         search,
         {200: ("Hits, best first.", _array("SearchHit"))},
         query=(

@@ -292,16 +292,32 @@ COMPONENTS: dict[str, dict[str, Any]] = {
         detail=_DICT,
     ),
     "SearchHit": _obj(
-        ["name", "version", "description", "status", "score", "relevance"],
+        ["name", "version", "description", "status", "strength", "score", "relevance", "matched"],
         name=_STR,
         version=_INT,
         description=_STR,
         status=_STR,
-        score={**_NUM, "description": "The full-text rank; higher is better."},
+        strength={
+            "type": "string",
+            "enum": ["strong", "weak"],
+            "description": "strong: the tool shares enough of the need, in words or meaning; "
+            "weak: only the closest there is (strong hits come first).",
+        },
+        score={**_NUM, "description": "What the hits are ordered by; higher is better."},
         relevance={
             **_NUM,
             "description": "The share of the query's words (weighted by rarity) the tool has, "
-            "0..1; tools below the relevance floor are not returned.",
+            "0..1; under the relevance floor a hit is weak unless alike in meaning.",
+        },
+        matched={
+            "type": "array",
+            "items": _STR,
+            "description": "The query's words the tool's name, description or parameters have.",
+        },
+        similarity={
+            **_NUM,
+            "description": "Cosine similarity of the query and the tool's name and "
+            "description (with the [search] extra only).",
         },
         parameters={
             **_DICT,
