@@ -36,6 +36,7 @@ TIME_LIMIT_S = 900
 # script -> arguments for the recorded run (each a few minutes at most)
 SCRIPTS: dict[str, list[str]] = {
     "bench_sandbox.py": ["--rounds", "7", "--batch", "50", "--markdown"],
+    "bench_crypto.py": ["--rounds", "5"],
     "bench_memory.py": ["--rounds", "3"],
     "bench_process.py": ["--rounds", "60", "--seconds", "5"],
     "bench_agent.py": ["--runs", "20"],

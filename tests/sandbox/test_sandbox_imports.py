@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 
 import pytest
@@ -99,20 +100,40 @@ def test_host_validates_raw_requests() -> None:
     answers = [
         json.loads(host.answer(op, payload.encode()))
         for op, payload in [
-            ("digest", '{"alg": "MD5", "data": ""}'),
-            ("digest", '{"alg": "SHA-1", "data": "zz"}'),
-            ("hmac", '{"hash": "SHA-256", "key": "", "data": ""}'),
             ("storage", '{"op": "set", "key": "k", "value": "v"}'),
             ("fetch", '{"url": "https://example.com/"}'),
             ("spawn", "{}"),
         ]
     ]
     assert all("error" in a for a in answers), answers
-    assert answers[3]["error"]["kind"] == "capability_denied"
-    assert answers[4]["error"]["kind"] == "capability_denied"
+    assert answers[0]["error"]["kind"] == "capability_denied"
+    assert answers[1]["error"]["kind"] == "capability_denied"
+    # crypto's binary requests: a JSON header, a NUL, the fields; "!" + a JSON error when bad
+    for op, bad, kind in [
+        ("digest", b'{"alg": "MD5", "sizes": [0]}\0', "runtime_error"),
+        ("digest", b'{"alg": "SHA-1", "data": "zz"}', "runtime_error"),  # the old JSON form
+        ("digest", b'{"alg": "SHA-1", "sizes": [3]}\0ab', "runtime_error"),  # short
+        ("digest", b'{"alg": "SHA-1", "sizes": [1]}\0ab', "runtime_error"),  # long
+        ("digest", b'{"alg": "SHA-1", "sizes": [-1]}\0', "runtime_error"),
+        ("digest", b'{"alg": "SHA-1", "sizes": [true]}\0x', "runtime_error"),
+        ("digest", b'{"alg": "SHA-1", "sizes": [0, 0]}\0', "runtime_error"),
+        ("digest", b'{"alg": "SHA-1", "sizes": [1e999]}\0', "runtime_error"),
+        ("digest", b'{"alg": "SHA-1", "sizes": [[[[1]]]]}\0', "runtime_error"),
+        ("digest", b'{"alg": "SHA-1", "sizes": [16777217]}\0', "quota"),
+        ("digest", b"\xff\xfe\0", "runtime_error"),
+        ("hmac", b'{"hash": "SHA-256", "sizes": [0, 0]}\0', "runtime_error"),  # empty key
+        ("hmac", b'{"hash": "SHA-256", "sizes": [1]}\0k', "runtime_error"),  # no data
+        ("hmac", b'{"hash": "SHA-256", "sizes": [1, 16777217]}\0k', "quota"),
+    ]:
+        answer = host.answer(op, bad)
+        assert answer[:1] == b"!", (bad, answer)
+        assert json.loads(answer[1:])["error"]["kind"] == kind, (bad, answer)
+    assert host.answer("digest", b'{"alg": "SHA-1", "sizes": [2]}\0ab') == (
+        b"=" + hashlib.sha1(b"ab").digest()
+    )
     for bad in (b"-1", b"1000000000", b"x", b"true", b""):
         assert host.answer("random", bad) == b""
-    assert len(host.answer("random", b"4")) == 8
+    assert len(host.answer("random", b"4")) == 4
     assert host.answer("log", b"no-such-level\nx") == b"1"
     assert host.logs == []
     assert host.answer("import", b"node:fs").startswith(b"!")

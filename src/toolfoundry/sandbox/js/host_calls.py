@@ -79,7 +79,8 @@ class CallHost:
         self._answered = False
 
     def answer(self, op: str, payload: bytes) -> bytes:
-        """Answer one request: JSON in and out, except for the module loader's two ops."""
+        """Answer one request: JSON in and out, except for the raw ops answered first (the
+        module loader's, logs, Intl parts, random bytes, and crypto's binary digest and HMAC)."""
         if op == "import":
             return self._import(payload.decode("utf-8", "replace"))
         if op == "bytecode":
@@ -90,9 +91,13 @@ class CallHost:
             return b"1" if self._log([level, text]) else b"0"
         if op == "intl":  # a part of Intl by name -> its text ("" when it is not bundled)
             return (self.libraries.intl(payload.decode("utf-8", "replace")) or "").encode()
-        if op == "random":  # "count" -> hex
+        if op == "random":  # "count" -> the bytes
             count = int(payload) if payload.isdigit() and len(payload) < 8 else -1
-            return crypto.random_hex(count).encode()
+            return crypto.random_bytes(count)
+        if op == "digest":  # bytes as bytes: header, NUL, fields -> binary (host/crypto.py)
+            return crypto.digest(payload)
+        if op == "hmac":
+            return crypto.hmac_sign_or_verify(payload)
         if op == "answered":
             self._answered = True
             return b""
@@ -138,10 +143,6 @@ class CallHost:
     def _dispatch(self, op: str, data: Any) -> Any:
         if op == "log":
             return self._log(data)
-        if op == "digest":
-            return crypto.digest(data)
-        if op == "hmac":
-            return crypto.hmac_sign_or_verify(data)
         if op == "storage":
             return self.storage.handle(data)
         if op == "fetch":

@@ -55,34 +55,43 @@ __attribute__((export_name("tf_inbox_size"))) uint32_t tf_inbox_size(void) { ret
 __attribute__((export_name("tf_alloc"))) void *tf_alloc(size_t n) { return malloc(n); }
 __attribute__((export_name("tf_free"))) void tf_free(void *p) { free(p); }
 
-/* __host(op, payload) -> string: the one native function the prelude captures. */
+/* __host(op, payload) -> string: the one native function the prelude captures. A Uint8Array
+ * payload crosses as its bytes, read in place from its buffer (binary ops: crypto's data), and
+ * its answer comes back as an ArrayBuffer; a string payload crosses as UTF-8 and its answer
+ * comes back as a string. */
 static JSValue tf_js_host(JSContext *ctx, JSValueConst this_val, int argc, JSValueConst *argv) {
     size_t op_len, in_len;
     const char *op, *in;
     int32_t n;
+    int binary;
     JSValue ret;
     if (argc < 2)
         return JS_ThrowTypeError(ctx, "host: two arguments expected");
+    binary = JS_GetClassID(argv[1]) == JS_CLASS_UINT8_ARRAY;
     op = JS_ToCStringLen(ctx, &op_len, argv[0]);
     if (!op)
         return JS_EXCEPTION;
-    in = JS_ToCStringLen(ctx, &in_len, argv[1]);
+    in = binary ? (const char *)JS_GetUint8Array(ctx, &in_len, argv[1])
+                : JS_ToCStringLen(ctx, &in_len, argv[1]);
     if (!in) {
         JS_FreeCString(ctx, op);
         return JS_EXCEPTION;
     }
     n = tf_host_call(op, (int32_t)op_len, in, (int32_t)in_len, tf_scratch, TF_SCRATCH);
     JS_FreeCString(ctx, op);
-    JS_FreeCString(ctx, in);
+    if (!binary)
+        JS_FreeCString(ctx, in);
     if (n < 0)
         return JS_ThrowTypeError(ctx, "host: call refused");
     if (n <= TF_SCRATCH)
-        return JS_NewStringLen(ctx, tf_scratch, (size_t)n);
+        return binary ? JS_NewArrayBufferCopy(ctx, (const uint8_t *)tf_scratch, (size_t)n)
+                      : JS_NewStringLen(ctx, tf_scratch, (size_t)n);
     char *big = js_malloc(ctx, (size_t)n);
     if (!big)
         return JS_EXCEPTION;
     tf_host_take(big);
-    ret = JS_NewStringLen(ctx, big, (size_t)n);
+    ret = binary ? JS_NewArrayBufferCopy(ctx, (const uint8_t *)big, (size_t)n)
+                 : JS_NewStringLen(ctx, big, (size_t)n);
     js_free(ctx, big);
     return ret;
 }

@@ -106,11 +106,6 @@
     for (let i = 0; i < bytes.length; i++) s += HEX[bytes[i] >> 4] + HEX[bytes[i] & 15];
     return s;
   };
-  const fromHex = (s) => {
-    const out = new _Uint8Array(s.length >> 1);
-    for (let i = 0; i < out.length; i++) out[i] = parseInt(s.substr(i * 2, 2), 16);
-    return out;
-  };
   const B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
   const toBase64 = (bytes) => {
     let s = "";

@@ -14,9 +14,9 @@
         `getRandomValues: ${array.byteLength} bytes requested; the limit is 65536`,
         "QuotaExceededError",
       );
-    // raw protocol (no JSON): byte count -> hex
-    const hex = host("random", `${array.byteLength}`);
-    new _Uint8Array(array.buffer, array.byteOffset, array.byteLength).set(fromHex(hex));
+    // bytes as bytes: the byte count (as text) in, the random bytes out
+    const bytes = new _Uint8Array(host("random", utf8Encode(`${array.byteLength}`)));
+    new _Uint8Array(array.buffer, array.byteOffset, array.byteLength).set(bytes);
     return array;
   };
   const randomUUID = () => {
@@ -58,15 +58,33 @@
     if (!key.usages.includes(usage)) throw domError(`the key does not allow ${usage}`, "InvalidAccessError");
     return bytes;
   };
-  const hostDigest = (op, payload) => {
-    const answer = call(op, payload);
-    if (answer.error) throw hostError(answer);
-    return answer;
+  // Bytes as bytes (host/crypto.py): one Uint8Array of a JSON header, a NUL and the fields back
+  // to back crosses in place; the answer is "=" and the result's bytes, or "!" and a JSON error.
+  const hostBytes = (op, header, fields) => {
+    const sizes = [];
+    let total = 0;
+    for (let i = 0; i < fields.length; i++) {
+      sizes[i] = fields[i].length;
+      total += sizes[i];
+    }
+    header.sizes = sizes;
+    const head = utf8Encode(jsonStringify(header));
+    const frame = new _Uint8Array(head.length + 1 + total);
+    frame.set(head);
+    let at = head.length + 1;
+    for (let i = 0; i < fields.length; i++) {
+      frame.set(fields[i], at);
+      at += sizes[i];
+    }
+    const answer = new _Uint8Array(host(op, frame));
+    if (answer[0] === 0x3d) return answer.slice(1);
+    const error = jsonParse(utf8Decode(answer.subarray(1))).error;
+    if (error.kind === "quota") throw domError(String(error.message), "QuotaExceededError");
+    throw hostError({ error });
   };
   const subtle = freeze({
     async digest(alg, data) {
-      const bytes = bufferBytes(data, "digest");
-      return fromHex(hostDigest("digest", { alg: hashName(alg), data: toHex(bytes) }).hex).buffer;
+      return hostBytes("digest", { alg: hashName(alg) }, [bufferBytes(data, "digest")]).buffer;
     },
     async importKey(format, keyData, alg, extractable, usages) {
       if (format !== "raw") throw domError(`unsupported key format ${format}`, "NotSupportedError");
@@ -81,18 +99,13 @@
     },
     async sign(alg, key, data) {
       const k = hmacKey(alg, key, "sign");
-      const payload = { hash: key.algorithm.hash.name, key: toHex(k), data: toHex(bufferBytes(data, "sign")) };
-      return fromHex(hostDigest("hmac", payload).hex).buffer;
+      const fields = [k, bufferBytes(data, "sign")];
+      return hostBytes("hmac", { hash: key.algorithm.hash.name }, fields).buffer;
     },
     async verify(alg, key, signature, data) {
       const k = hmacKey(alg, key, "verify");
-      const payload = {
-        hash: key.algorithm.hash.name,
-        key: toHex(k),
-        data: toHex(bufferBytes(data, "verify")),
-        signature: toHex(bufferBytes(signature, "verify")),
-      };
-      return hostDigest("hmac", payload).valid === true;
+      const fields = [k, bufferBytes(data, "verify"), bufferBytes(signature, "verify")];
+      return hostBytes("hmac", { hash: key.algorithm.hash.name }, fields)[0] === 1;
     },
   });
   define("CryptoKey", CryptoKey);
