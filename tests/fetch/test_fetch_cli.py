@@ -102,3 +102,30 @@ def test_js_run_reaches_an_allowed_plain_http_loopback_server(tmp_path, allowed,
     assert out["value"]["status"] == 200
     assert "s3cret" not in result.output
     assert allowed.hits[-1].headers.get("Authorization") == "Bearer s3cret"
+
+
+def test_js_run_refusals_name_the_flags_that_work_there(tmp_path, allowed):
+    """``js run`` has no toolfoundry.toml to edit: its refusal of plain http names
+    ``--allow-host http://HOST`` (and of a private address ``--allow-private``), and following
+    what it says reaches the server."""
+    script = tmp_path / "get.js"
+    script.write_text(
+        "export async function handler({ url }) { return (await fetch(url)).status; }\n"
+    )
+    authority = f"127.0.0.1:{allowed.port}"
+    url = f"http://{authority}/"
+
+    def run(*flags: str) -> dict:
+        args = ["js", "run", str(script), "--json", "--args", json.dumps({"url": url})]
+        return json.loads(CliRunner().invoke(main, [*args, *flags]).output)
+
+    plain = run("--allow-host", authority)
+    assert plain["error"]["kind"] == "capability_denied"
+    assert f"--allow-host http://{authority}" in plain["error"]["message"]
+    assert "toolfoundry.toml" not in plain["error"]["message"]
+    private = run("--allow-host", f"http://{authority}")
+    assert "--allow-private 127.0.0.1" in private["error"]["message"]
+    assert allowed.hits == []
+    done = run("--allow-host", f"http://{authority}", "--allow-private", "127.0.0.1")
+    assert done["ok"] is True, done
+    assert len(allowed.hits) == 1

@@ -71,6 +71,8 @@ class FetchPolicy:
         audit: receives one :class:`FetchRecord` per request, allowed or not.
         secret_store: looks up ``Credential.secret`` keys.
         ssl_context: TLS settings; defaults to the system trust store with verification on.
+        from_flags: made from ``js run``'s flags (:meth:`from_cli`): refusals name the flag
+            that allows the request, not the ``[fetch]`` key.
     """
 
     allow: tuple[str, ...] = ()
@@ -88,6 +90,7 @@ class FetchPolicy:
     audit: Audit | None = None
     secret_store: SecretStore | None = None
     ssl_context: ssl.SSLContext | None = field(default=None, compare=False)
+    from_flags: bool = field(default=False, compare=False)
     _allow: tuple[HostPattern, ...] = field(init=False, repr=False, compare=False, default=())
     _http: tuple[HostPattern, ...] = field(init=False, repr=False, compare=False, default=())
     _private_hosts: tuple[HostPattern, ...] = field(
@@ -153,6 +156,7 @@ class FetchPolicy:
             allow_http=tuple(http) + tuple(options.pop("allow_http", ())),
             allow_private=tuple(allow_private),
             credentials=creds,
+            from_flags=True,
             **options,
         )
 
@@ -227,7 +231,7 @@ class FetchPolicy:
             FetchError: ``capability_denied`` saying what is allowed instead.
         """
         if url.scheme == "http" and not self.http_allowed(url.host):
-            raise denied(http_hint(url.host, url.authority))
+            raise denied(http_hint(url.host, url.authority, flags=self.from_flags))
         if not self.host_allowed(url):
             allowed = ", ".join(str(p) for p in self._allow[:10]) or "none"
             raise denied(
@@ -270,7 +274,7 @@ class FetchPolicy:
         if problem is None:
             return
         where = f"address {ip}" if host == str(ip) else f"{host} resolves to {ip}, which"
-        raise denied(f"{where} is {problem}: {private_hint(host)}")
+        raise denied(f"{where} is {problem}: {private_hint(host, flags=self.from_flags)}")
 
 
 def _patterns(entries: Iterable[str], key: str) -> tuple[HostPattern, ...]:
