@@ -11,6 +11,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from toolfoundry.spec.capabilities import CapabilitiesJson
+
 
 @dataclass(frozen=True)
 class ApprovalRequest:
@@ -19,7 +21,7 @@ class ApprovalRequest:
     name: str
     version: int
     description: str
-    capabilities: dict[str, Any]
+    capabilities: CapabilitiesJson
     code: str
     findings: list[dict[str, Any]] = field(default_factory=list)
 

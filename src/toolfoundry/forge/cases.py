@@ -13,7 +13,7 @@ from toolfoundry.forge.draft_fields import (
     key_path,
     validate_instance,
 )
-from toolfoundry.forge.draft_json import TEST_FIELDS
+from toolfoundry.forge.draft_json import TEST_FIELDS, CaseJson
 from toolfoundry.forge.fixtures import Fixture, parse_fixtures
 from toolfoundry.spec import ErrorKind, Problem
 from toolfoundry.spec.tool import JsonSchema
@@ -78,13 +78,13 @@ class TestCase:
         """The expected value (a fresh copy); None for an error case."""
         return None if self.expected_json is None else json.loads(self.expected_json)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> CaseJson:
         """The draft form of this case."""
-        out: dict[str, Any] = {"name": self.name, "input": self.input}
+        out: CaseJson = {"name": self.name, "input": self.input}
         if self.error is not None:
             out["error"] = self.error
             if self.error_kind is not None:
-                out["error_kind"] = self.error_kind.value
+                out["error_kind"] = self.error_kind
         else:
             out["expected"] = self.expected
         if self.fixtures:

@@ -26,7 +26,7 @@ from toolfoundry.forge.draft_fields import (
     check_schema,
     key_path,
 )
-from toolfoundry.forge.draft_json import DRAFT_DEFAULTS, DRAFT_FIELDS
+from toolfoundry.forge.draft_json import DRAFT_DEFAULTS, DRAFT_FIELDS, DraftJson
 from toolfoundry.forge.draft_json import Language as Language  # re-exported: drafts speak it
 from toolfoundry.forge.fixtures import (
     Fixture,
@@ -99,14 +99,14 @@ class Draft:
             returns=self.returns,
         )
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> DraftJson:
         """The draft JSON form (round-trips through :func:`parse_draft`)."""
-        out: dict[str, Any] = {
+        out: DraftJson = {
             "name": self.name,
             "description": self.description,
             "parameters": self.parameters,
             "code": self.code,
-            "language": self.language.value,
+            "language": self.language,
             "tests": [t.to_dict() for t in self.tests],
             "capabilities": self.capabilities.to_dict(),
             "fixtures": [f.to_dict() for f in self.fixtures],

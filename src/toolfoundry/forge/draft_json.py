@@ -28,7 +28,8 @@ from pydantic_core import PydanticUndefined
 from typing_extensions import TypedDict
 
 from toolfoundry.declare.pyschema import clean_schema
-from toolfoundry.spec import ErrorKind, StorageScope
+from toolfoundry.spec import ErrorKind
+from toolfoundry.spec.capabilities import CapabilitiesJson
 from toolfoundry.spec.tool import JsonSchema
 
 
@@ -66,16 +67,6 @@ class CaseJson(TypedDict):
     error: NotRequired[str]
     error_kind: NotRequired[ErrorKind]
     fixtures: NotRequired[list[FixtureJson]]
-
-
-@with_config(_CLOSED)
-class CapabilitiesJson(TypedDict, total=False):
-    """Capabilities beyond computation; any of them makes the tool wait for human approval."""
-
-    network: list[str]
-    credentials: list[str]
-    storage: bool | StorageScope
-    system: bool
 
 
 @with_config(_CLOSED)

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import NotRequired
+
+from typing_extensions import TypedDict
 
 
 class Severity(StrEnum):
@@ -12,6 +14,17 @@ class Severity(StrEnum):
 
     ERROR = "error"
     WARNING = "warning"
+
+
+class FindingJson(TypedDict):
+    """A finding's JSON form; the location keys appear only when known."""
+
+    rule: str
+    severity: str
+    message: str
+    line: NotRequired[int]
+    column: NotRequired[int | None]
+    path: NotRequired[str]
 
 
 @dataclass(frozen=True)
@@ -42,9 +55,9 @@ class Finding:
         """True for errors."""
         return self.severity is Severity.ERROR
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> FindingJson:
         """JSON-ready form; location keys appear only when known."""
-        out: dict[str, Any] = {
+        out: FindingJson = {
             "rule": self.rule,
             "severity": self.severity.value,
             "message": self.message,

@@ -11,10 +11,9 @@ import json
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from toolfoundry.forge.draft_fields import key_path
-from toolfoundry.forge.draft_json import FIXTURE_FIELDS
+from toolfoundry.forge.draft_json import FIXTURE_FIELDS, FixtureJson
 from toolfoundry.sandbox.host.hosts import HostPattern
 from toolfoundry.sandbox.host.netguard import FetchError, parse_url
 from toolfoundry.spec import Capabilities, Problem
@@ -37,8 +36,8 @@ class Fixture:
         """What a fixture answers: (method, url)."""
         return (self.method, self.url)
 
-    def to_dict(self) -> dict[str, Any]:
-        """The fixture dict form ``{"url", "method", "status", "headers", "body"}``."""
+    def to_dict(self) -> FixtureJson:
+        """The fixture's draft form ``{"url", "method", "status", "headers", "body"}``."""
         return {
             "url": self.url,
             "method": self.method,

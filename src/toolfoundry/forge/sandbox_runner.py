@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from toolfoundry.forge.draft_json import FixtureJson
 from toolfoundry.forge.fixtures import Fixture
 from toolfoundry.sandbox import SandboxPolicy, run_js
 from toolfoundry.sandbox.host.fixtures import FixtureError, FixtureFetch
@@ -14,10 +15,10 @@ from toolfoundry.sandbox.process.executor import Executor, ProcessLimits
 from toolfoundry.spec import CallLimits, CallResult, Capabilities, ErrorKind, StorageScope
 
 
-def canonical_fixtures(fixtures: Sequence[Fixture]) -> list[dict[str, Any]]:
+def canonical_fixtures(fixtures: Sequence[Fixture]) -> list[FixtureJson]:
     """Fixture dicts for FixtureFetch, keeping the first of any that answer the same request."""
     seen: set[tuple[str, str]] = set()
-    out: list[dict[str, Any]] = []
+    out: list[FixtureJson] = []
     for fixture in fixtures:
         try:
             key = (fixture.method, str(parse_url(fixture.url)))

@@ -14,7 +14,9 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, ClassVar, Protocol, TypeVar
+from typing import Any, ClassVar, NotRequired, Protocol, TypeVar
+
+from typing_extensions import TypedDict
 
 from toolfoundry.forge.cases import TestCase
 from toolfoundry.forge.fixtures import Fixture, merge_fixtures
@@ -28,6 +30,7 @@ from toolfoundry.spec import (
     StepResult,
     StepStatus,
 )
+from toolfoundry.spec.result import CallErrorJson
 
 MAX_DIFF_CHARS = 4000
 T = TypeVar("T")
@@ -35,6 +38,20 @@ T = TypeVar("T")
 
 # cases run at once; the engine is thread-safe and wasm calls drop the GIL
 CASES_AT_ONCE = 2
+
+
+class CaseResultJson(TypedDict):
+    """A test result's JSON form (``reason``, ``logs`` and ``regression`` only when set)."""
+
+    name: str
+    passed: bool
+    duration_ms: float
+    actual: Any
+    error: CallErrorJson | None
+    diff: str | None
+    reason: NotRequired[str]
+    logs: NotRequired[list[str]]
+    regression: NotRequired[bool]
 
 
 class ToolRunner(Protocol):
@@ -81,9 +98,9 @@ class TestResult:
     logs: tuple[str, ...] = ()
     regression: bool = False
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> CaseResultJson:
         """JSON-ready form."""
-        out: dict[str, Any] = {
+        out: CaseResultJson = {
             "name": self.name,
             "passed": self.passed,
             "duration_ms": round(self.duration_ms, 3),

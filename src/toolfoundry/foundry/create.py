@@ -11,6 +11,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from typing_extensions import TypedDict
+
 from toolfoundry.config import Config
 from toolfoundry.forge import (
     Draft,
@@ -26,8 +28,9 @@ from toolfoundry.forge import (
     invalid_draft,
     parse_or_report,
 )
+from toolfoundry.forge.findings import FindingJson
 from toolfoundry.forge.regression import RegressionOutcome
-from toolfoundry.forge.testrun import stored_result
+from toolfoundry.forge.testrun import CaseResultJson, stored_result
 from toolfoundry.foundry.call import fetch_policy
 from toolfoundry.foundry.existing import earlier_tests, existing_tool, with_suite
 from toolfoundry.foundry.fixture_reach import fixture_refusals
@@ -36,6 +39,20 @@ from toolfoundry.registry.records import NewVersion, RegistryError, ToolVersion
 from toolfoundry.registry.repository import Registry
 from toolfoundry.spec import Problem, StepResult, StepStatus, VersionStatus, version_identity
 from toolfoundry.spec.gate import GateRecord, GateSuite, RegressionRecord
+from toolfoundry.spec.status import StepJson
+
+
+class CreateResultJson(TypedDict):
+    """What ``toolfoundry create --json``, MCP ``create_tool`` and ``POST /api/tools`` answer."""
+
+    status: str
+    name: str | None
+    version: int | None
+    findings: list[FindingJson]
+    test_results: list[CaseResultJson]
+    step: StepJson
+    duplicate_of: str | None
+    unchanged: bool
 
 
 @dataclass(frozen=True)
@@ -67,7 +84,7 @@ class CreateResult:
     unchanged: bool = False
     report: ForgeReport | None = field(default=None, repr=False, compare=False)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> CreateResultJson:
         """The JSON ``toolfoundry create --json`` prints."""
         return {
             "status": self.status.value,

@@ -67,7 +67,7 @@ def builtin_tools(foundry: Foundry | Callable[[], Foundry] | None = None) -> lis
         unavailable = unavailable_error(result.step)
         if unavailable is not None:  # no verdict on the code: an error of its own kind
             raise ToolCallFailed(unavailable)
-        return result.to_dict()
+        return dict(result.to_dict())
 
     def search_tools(
         query: str, k: Annotated[int, Field(ge=1, le=100)] = 5

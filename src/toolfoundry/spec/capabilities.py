@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+from typing_extensions import TypedDict
+
 
 class StorageScope(StrEnum):
     """Where a tool's localStorage lives: none, its own namespace, or one shared across tools."""
@@ -17,6 +19,19 @@ class StorageScope(StrEnum):
 
 
 KNOWN_CAPABILITIES = ("network", "credentials", "storage", "system")
+
+
+class CapabilitiesJson(TypedDict, total=False):
+    """Capabilities beyond computation; any of them makes the tool wait for human approval."""
+
+    network: list[str]
+    credentials: list[str]
+    storage: bool | StorageScope
+    system: bool
+
+
+# What pydantic reads (create_tool's parameters, the OpenAPI Draft): an unknown key is refused.
+CapabilitiesJson.__pydantic_config__ = {"extra": "forbid"}  # type: ignore[attr-defined]
 
 
 class UnknownCapability(ValueError):
@@ -74,15 +89,15 @@ class Capabilities:
             system=bool(data.get("system", False)),
         )
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> CapabilitiesJson:
         """Compact draft form: only the capabilities actually requested."""
-        out: dict[str, Any] = {}
+        out: CapabilitiesJson = {}
         if self.network:
             out["network"] = list(self.network)
         if self.credentials:
             out["credentials"] = list(self.credentials)
         if self.storage is not StorageScope.NONE:
-            out["storage"] = True if self.storage is StorageScope.TOOL else self.storage.value
+            out["storage"] = True if self.storage is StorageScope.TOOL else self.storage
         if self.system:
             out["system"] = True
         return out

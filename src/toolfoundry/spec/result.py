@@ -6,7 +6,9 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import Any, NotRequired
+
+from typing_extensions import TypedDict
 
 from toolfoundry.base.problem import Problem
 
@@ -41,6 +43,14 @@ class ErrorKind(StrEnum):
     CALL_LIMIT = "call_limit"
 
 
+class CallErrorJson(TypedDict):
+    """A call error's JSON form: its kind, message and, for bad arguments, every problem."""
+
+    kind: str
+    message: str
+    problems: NotRequired[list[dict[str, str]]]
+
+
 @dataclass(frozen=True)
 class CallError:
     """A failed call: its kind, a readable message, and (for bad arguments) every problem."""
@@ -53,8 +63,8 @@ class CallError:
         object.__setattr__(self, "kind", ErrorKind(self.kind))
         object.__setattr__(self, "problems", tuple(self.problems))
 
-    def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"kind": self.kind.value, "message": self.message}
+    def to_dict(self) -> CallErrorJson:
+        out: CallErrorJson = {"kind": self.kind.value, "message": self.message}
         if self.problems:
             out["problems"] = [p.to_dict() for p in self.problems]
         return out

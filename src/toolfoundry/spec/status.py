@@ -6,7 +6,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import Any, NotRequired
+
+from typing_extensions import TypedDict
 
 
 class StepStatus(StrEnum):
@@ -28,6 +30,16 @@ class StepStatus(StrEnum):
     BLOCKED = "blocked"
 
 
+class StepJson(TypedDict):
+    """A step's JSON form (``blockers`` only when blocked, the rest only when set)."""
+
+    status: str
+    blockers: NotRequired[list[str]]
+    message: NotRequired[str]
+    data: NotRequired[Any]
+    details: NotRequired[dict[str, Any]]
+
+
 @dataclass(frozen=True)
 class StepResult:
     """Outcome of one step: a status, the blockers when blocked, and the data produced."""
@@ -46,9 +58,9 @@ class StepResult:
         if self.status is not StepStatus.BLOCKED and self.blockers:
             raise ValueError(f"only a blocked step has blockers (status is {self.status})")
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> StepJson:
         """JSON-ready form; ``blockers`` appears only when blocked."""
-        out: dict[str, Any] = {"status": self.status.value}
+        out: StepJson = {"status": self.status.value}
         if self.blockers:
             out["blockers"] = list(self.blockers)
         if self.message:
