@@ -66,8 +66,14 @@ def test_create_tool_reports_bad_arguments_with_paths(tools):
     assert result.error is not None
     assert result.error.kind == "invalid_arguments"
     paths = {p.path for p in result.error.problems}
-    assert {"$.description", "$.code", "$.tests"} <= paths
-    assert "$.parameters" not in paths  # optional, as in every other door (draft_json.py)
+    assert {"$.description", "$.tests"} <= paths
+    # optional, as in every other door (draft_json.py): code may be a run (from_run)
+    assert "$.parameters" not in paths
+    assert "$.code" not in paths
+    missing = tools["create_tool"].call({"name": "x", "description": "d"}).unwrap()
+    assert missing["status"] == "rejected"
+    codes = [f for f in missing["findings"] if f["path"] == "$.code"]
+    assert "or from_run" in codes[0]["message"]
 
 
 def test_run_js_is_sandboxed_and_reports_errors(tools):

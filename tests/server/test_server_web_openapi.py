@@ -39,10 +39,13 @@ def test_draft_schema_is_every_field_the_forge_takes() -> None:
     schema = draft_schema(served())
     assert tuple(schema["properties"]) == DRAFT_FIELDS
     assert {"returns", "changes_tests", "author"} <= set(schema["properties"])
-    assert schema["required"] == ["name", "description", "code", "tests"]
+    # code and tests may instead come from a run (from_run): the forge requires one or the other
+    assert schema["required"] == ["name", "description"]
     assert schema["additionalProperties"] is False
-    case = schema["properties"]["tests"]["items"]
+    case = schema["properties"]["tests"]["anyOf"][0]["items"]
     assert tuple(case["properties"]) == TEST_FIELDS
+    tool_fixture = case["properties"]["fixtures"]["items"]["anyOf"][1]
+    assert tuple(tool_fixture["properties"]) == ("tool", "args", "version", "value", "error")
     fixture = schema["properties"]["fixtures"]["anyOf"][0]["items"]
     assert tuple(fixture["properties"]) == FIXTURE_FIELDS
     storage = schema["properties"]["capabilities"]["anyOf"][0]["properties"]["storage"]
@@ -84,6 +87,7 @@ def test_a_draft_with_every_field_matches_the_schema_and_is_created(fd: Foundry)
         "returns": {"type": "string"},
         "changes_tests": ["hi", 0],
         "author": "alice",
+        "from_run": None,  # code given: no run in its place
     }
     assert set(draft) == set(DRAFT_FIELDS)
     validator = Draft202012Validator(draft_schema(document))

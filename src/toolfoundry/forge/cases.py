@@ -15,6 +15,7 @@ from toolfoundry.forge.draft_fields import (
 )
 from toolfoundry.forge.draft_json import TEST_FIELDS, CaseJson
 from toolfoundry.forge.fixtures import Fixture, parse_fixtures
+from toolfoundry.forge.tool_fixtures import ToolFixture, parse_tool_fixtures
 from toolfoundry.spec import ErrorKind, Problem
 from toolfoundry.spec.tool import JsonSchema
 
@@ -30,6 +31,7 @@ class TestCase:
         error: a substring the error message must contain, for an error case.
         error_kind: the error kind the call must fail with, when the case names one.
         fixtures: fetch fixtures for this case only (they win over the draft's).
+        tool_fixtures: what this case's inner tool calls answer (forge/tool_fixtures.py).
     """
 
     __test__: ClassVar[bool] = False  # not a pytest class, despite the name
@@ -40,6 +42,7 @@ class TestCase:
     error: str | None = None
     error_kind: ErrorKind | None = None
     fixtures: tuple[Fixture, ...] = ()
+    tool_fixtures: tuple[ToolFixture, ...] = ()
 
     @classmethod
     def of(
@@ -87,8 +90,11 @@ class TestCase:
                 out["error_kind"] = self.error_kind
         else:
             out["expected"] = self.expected
-        if self.fixtures:
-            out["fixtures"] = [f.to_dict() for f in self.fixtures]
+        if self.fixtures or self.tool_fixtures:
+            out["fixtures"] = [
+                *(f.to_dict() for f in self.fixtures),
+                *(f.to_dict() for f in self.tool_fixtures),
+            ]
         return out
 
 
@@ -181,7 +187,8 @@ def _test(
         )
     if has_expected and returns is not None:
         validate_instance(raw["expected"], returns, f"{path}.expected", problems)
-    fixtures = parse_fixtures(raw.get("fixtures"), f"{path}.fixtures", problems)
+    fixtures = parse_fixtures(raw.get("fixtures"), f"{path}.fixtures", problems, tools=True)
+    tool_fixtures = parse_tool_fixtures(raw.get("fixtures"), f"{path}.fixtures", problems)
     if len(problems) > before:
         return None
     try:
@@ -192,6 +199,7 @@ def _test(
             error=error,
             error_kind=ErrorKind(kind) if kind is not None else None,
             fixtures=fixtures,
+            tool_fixtures=tool_fixtures,
         )
     except (TypeError, ValueError) as exc:
         problems.append(Problem(path, f"input and expected must be plain JSON values: {exc}"))

@@ -166,6 +166,10 @@ def _parse(data: Mapping[str, Any] | str | bytes, limits: DraftLimits) -> Draft:
     if given["returns"] is not None:
         returns = check_schema(given["returns"], "$.returns", problems, False)
     code = _code(given.get("code"), limits, problems)
+    if given["from_run"] is not None:  # the foundry makes a run into code and a test first
+        problems.append(
+            Problem("$.from_run", "a run becomes a draft's code in the foundry (create_tool)")
+        )
     language = _language(given["language"], problems)
     capabilities = check_capabilities(given["capabilities"], problems)
     fixtures = parse_fixtures(given["fixtures"], "$.fixtures", problems)
@@ -287,7 +291,12 @@ def _description(value: object, limits: DraftLimits, problems: list[Problem]) ->
 def _code(value: object, limits: DraftLimits, problems: list[Problem]) -> str | None:
     if not isinstance(value, str) or not value.strip():
         what = "missing" if value is None else "must be a non-empty string"
-        problems.append(Problem("$.code", f"{what}: an ES module exporting handler(args)"))
+        problems.append(
+            Problem(
+                "$.code",
+                f"{what}: an ES module exporting handler(args) (or from_run: a run_js run_id)",
+            )
+        )
         return None
     size = len(value.encode("utf-8", "surrogatepass"))
     if size > limits.max_code_bytes:

@@ -58,6 +58,25 @@ class FixtureJson(TypedDict):
 
 
 @with_config(_CLOSED)
+class ToolErrorJson(TypedDict):
+    """How a tool fixture's inner call fails: the kind its ToolError carries, its message."""
+
+    kind: ErrorKind
+    message: str
+
+
+@with_config(_CLOSED)
+class ToolFixtureJson(TypedDict):
+    """What one inner call ``tools.NAME(args)`` answers while the tests run (code mode)."""
+
+    tool: str
+    args: NotRequired[dict[str, Any]]
+    version: NotRequired[int]
+    value: NotRequired[Any]
+    error: NotRequired[ToolErrorJson]
+
+
+@with_config(_CLOSED)
 class CaseJson(TypedDict):
     """One example the tool must satisfy before it can become active."""
 
@@ -66,7 +85,7 @@ class CaseJson(TypedDict):
     expected: NotRequired[Any]
     error: NotRequired[str]
     error_kind: NotRequired[ErrorKind]
-    fixtures: NotRequired[list[FixtureJson]]
+    fixtures: NotRequired[list[FixtureJson | ToolFixtureJson]]
 
 
 @with_config(_CLOSED)
@@ -98,12 +117,27 @@ class DraftJson(TypedDict):
             ),
         ]
     ]
-    code: Annotated[
-        str,
-        Field(
-            description="an ES module exporting ``handler(args)`` (sync or async) that returns "
-            "JSON; only fetch, localStorage, crypto and the bundled npm libraries exist."
-        ),
+    code: NotRequired[
+        Annotated[
+            str | None,
+            Field(
+                description="an ES module exporting ``handler(args)`` (sync or async) that "
+                "returns JSON; only fetch, localStorage, crypto, ``tools`` and the bundled npm "
+                "libraries exist. Required unless from_run is given.",
+                default=None,
+            ),
+        ]
+    ]
+    from_run: NotRequired[
+        Annotated[
+            str | None,
+            Field(
+                description="in place of code: the run_id a successful run_js returned. Its "
+                "module becomes the code and the run the first test (its arguments, result, "
+                "and the answers its tools calls and fetches got, as that test's fixtures).",
+                default=None,
+            ),
+        ]
     ]
     language: NotRequired[
         Annotated[
@@ -114,12 +148,16 @@ class DraftJson(TypedDict):
             ),
         ]
     ]
-    tests: Annotated[
-        list[CaseJson],
-        Field(
-            description='examples the tool must pass: ``{"input": {...}, "expected": value}`` or '
-            '``{"input": {...}, "error": "substring of the error"}``.'
-        ),
+    tests: NotRequired[
+        Annotated[
+            list[CaseJson] | None,
+            Field(
+                description='examples the tool must pass: ``{"input": {...}, "expected": '
+                'value}`` or ``{"input": {...}, "error": "substring of the error"}``; at least '
+                "one (with from_run, the run is the first).",
+                default=None,
+            ),
+        ]
     ]
     capabilities: NotRequired[
         Annotated[
@@ -198,6 +236,8 @@ _DRAFT = _declared(DraftJson)
 DRAFT_FIELDS: tuple[str, ...] = tuple(_DRAFT)
 # The value a draft's optional field takes when the draft leaves it out.
 DRAFT_DEFAULTS: dict[str, Any] = {n: d.default for n, d in _DRAFT.items() if not d.required}
+# The fields a draft must give.
+DRAFT_REQUIRED: tuple[str, ...] = tuple(n for n, d in _DRAFT.items() if d.required)
 TEST_FIELDS: tuple[str, ...] = tuple(CaseJson.__annotations__)
 FIXTURE_FIELDS: tuple[str, ...] = tuple(FixtureJson.__annotations__)
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from toolfoundry.forge.draft_fields import key_path
 from toolfoundry.forge.draft_json import FIXTURE_FIELDS, FixtureJson
+from toolfoundry.forge.tool_fixtures import is_tool_fixture
 from toolfoundry.sandbox.host.hosts import HostPattern
 from toolfoundry.sandbox.host.netguard import FetchError, parse_url
 from toolfoundry.spec import Capabilities, Problem
@@ -56,14 +57,27 @@ def merge_fixtures(*layers: Iterable[Fixture]) -> tuple[Fixture, ...]:
     return tuple(seen.values())
 
 
-def parse_fixtures(value: object, path: str, problems: list[Problem]) -> tuple[Fixture, ...]:
-    """A list of fetch fixtures; each malformed one is left out and its problems recorded."""
+def parse_fixtures(
+    value: object, path: str, problems: list[Problem], *, tools: bool = False
+) -> tuple[Fixture, ...]:
+    """A list of fetch fixtures; each malformed one is left out and its problems recorded.
+
+    With ``tools`` (a test case's list), the entries naming a ``tool`` are tool fixtures,
+    left to ``tool_fixtures.parse_tool_fixtures``; elsewhere one is refused, located.
+    """
     if value is None:
         return ()
     if not isinstance(value, list):
         problems.append(Problem(path, "must be a list of {url, method, status, headers, body}"))
         return ()
-    parsed = (_fixture(raw, f"{path}[{i}]", problems) for i, raw in enumerate(value))
+    parsed: list[Fixture | None] = []
+    for i, raw in enumerate(value):
+        if is_tool_fixture(raw):
+            if not tools:
+                message = "a tool fixture answers one test's inner call: put it in its fixtures"
+                problems.append(Problem(f"{path}[{i}]", message))
+            continue
+        parsed.append(_fixture(raw, f"{path}[{i}]", problems))
     return tuple(f for f in parsed if f is not None)
 
 

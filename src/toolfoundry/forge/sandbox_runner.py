@@ -7,9 +7,11 @@ from typing import Any
 
 from toolfoundry.forge.draft_json import FixtureJson
 from toolfoundry.forge.fixtures import Fixture
+from toolfoundry.forge.tool_fixtures import TestTools, ToolFixture
 from toolfoundry.sandbox import SandboxPolicy, run_js
 from toolfoundry.sandbox.host.fixtures import FixtureError, FixtureFetch
 from toolfoundry.sandbox.host.netguard import FetchError, parse_url
+from toolfoundry.sandbox.host.protocols import ToolsProvider
 from toolfoundry.sandbox.host.storage import MemoryStorage
 from toolfoundry.sandbox.process.executor import Executor, ProcessLimits
 from toolfoundry.spec import CallLimits, CallResult, Capabilities, ErrorKind, StorageScope
@@ -34,8 +36,16 @@ class SandboxRunner:
     """Runs JavaScript with :func:`toolfoundry.sandbox.run_js`; fetch answers only from fixtures.
 
     Each call gets a fresh sandbox and, when the tool uses storage, a fresh empty
-    localStorage, so no test sees another's state.
+    localStorage, so no test sees another's state. The code's ``tools`` calls are answered by
+    the case's tool fixtures, then by ``callees`` (the real tools: the foundry gives its own,
+    which refuses a callee that needs the network or storage), else refused.
+
+    Args:
+        callees: the registry's tools, for calls no fixture answers; None: fixtures only.
     """
+
+    def __init__(self, callees: ToolsProvider | None = None) -> None:
+        self.callees = callees
 
     def __call__(
         self,
@@ -46,6 +56,7 @@ class SandboxRunner:
         fixtures: Sequence[Fixture],
         capabilities: Capabilities,
         tool: str | None,
+        tool_fixtures: Sequence[ToolFixture] = (),
     ) -> CallResult:
         """Run once; the network is never reached (unmatched requests are capability_denied)."""
         try:
@@ -53,7 +64,8 @@ class SandboxRunner:
         except FixtureError as exc:
             return CallResult.failure(ErrorKind.INVALID_ARGUMENTS, f"bad fixtures: {exc}")
         storage = MemoryStorage() if capabilities.storage is not StorageScope.NONE else None
-        policy = SandboxPolicy.under(limits, fetch=fetch, storage=storage, tool=tool)
+        tools = TestTools(tool_fixtures, self.callees)
+        policy = SandboxPolicy.under(limits, fetch=fetch, storage=storage, tool=tool, tools=tools)
         return run_js(code, dict(args), policy)
 
 
@@ -77,8 +89,10 @@ class PythonRunner:
         fixtures: Sequence[Fixture],
         capabilities: Capabilities,
         tool: str | None,
+        tool_fixtures: Sequence[ToolFixture] = (),
     ) -> CallResult:
-        """Run once in a fresh jail."""
+        """Run once in a fresh jail (a Python tool has no ``tools``: ``tool_fixtures`` are
+        not used)."""
         budget = self.limits.bounded_by(limits)
         fetch = None
         if capabilities.network:

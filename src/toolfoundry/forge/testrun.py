@@ -20,6 +20,7 @@ from typing_extensions import TypedDict
 
 from toolfoundry.forge.cases import TestCase
 from toolfoundry.forge.fixtures import Fixture, merge_fixtures
+from toolfoundry.forge.tool_fixtures import ToolFixture
 from toolfoundry.spec import (
     CallError,
     CallLimits,
@@ -55,7 +56,11 @@ class CaseResultJson(TypedDict):
 
 
 class ToolRunner(Protocol):
-    """Runs tool code once with JSON arguments, in a fresh sandbox, and never raises."""
+    """Runs tool code once with JSON arguments, in a fresh sandbox, and never raises.
+
+    ``tool_fixtures`` answer the code's inner calls through ``tools`` (code mode); a runner
+    whose tier has no ``tools`` ignores them.
+    """
 
     def __call__(
         self,
@@ -66,6 +71,7 @@ class ToolRunner(Protocol):
         fixtures: Sequence[Fixture],
         capabilities: Capabilities,
         tool: str | None,
+        tool_fixtures: Sequence[ToolFixture] = (),
     ) -> CallResult: ...
 
 
@@ -273,6 +279,7 @@ def run_case(
             fixtures=merge_fixtures(case.fixtures, fixtures),
             capabilities=capabilities or Capabilities(),
             tool=tool,
+            tool_fixtures=case.tool_fixtures,
         )
     except Exception as exc:  # a runner must not raise; if one does, the case fails, loudly
         result = CallResult.failure("runtime_error", f"the test runner failed: {exc!r}")

@@ -228,7 +228,7 @@ class Caller:
         result, number = self._call(
             request.name, request.args, request.version, started, (chain, depth), chain.actor
         )
-        if number is not None:
+        if number is not None and not chain.testing:
             kind = result.error.kind.value if result.error else None
             chain.keep(
                 CallRecord(
@@ -276,6 +276,16 @@ class Caller:
             )
             return refused, number
         tool, policy, validator = self._prepared(row_id, name, number)
+        if inner is not None and inner[0].testing and _reaches_out(tool):
+            message = (
+                f"{name!r} needs the network or storage, which a test never reaches: a tool "
+                f'fixture answers for it ({{"tool": "{name}", "args": {{...}}, "value": ...}} '
+                "in the test's fixtures)"
+            )
+            refused = CallResult.failure(
+                ErrorKind.CAPABILITY_DENIED, message, duration_ms=elapsed_ms(started)
+            )
+            return refused, number
         checked, problems = gated_arguments(tool.parameters, args, validator=validator)
         if checked is None:
             result = CallResult.failure(
@@ -305,6 +315,19 @@ class Caller:
         deeper in the same chain."""
         tools = self.inner_calls(name, number, chain=chain, depth=depth, actor=chain.actor)
         return dataclasses.replace(policy, tools=tools, deadline=chain.deadline)
+
+    def test_callees(self) -> InnerCalls:
+        """The registry's tools as a draft's test cases reach them (the forge's runner's
+        ``callees``): real calls of pure tools, nothing recorded."""
+        return InnerCalls(
+            self,
+            self._statements,
+            self._limits,
+            label="test",
+            caller_name="test",
+            actor=AGENT_ACTOR,
+            testing=True,
+        )
 
     def inner_calls(
         self,
@@ -388,6 +411,12 @@ def pending_message(name: str, number: int) -> str:
         f"{name!r} version {number} is pending_approval: a person must approve it before it "
         f"runs (toolfoundry approvals approve {name}@{number}, or the review page)"
     )
+
+
+def _reaches_out(tool: ToolVersion) -> bool:
+    """Whether a tool needs the network or storage (what a test case never reaches)."""
+    caps = tool.capabilities
+    return bool(caps.network or caps.credentials) or caps.storage is not StorageScope.NONE
 
 
 def with_step(result: CallResult, *, version: int | None = None) -> CallResult:

@@ -13,6 +13,7 @@ from typing import Any
 
 from typing_extensions import TypedDict
 
+from toolfoundry.base.json_gate import InvalidJson, JsonLimits, decode
 from toolfoundry.config import Config
 from toolfoundry.forge import (
     Draft,
@@ -30,13 +31,16 @@ from toolfoundry.forge import (
 )
 from toolfoundry.forge.findings import FindingJson
 from toolfoundry.forge.regression import RegressionOutcome
+from toolfoundry.forge.sandbox_runner import SandboxRunner
 from toolfoundry.forge.testrun import CaseResultJson, stored_result
 from toolfoundry.foundry.call import fetch_policy
+from toolfoundry.foundry.code_runs import RunError, draft_from_run
 from toolfoundry.foundry.existing import earlier_tests, existing_tool, with_suite
 from toolfoundry.foundry.fixture_reach import fixture_refusals
 from toolfoundry.registry.faults import crash_point
 from toolfoundry.registry.records import NewVersion, RegistryError, ToolVersion
 from toolfoundry.registry.repository import Registry
+from toolfoundry.sandbox.host.protocols import ToolsProvider
 from toolfoundry.spec import Problem, StepResult, StepStatus, VersionStatus, version_identity
 from toolfoundry.spec.gate import GateRecord, GateSuite, RegressionRecord
 from toolfoundry.spec.status import StepJson
@@ -112,8 +116,11 @@ class Intake:
         config: Config,
         *,
         python_runner: Callable[[], ToolRunner | None] = lambda: None,
+        callees: Callable[[], ToolsProvider | None] = lambda: None,
     ) -> None:
         self.registry = registry
+        # the registry's tools as a draft's tests reach them (code mode): pure ones only
+        self._callees = callees
         self._policy = config.policy
         self._run_limits = config.limits
         self._fetch = config.fetch
@@ -127,9 +134,14 @@ class Intake:
         """Forge a draft and register it as the tool's next version, ``by`` as the actor.
 
         Never raises for bad input: a malformed or failing draft gives a ``rejected`` result
-        with structured findings, and the store is left unchanged.
+        with structured findings, and the store is left unchanged. A draft may give
+        ``from_run`` (a kept run_js run's id) in place of ``code``: the run's module becomes
+        the code and the run the first test (foundry/code_runs.py).
         """
-        parsed = parse_or_report(draft, self._draft_limits)
+        with_run = self._with_run(draft)
+        if isinstance(with_run, CreateResult):
+            return with_run
+        parsed = parse_or_report(with_run, self._draft_limits)
         if isinstance(parsed, ForgeReport):
             return self._result(parsed)
         # one read of the tool's versions serves every check below ([] for a new tool)
@@ -149,6 +161,7 @@ class Intake:
             previous=previous,
             policy=self._policy,
             limits=self._run_limits,
+            runner=SandboxRunner(self._callees()),
             python_runner=self._python_runner() if parsed.language is Language.PYTHON else None,
             draft_limits=self._draft_limits,
         )
@@ -167,6 +180,29 @@ class Intake:
             findings=tuple(findings),
             duplicate_of=duplicate_of,
         )
+
+    def _with_run(
+        self, draft: Draft | Mapping[str, Any] | str | bytes
+    ) -> Draft | Mapping[str, Any] | str | bytes | CreateResult:
+        """``draft`` with its ``from_run`` made into code and a first test; a refusal when
+        the run cannot be; ``draft`` itself when it names no run."""
+        if isinstance(draft, str | bytes) and (
+            "from_run" in draft if isinstance(draft, str) else b"from_run" in draft
+        ):
+            try:
+                draft = decode(draft, JsonLimits(max_bytes=self._draft_limits.max_draft_bytes))
+            except InvalidJson:
+                return draft  # the forge's parse says why
+        if not isinstance(draft, Mapping) or draft.get("from_run") is None:
+            return draft
+        name = draft.get("name") if isinstance(draft.get("name"), str) else None
+        if draft.get("code") is not None:
+            problem = Problem("$.from_run", "give code or from_run, not both")
+            return self._result(invalid_draft(name, [problem]))
+        try:
+            return draft_from_run(self.registry, draft["from_run"], draft)
+        except RunError as exc:
+            return self._result(invalid_draft(name, [Problem("$.from_run", str(exc))]))
 
     def _history(self, name: str) -> list[ToolVersion]:
         try:

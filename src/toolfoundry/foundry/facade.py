@@ -37,12 +37,12 @@ from toolfoundry.sandbox.process.executor import Executor, ProcessLimits
 from toolfoundry.spec import CallResult, StepResult, StepStatus, ToolSpec
 
 if TYPE_CHECKING:  # loaded by the periodic checks only; the forge by the first create_tool
-    from toolfoundry.sandbox.policy import SandboxPolicy
     from toolfoundry.forge import Draft, ToolRunner
     from toolfoundry.foundry.create import CreateResult, Intake
     from toolfoundry.foundry.report import ReviewReport
     from toolfoundry.foundry.verify import ToolVerification, VerifyReport
     from toolfoundry.registry import Registry
+    from toolfoundry.sandbox.policy import SandboxPolicy
 
 
 @dataclass(frozen=True)
@@ -131,7 +131,12 @@ class Foundry:
             from toolfoundry.foundry.create import Intake
 
             config = self.config
-            intake = Intake(self.registry, config, python_runner=self._python_runner)
+            intake = Intake(
+                self.registry,
+                config,
+                python_runner=self._python_runner,
+                callees=self._caller.test_callees,
+            )
             if self.config is config:
                 self._made_intake = intake
         return intake

@@ -43,6 +43,8 @@ class Chain:
         deadline: the outer call's ``time.monotonic()`` deadline, every inner call's too.
         limits: the outer call's limits (``inner_call_depth``, ``inner_calls``).
         actor: who the outer call is done for; the inner calls' audit actor.
+        testing: the outer call is a draft's test case: nothing is recorded, and a callee
+            that needs the network or storage is refused (a tool fixture answers for it).
         calls: inner calls made so far, at every depth.
         records: the inner calls to count and audit when the outer call ends.
     """
@@ -50,6 +52,7 @@ class Chain:
     deadline: float
     limits: CallLimits
     actor: str
+    testing: bool = False
     calls: int = 0
     records: list[CallRecord] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -108,6 +111,8 @@ class InnerCalls:
             call's provider, kept with its version's policy).
         depth: the depth of this caller's own call (an outer call is depth 0).
         recording: where the calls this caller makes are kept (a run's own calls).
+        testing: the calls of a draft's test cases (the forge's runner's ``callees``): real
+            calls of pure callees, never recorded; a callee with network or storage refused.
     """
 
     def __init__(
@@ -122,6 +127,7 @@ class InnerCalls:
         chain: Chain | None = None,
         depth: int = 0,
         recording: list[RecordedCall] | None = None,
+        testing: bool = False,
     ) -> None:
         self._caller = caller
         self._statements = statements
@@ -132,14 +138,15 @@ class InnerCalls:
         self._chain = chain
         self._depth = depth
         self._recording = recording
+        self._testing = testing
 
     def handler(self, *, deadline: float, caller: str | None) -> ToolsSession:
         """The handler of one call of this caller (see the sandbox's ``ToolsProvider``)."""
         chain = self._chain
         owner = chain is None
         if chain is None:
-            chain = Chain(deadline, self._limits, self.actor)
-        flush = self._statements.record_all if owner else None
+            chain = Chain(deadline, self._limits, self.actor, testing=self._testing)
+        flush = self._statements.record_all if owner and not chain.testing else None
         return ToolsSession(self, chain, self._depth + 1, flush, self._recording)
 
     def call(self, request: ToolRequest, chain: Chain, depth: int) -> CallResult:
