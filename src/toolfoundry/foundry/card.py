@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from toolfoundry.foundry.review import gating_suite
+
 if TYPE_CHECKING:
     from toolfoundry.foundry import Foundry
 
@@ -18,8 +20,6 @@ def tool_card(fd: Foundry, name: str, version: int | None = None) -> dict[str, A
     Raises:
         RegistryError: ``not_found``.
     """
-    from toolfoundry.foundry.review import gating_suite
-
     v = fd.show(name, version)
     last = fd.registry.last_failures(name).get(name)
     return {

@@ -6,6 +6,14 @@
 
 Data flows one way: draft -> forge -> registry -> call -> sandbox. The facade holds no
 state of its own beyond caches of immutable versions.
+
+The lazy boundary is here, and only here: a script that opens and calls loads no SQLAlchemy,
+pydantic, tree-sitter or forge (tests/test_startup_imports.py; the import contract
+``call-path-light`` keeps the call path's own imports so). What such a script does not need
+loads on first use, in this module's accessors: :attr:`Foundry.registry` (SQLAlchemy),
+``_intake`` (create: the forge), :meth:`~Foundry.verify`, :meth:`~Foundry.report`,
+:meth:`~Foundry.diff` (difflib), :meth:`~Foundry.show_tool`, :meth:`~Foundry.catalog`, the
+approval's binding check and the Python tier. The modules behind them import at top level.
 """
 
 from __future__ import annotations
@@ -78,28 +86,29 @@ class Foundry:
     """The foundry over one registry and one configuration."""
 
     def __init__(
-        self, registry: Registry, config: Config | None = None, *, executor: Executor | None = None
-    ) -> None:
-        self._start(registry, registry.calls, None, config or Config(), executor)
-
-    def _start(
         self,
-        registry: Registry | None,
-        statements: CallStatements,
-        file: tuple[str, sqlite_file.Connections] | None,
-        config: Config,
-        executor: Executor | None,
+        registry: Registry | sqlite_file.RegistryFile,
+        config: Config | None = None,
+        *,
+        executor: Executor | None = None,
     ) -> None:
-        self._registry = registry  # None: opened from ``file`` on first use (see registry)
-        self._statements = statements
-        self._file = file
+        """A foundry over ``registry``: an open :class:`Registry`, or a SQLite file at the
+        current schema (what :meth:`open` gives it), whose calls run on the driver and whose
+        :class:`Registry` (SQLAlchemy, ~0.2 s to import) opens on first use (:attr:`registry`),
+        so a process that opens and calls loads none of it."""
+        if isinstance(registry, sqlite_file.RegistryFile):
+            self._registry: Registry | None = None
+            self._file: sqlite_file.RegistryFile | None = registry
+            self._statements = CallStatements(registry.connections)
+        else:
+            self._registry, self._file, self._statements = registry, None, registry.calls
         self._opening = threading.Lock()
         self._executor = executor
         self._owns_executor = executor is None
         self._python_probed = False
         # format -> (the active (name, version) set it was rendered from, the text)
         self._catalogs: dict[str, tuple[list[tuple[str, int]], str]] = {}
-        self.reconfigure(config)
+        self.reconfigure(config or Config())
 
     def reconfigure(self, config: Config) -> None:
         """Use ``config`` from the next call, create or decision on (``serve`` reloading its
@@ -173,31 +182,16 @@ class Foundry:
         if path is not None:
             connections = sqlite_file.Connections(path)
             if connections.schema_revision() == sqlite_file.SCHEMA_HEAD:
-                return cls._over_file(url, connections, config, executor)
+                return cls(sqlite_file.RegistryFile(url, connections), config, executor=executor)
             connections.close()
         from toolfoundry.registry import Registry
 
         return cls(Registry.open(url), config, executor=executor)
 
-    @classmethod
-    def _over_file(
-        cls,
-        url: str,
-        connections: sqlite_file.Connections,
-        config: Config,
-        executor: Executor | None,
-    ) -> Foundry:
-        """A foundry over a SQLite file at the current schema whose calls run on the driver;
-        the :class:`Registry` (SQLAlchemy, ~0.2 s to import) opens when something else first
-        needs it, so a process that opens and calls loads none of it."""
-        foundry = cls.__new__(cls)
-        statements = CallStatements(connections)
-        foundry._start(None, statements, (url, connections), config, executor)
-        return foundry
-
     @property
     def registry(self) -> Registry:
-        """The registry this foundry reads and writes."""
+        """The registry this foundry reads and writes (opened on first use over a file: one
+        opening, however many threads ask at once)."""
         registry = self._registry
         if registry is None:
             assert self._file is not None
@@ -206,7 +200,7 @@ class Foundry:
                 if registry is None:
                     from toolfoundry.registry import Registry
 
-                    registry = self._registry = Registry.open(self._file[0])
+                    registry = self._registry = Registry.open(self._file.url)
         return registry
 
     def close(self) -> None:
@@ -217,7 +211,7 @@ class Foundry:
         if self._registry is not None:
             self._registry.close()
         if self._file is not None:
-            self._file[1].close()
+            self._file.connections.close()
 
     def python_executor(self) -> Executor | None:
         """The Python tier's executor: the one given, else ``TOOLFOUNDRY_EXECUTOR`` (an

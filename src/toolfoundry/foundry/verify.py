@@ -27,6 +27,7 @@ from toolfoundry.config import Config
 from toolfoundry.forge.draft_fields import DraftError
 from toolfoundry.forge.fixtures import Fixture, merge_fixtures, parse_fixtures
 from toolfoundry.forge.regression import ExistingTool
+from toolfoundry.forge.sandbox_runner import SandboxRunner
 from toolfoundry.forge.testrun import (
     CASES_AT_ONCE,
     TestResult,
@@ -166,8 +167,6 @@ class Verifier:
         targets = self._targets(names)
         active = [v.name for v in targets if v.status is VersionStatus.ACTIVE]
         parents = self.registry.parent_fixtures(active)
-        from toolfoundry.forge.sandbox_runner import SandboxRunner
-
         js_runner = SandboxRunner()
 
         def work(v: ToolVersion) -> ToolVerification:

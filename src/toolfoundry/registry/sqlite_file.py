@@ -13,6 +13,7 @@ import os
 import sqlite3
 import threading
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote
 
@@ -152,3 +153,13 @@ class Connections:
             idle, self._idle, self._closed = self._idle, [], True
         for conn in idle:
             conn.close()
+
+
+@dataclass(frozen=True)
+class RegistryFile:
+    """A SQLite registry file at the current schema, open on the driver alone (what
+    ``Foundry.open`` gives a foundry): its calls need no SQLAlchemy, and the full
+    ``Registry`` opens from ``url`` when something first needs it."""
+
+    url: str
+    connections: Connections
