@@ -57,13 +57,14 @@ if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; the
   fi
 fi
 
-# The Python tier's jails: bubblewrap from Debian's packages.
+# The Python tier's jails: bubblewrap, and libseccomp for their system-call filter (compiled
+# through pyseccomp, sandbox/process/syscall_filter.py), from Debian's packages.
 step "bubblewrap (the Python tier's jails)"
-if ! command -v bwrap >/dev/null; then
+if ! command -v bwrap >/dev/null || ! .venv/bin/python -c "import pyseccomp" 2>/dev/null; then
   if [ "$(id -u)" = 0 ]; then
-    apt-get update -qq && apt-get install -y -qq bubblewrap
+    apt-get update -qq && apt-get install -y -qq bubblewrap libseccomp2
   else
-    echo "setup: bwrap is missing (Python tier); run: sudo apt-get install bubblewrap" >&2
+    echo "setup: bwrap or libseccomp is missing (Python tier); run: sudo apt-get install bubblewrap libseccomp2" >&2
   fi
 fi
 

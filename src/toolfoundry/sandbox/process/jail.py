@@ -5,8 +5,8 @@ and, when this process is root, outside too (bwrap run as root keeps full capabi
 unless told otherwise, and RLIMIT_NPROC does not bind root, so we switch user before exec);
 no capabilities; a read-only view of the system's /usr only (no /etc, /home, /root, no
 project or registry directory); tmpfs /tmp and /sandbox; a fresh /proc and minimal /dev;
-an empty environment. Nothing of the host's process state crosses in except three pipes
-and the result pipe.
+an empty environment; a seccomp filter refusing the system calls of ``syscall_filter.py``.
+Nothing of the host's process state crosses in except three pipes and the result pipe.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from importlib.util import find_spec
 from pathlib import Path
 
-from toolfoundry.sandbox.process import budget
+from toolfoundry.sandbox.process import budget, syscall_filter
 from toolfoundry.sandbox.process.budget import CallGroup
 from toolfoundry.sandbox.process.executor import MIB, ProcessLimits
 
@@ -91,9 +91,12 @@ class JailConfig:
         """Where the site dirs appear inside the jail."""
         return [f"{SITE_ROOT}/{i}" for i in range(len(self.site_dirs))]
 
-    def argv(self, result_fd: int, fetch_out_fd: int, fetch_in_fd: int) -> list[str]:
+    def argv(
+        self, result_fd: int, fetch_out_fd: int, fetch_in_fd: int, seccomp_fd: int
+    ) -> list[str]:
         """The bwrap command line for a jail whose runner reports on ``result_fd`` and sends
-        fetch requests on ``fetch_out_fd``, reading the answers on ``fetch_in_fd``."""
+        fetch requests on ``fetch_out_fd``, reading the answers on ``fetch_in_fd``; bwrap
+        loads the seccomp program it reads from ``seccomp_fd`` just before the runner starts."""
         args = [
             self.bwrap,
             "--unshare-user",
@@ -130,7 +133,7 @@ class JailConfig:
         args += ["--proc", "/proc", "--dev", "/dev"]
         for tmp in ("/tmp", WORK_DIR):
             args += ["--size", str(self.tmp_bytes), "--perms", "1777", "--tmpfs", tmp]
-        args += ["--remount-ro", "/", "--chdir", WORK_DIR]
+        args += ["--remount-ro", "/", "--chdir", WORK_DIR, "--seccomp", str(seccomp_fd)]
         args += [self.interpreter, "-I", "-S", "-B", "-c", RUNNER_SOURCE]
         args += [str(result_fd), str(fetch_out_fd), str(fetch_in_fd)]
         return args
@@ -182,12 +185,20 @@ def spawn(config: JailConfig) -> Jail:
     Raises:
         JailUnavailable: bwrap cannot be started.
     """
-    group = _open_group()
+    try:
+        seccomp_fd = syscall_filter.program_fd()
+    except syscall_filter.FilterUnavailable as exc:
+        raise JailUnavailable(str(exc)) from exc
+    try:
+        group = _open_group()
+    except JailUnavailable:
+        os.close(seccomp_fd)
+        raise
     result_read, result_write = os.pipe()
     requests_read, requests_write = os.pipe()
     answers_read, answers_write = os.pipe()
     ours = (result_read, requests_read, answers_write)
-    theirs = (result_write, requests_write, answers_read)
+    theirs = (result_write, requests_write, answers_read, seccomp_fd)
     for fd in ours:
         os.set_inheritable(fd, False)
     argv = config.argv(*theirs)
