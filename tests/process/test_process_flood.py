@@ -4,7 +4,8 @@ The runner is not a boundary, so a tool can write fetch frames to its request pi
 the kernel takes them and never read an answer. The host reads one request at a time (the next
 once the last answer is in the pipe), so the flood stalls the tool, not the host; a tool that
 does read its answers meets the per-call frame cap. Surfaces: ``toolfoundry executor run``
-(no network capability: each frame is refused) and the executors with fixtures answering.
+(no network capability: each frame is refused), the executors with fixtures answering, and a
+registered tool's ``Foundry.call`` on SQLite and PostgreSQL.
 """
 
 from __future__ import annotations
@@ -18,6 +19,9 @@ from typing import Any
 
 import pytest
 
+from toolfoundry import Foundry
+from toolfoundry.config import parse_config
+from toolfoundry.registry import NewVersion, Registry, VersionStatus
 from toolfoundry.sandbox.host.fixtures import FixtureFetch
 from toolfoundry.sandbox.process.bwrap import BwrapExecutor
 from toolfoundry.sandbox.process.executor import ProcessLimits
@@ -93,3 +97,29 @@ def test_a_tool_that_keeps_asking_meets_the_frame_cap(cold: BwrapExecutor) -> No
     assert f"more than {FETCH_FRAMES_CAP} fetch requests" in out.error.message
     assert out.details["fetches"] == FETCH_FRAMES_CAP
     assert out.duration_ms < 30_000
+
+
+def test_a_registered_flooding_tool_ends_at_its_budget_on_each_store(db_url: str) -> None:
+    # the static check refuses this code, so it is registered through the registry's own API
+    # (as a row written by an older build or by hand would be), then approved by a person
+    registry = Registry.open(db_url)
+    registry.add_version(
+        NewVersion(
+            name="flood",
+            code=FLOOD,
+            description="Floods its fetch-request pipe",
+            parameters={"type": "object"},
+            status=VersionStatus.PENDING_APPROVAL,
+            language="python",
+        )
+    )
+    config = parse_config({"limits": {"timeout_s": BUDGET_S}})
+    with Foundry(registry, config=config) as fd:
+        assert fd.approve("flood", by="alice").status == "active"
+        started = time.monotonic()
+        out = fd.call("flood", {})
+        elapsed = time.monotonic() - started
+    assert out.error is not None
+    assert out.error.kind.value == "timeout"
+    # the first Python call of this foundry starts its pool: the call's own time is the bound
+    assert out.duration_ms <= ENDS_BY_S * 1000, f"a {BUDGET_S} s call took {elapsed:.2f} s"
