@@ -35,6 +35,7 @@ from toolfoundry.server.web.schemas import (
     DRAFT_ENFORCED,
     REJECT_BODY,
     ROLLBACK_BODY,
+    RUN_JS_BODY,
     ref,
 )
 from toolfoundry.spec import ErrorKind
@@ -132,6 +133,12 @@ def call_tool(call: ApiRequest) -> tuple[int, Any]:
     )
     status = _CALL_STATUS.get(result.error.kind, 200) if result.error else 200
     return status, result.to_dict()
+
+
+def run_js(call: ApiRequest) -> tuple[int, Any]:
+    result = call.foundry.run_js(call.body["code"], call.body.get("args", {}), by=API_ACTOR)
+    status = _CALL_STATUS.get(result.error.kind, 200) if result.error else 200
+    return status, {**result.to_dict(), "run_id": result.details["run_id"]}
 
 
 def create(call: ApiRequest) -> tuple[int, Any]:
@@ -297,6 +304,22 @@ ENDPOINTS: tuple[Endpoint, ...] = (
             503: ("The sandbox is missing or damaged; the error says the fix.", ref("CallResult")),
         },
         body=CALL_BODY,
+    ),
+    Endpoint(
+        "POST",
+        "/run_js",
+        "runJs",
+        "Run a one-off ES module in the sandbox (code mode): its `tools` calls the registry's "
+        "active tools, each a real call under that tool's own capabilities, audited with the "
+        "run as its caller. The run is kept: a draft's from_run makes it a tool. A failure of "
+        "the module is a 200 with ok false.",
+        run_js,
+        {
+            200: ("The module ran.", ref("CodeRun")),
+            422: ("Bad request body.", ref("Error")),
+            503: ("The sandbox is missing or damaged; the error says the fix.", ref("CodeRun")),
+        },
+        body=RUN_JS_BODY,
     ),
     Endpoint(
         "GET",
