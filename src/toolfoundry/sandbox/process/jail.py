@@ -4,9 +4,10 @@ The jail: new user, PID, IPC, UTS, cgroup and network namespaces; uid/gid 65534 
 and, when this process is root, outside too (bwrap run as root keeps full capabilities
 unless told otherwise, and RLIMIT_NPROC does not bind root, so we switch user before exec);
 no capabilities; a read-only view of the system's /usr only (no /etc, /home, /root, no
-project or registry directory); tmpfs /tmp and /sandbox; a fresh /proc and minimal /dev;
-an empty environment; a seccomp filter refusing the system calls of ``syscall_filter.py``.
-Nothing of the host's process state crosses in except three pipes and the result pipe.
+project or registry directory); tmpfs /tmp, /sandbox and /dev/shm; a fresh /proc and a
+minimal, read-only /dev; an empty environment; a seccomp filter refusing the system calls of
+``syscall_filter.py``. Nothing of the host's process state crosses in except three pipes and
+the result pipe.
 """
 
 from __future__ import annotations
@@ -76,7 +77,7 @@ class JailConfig:
         interpreter: the Python inside the jail; it must live under a bound system dir.
         site_dirs: host site directories bound read-only at ``/opt/site/N`` (for allowed
             packages; they must be built for the interpreter's Python version).
-        tmp_bytes: size of each tmpfs (/tmp and /sandbox).
+        tmp_bytes: size of each tmpfs (/tmp, /sandbox and /dev/shm).
         bwrap: the bubblewrap binary.
         system_dirs: host directories bound read-only at the same path.
     """
@@ -131,9 +132,13 @@ class JailConfig:
         for host_dir, inside in zip(self.site_dirs, self.site_paths(), strict=True):
             args += ["--ro-bind", host_dir, inside]
         args += ["--proc", "/proc", "--dev", "/dev"]
-        for tmp in ("/tmp", WORK_DIR):
+        # /dev/shm gets its own sized tmpfs, and /dev (bwrap's tmpfs of device nodes) is made
+        # read-only: without a control group nothing else would bound what a tool stores there
+        # (tmpfs pages are not in the address-space rlimit); with one they are charged to it
+        for tmp in ("/tmp", WORK_DIR, "/dev/shm"):
             args += ["--size", str(self.tmp_bytes), "--perms", "1777", "--tmpfs", tmp]
-        args += ["--remount-ro", "/", "--chdir", WORK_DIR, "--seccomp", str(seccomp_fd)]
+        args += ["--remount-ro", "/dev", "--remount-ro", "/"]
+        args += ["--chdir", WORK_DIR, "--seccomp", str(seccomp_fd)]
         args += [self.interpreter, "-I", "-S", "-B", "-c", RUNNER_SOURCE]
         args += [str(result_fd), str(fetch_out_fd), str(fetch_in_fd)]
         return args
