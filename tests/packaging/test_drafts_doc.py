@@ -10,7 +10,13 @@ import pytest
 
 from toolfoundry import Foundry
 from toolfoundry.config import load_config
-from toolfoundry.forge.draft_json import DRAFT_FIELDS, FIXTURE_FIELDS, TEST_FIELDS
+from toolfoundry.forge.draft_json import (
+    DRAFT_DEFAULTS,
+    DRAFT_FIELDS,
+    DRAFT_REQUIRED,
+    FIXTURE_FIELDS,
+    TEST_FIELDS,
+)
 
 DOC = (Path(__file__).resolve().parents[2] / "docs" / "drafts.md").read_text(encoding="utf-8")
 EXAMPLES = re.findall(r"<!-- expect: ([a-z_]+)((?: [a-z_]+)*) -->\n```json\n(.*?)```", DOC, re.S)
@@ -38,6 +44,34 @@ def test_each_table_lists_exactly_the_declared_fields(
     heading: str, declared: tuple[str, ...]
 ) -> None:
     assert table_fields(heading) == list(declared)
+
+
+def fields_rows() -> dict[str, tuple[str, str]]:
+    """The Fields table: each field's ``required`` and ``what`` cells."""
+    match = re.search(r"^## Fields\n(.*?)(?=^## |\Z)", DOC, re.S | re.M)
+    assert match
+    rows = {}
+    for line in match.group(1).splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        found = re.fullmatch(r"`([a-z_]+)`", cells[0]) if len(cells) == 3 else None
+        if found:
+            rows[found.group(1)] = (cells[1], cells[2])
+    return rows
+
+
+def test_the_fields_table_says_what_the_declaration_requires_and_defaults() -> None:
+    rows = fields_rows()
+    for name in DRAFT_FIELDS:
+        required, what = rows[name]
+        if name in DRAFT_REQUIRED:
+            assert required == "yes", name
+        else:  # optional, or required only without another field ("yes, unless from_run")
+            assert required == "no" or required.startswith("yes, unless "), name
+        default = DRAFT_DEFAULTS.get(name)
+        if default is not None:  # a default other than "none": the page says which
+            shown = default if isinstance(default, str) else json.dumps(default)
+            assert f"`{shown}`" in what, (name, what)
+            assert "default" in what.lower(), (name, what)
 
 
 def test_the_examples_give_the_status_written_above_them(tmp_path: Path) -> None:
