@@ -30,6 +30,7 @@ def representative_specs() -> list[ToolSpec]:
         group="text",
         version=3,
         returns={"type": "string"},
+        examples=[{"text": "Hello, World!"}, {"text": "a b", "separator": "_", "max_length": 8}],
     )
     wrap = ToolSpec(
         "wrap_text",

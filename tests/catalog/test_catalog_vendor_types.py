@@ -50,7 +50,11 @@ def subschemas(schema: Any) -> Iterator[dict[str, Any]]:
 
 def validated(adapter: TypeAdapter[Any], data: dict[str, Any]) -> dict[str, Any]:
     result: dict[str, Any] = adapter.validate_python(data)
-    return result
+    # fields the SDK types as Iterable (Anthropic's input_examples) validate lazily
+    return {
+        k: v if isinstance(v, dict | str) or not hasattr(v, "__iter__") else list(v)
+        for k, v in result.items()
+    }
 
 
 def test_openai_chat_tools_match_sdk_types(specimens: list[ToolSpec]) -> None:

@@ -16,10 +16,14 @@ _DATA: dict[str, tuple[str, str, str | None]] = {
     "openai": ("openai_chat", "openai_chat_tools", None),
     "responses": ("openai_responses", "openai_responses_tools", None),
     "anthropic": ("anthropic", "anthropic_tools", None),
+    "anthropic-deferred": ("anthropic", "anthropic_deferred_tools", None),
+    "responses-deferred": ("openai_responses", "openai_responses_deferred_tools", None),
     "gemini": ("gemini", "gemini_function_declarations", "functionDeclarations"),
     "mcp": ("mcp", "mcp_tools", "tools"),
 }
 FORMATS: tuple[str, ...] = (*_DATA, "skill")
+# the formats that show a spec's examples (``input_examples``): their specs carry them
+EXAMPLE_FORMATS = frozenset({"anthropic", "anthropic-deferred"})
 
 
 class UnknownFormat(ValueError):

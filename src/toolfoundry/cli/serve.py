@@ -17,6 +17,7 @@ from toolfoundry.base.extras import requires_extra
 from toolfoundry.cli.catalog import load_project, source_option
 from toolfoundry.cli.options import Bounded, host_port, open_foundry, store_options
 from toolfoundry.cli.preflight import listen, require_sandbox
+from toolfoundry.server.mcp.surface import SURFACES
 from toolfoundry.spec.limits import LIST_PAGE_BOUND, LIST_PAGE_SIZE
 
 if TYPE_CHECKING:
@@ -56,6 +57,15 @@ if TYPE_CHECKING:
     help="Entries per MCP tools/list page, and tools (two resources each) per resources/list "
     "page; clients follow nextCursor for the rest.",
 )
+@click.option(
+    "--surface",
+    type=click.Choice(SURFACES),
+    default="full",
+    show_default=True,
+    help="full: list every active tool; compact: list only the meta-tools (tools are found "
+    "with search_tools and called with call_tool or run_js), the same few tokens at any "
+    "library size.",
+)
 @store_options
 @source_option
 def serve(
@@ -63,6 +73,7 @@ def serve(
     token: str | None,
     poll_s: float,
     page_size: int,
+    surface: str,
     db: str | None,
     config_path: str | None,
     sources: tuple[str, ...],
@@ -91,6 +102,7 @@ def serve(
                     poll_interval_s=poll_s,
                     tools=load_project(foundry.config, sources).tools,
                     page_size=page_size,
+                    surface=surface,
                 )
             anyio.run(run_stdio, server)
         return
@@ -117,6 +129,7 @@ def serve(
                 poll_interval_s=poll_s,
                 tools=load_project(foundry.config, sources).tools,
                 page_size=page_size,
+                surface=surface,
             )
         config = uvicorn.Config(app, log_level="warning", lifespan="on")
         base = f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"

@@ -460,10 +460,11 @@ class Foundry:
             status=None if include_inactive else VersionStatus.ACTIVE, limit=limit, offset=offset
         )
 
-    def active_specs(self) -> list[ToolSpec]:
+    def active_specs(self, *, examples: bool = False) -> list[ToolSpec]:
         """ToolSpecs of every active tool's current version, by name (for catalogs and MCP):
-        one read of only the columns a spec is made of (:meth:`Registry.active_specs`)."""
-        return self.registry.active_specs()
+        one read of only the columns a spec is made of (:meth:`Registry.active_specs`;
+        ``examples``: with each tool's example arguments, from its passing tests)."""
+        return self.registry.active_specs(examples=examples)
 
     def catalog(self, format: str = "json") -> str:
         """The active tools rendered as ``json|openai|responses|anthropic|gemini|mcp|skill``.
@@ -479,8 +480,10 @@ class Foundry:
         kept = self._catalogs.get(format)
         if kept is not None and kept[0] == active:
             return kept[1]
+        from toolfoundry.catalog.formats import EXAMPLE_FORMATS
+
         with gc_paused():
-            text = render(format, self.active_specs())
+            text = render(format, self.active_specs(examples=format in EXAMPLE_FORMATS))
         self._catalogs[format] = (active, text)
         return text
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
@@ -16,6 +17,7 @@ from toolfoundry.spec import (
     code_sha256,
 )
 from toolfoundry.spec.gate import GateRecord
+from toolfoundry.spec.tool import MAX_EXAMPLES
 
 # The actor of everything an agent does through the meta-tools (MCP, the agent loop): the one
 # actor that may never undo a person's decision, such as re-enabling a tool a person disabled.
@@ -83,6 +85,7 @@ def tool_spec(
     level: str,
     capabilities: Capabilities,
     version: int,
+    examples: list[dict[str, Any]] | None = None,
 ) -> ToolSpec:
     """The ToolSpec of a version's fields: :attr:`ToolVersion.spec` and the narrow read of
     only these columns (:meth:`Registry.active_specs`) both build it here."""
@@ -94,7 +97,30 @@ def tool_spec(
         capabilities=capabilities,
         version=version,
         returns=returns,
+        examples=examples,
     )
+
+
+# An example longer than this (encoded) would cost a catalogue more than it teaches.
+EXAMPLE_CHARS = 1000
+
+
+def example_arguments(tests: Any, results: Any) -> list[dict[str, Any]]:
+    """The arguments of a version's first passing tests that expect a value (not an error),
+    at most ``spec.tool.MAX_EXAMPLES``, each at most :data:`EXAMPLE_CHARS` encoded."""
+    passed = {
+        r.get("name") for r in results or () if isinstance(r, dict) and r.get("passed") is True
+    }
+    out: list[dict[str, Any]] = []
+    for case in tests or ():
+        if len(out) == MAX_EXAMPLES:
+            break
+        if not isinstance(case, dict) or "error" in case or case.get("name") not in passed:
+            continue
+        arguments = case.get("input")
+        if isinstance(arguments, dict) and len(json.dumps(arguments)) <= EXAMPLE_CHARS:
+            out.append(arguments)
+    return out
 
 
 @dataclass(frozen=True)

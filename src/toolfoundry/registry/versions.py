@@ -25,7 +25,13 @@ from toolfoundry.registry.codecs import (
     version_record,
     version_records,
 )
-from toolfoundry.registry.records import RegistryError, ToolListing, ToolVersion, tool_spec
+from toolfoundry.registry.records import (
+    RegistryError,
+    ToolListing,
+    ToolVersion,
+    example_arguments,
+    tool_spec,
+)
 from toolfoundry.registry.schema import tools, versions
 from toolfoundry.spec import Capabilities, ToolSpec, VersionStatus
 from toolfoundry.spec.names import did_you_mean
@@ -172,10 +178,15 @@ def specs(
     *,
     status: VersionStatus | None = None,
     names: Sequence[str] | None = None,
+    examples: bool = False,
 ) -> list[ToolSpec]:
     """The spec of every tool's current version, by name (optionally only with ``status``, or
     only ``names``): one query of the columns a spec is made of (no code, tests, fixtures,
-    results or findings), each spec equal to :attr:`ToolVersion.spec` of the full read."""
+    results or findings), each spec equal to :attr:`ToolVersion.spec` of the full read.
+    ``examples``: also read the tests and their results, for each spec's example arguments
+    (records.example_arguments)."""
+    if examples:
+        return _specs_with_examples(conn, status, names)
     result = conn.execute(_current(_SPECS, status, names, None, 0))
     parsed: dict[str, Capabilities] = {}
     with gc_paused():
@@ -191,6 +202,29 @@ def specs(
             )
             for name, description, parameters, returns, level, caps, version in result.all()
         ]
+
+
+_EXAMPLES = _SPECS.add_columns(versions.c.tests, versions.c.test_results)
+
+
+def _specs_with_examples(
+    conn: Connection, status: VersionStatus | None, names: Sequence[str] | None
+) -> list[ToolSpec]:
+    rows = conn.execute(_current(_EXAMPLES, status, names, None, 0)).all()
+    parsed: dict[str, Capabilities] = {}
+    return [
+        tool_spec(
+            name,
+            description,
+            decoded(parameters),
+            decoded(returns),
+            level,
+            capabilities_of(caps, parsed),
+            version,
+            example_arguments(tests, results),
+        )
+        for name, description, parameters, returns, level, caps, version, tests, results in rows
+    ]
 
 
 def pending_by_tool(conn: Connection) -> dict[str, tuple[int, ...]]:

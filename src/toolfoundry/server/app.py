@@ -53,6 +53,7 @@ def create_app(
     poll_interval_s: float = DEFAULT_INTERVAL_S,
     tools: Sequence[DeclaredTool] = (),
     page_size: int = DEFAULT_PAGE_SIZE,
+    surface: str = "full",
 ) -> ASGIApp:
     """The whole HTTP application for ``foundry``.
 
@@ -64,13 +65,18 @@ def create_app(
         poll_interval_s: seconds between active-set polls (``list_changed`` latency).
         tools: the project's declared tools, served over MCP next to the meta-tools.
         page_size: MCP ``tools/list`` entries (and ``resources/list`` tools) per page.
+        surface: ``full`` or ``compact`` (server/mcp/surface.py).
 
     Raises:
         InsecureBind: see :func:`check_bind`.
     """
     check_bind(bind_host, token)
     server = build_mcp_server(
-        foundry, poll_interval_s=poll_interval_s, tools=tools, page_size=page_size
+        foundry,
+        poll_interval_s=poll_interval_s,
+        tools=tools,
+        page_size=page_size,
+        surface=surface,
     )
     # One JSON body per POST instead of an SSE stream: 20-30 % less CPU per request on each
     # side. Nothing here sends a notification or request within a request; list_changed

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -12,6 +12,9 @@ from toolfoundry.spec.capabilities import Capabilities
 from toolfoundry.spec.names import validate_name
 
 JSON_SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
+# Example arguments a spec carries (from its tool's passing tests): catalogues that take them
+# (Anthropic's input_examples) show at most this many.
+MAX_EXAMPLES = 3
 # A JSON Schema document as parsed JSON: a tool's parameters, its returns, a catalogue's form.
 JsonSchema = dict[str, Any]
 
@@ -21,6 +24,16 @@ class Level(StrEnum):
 
     PRIMITIVE = "primitive"
     WORKFLOW = "workflow"
+
+
+def _examples_text(name: str, examples: Sequence[Mapping[str, Any]] | None) -> str | None:
+    if not examples:
+        return None
+    if len(examples) > MAX_EXAMPLES or not all(isinstance(e, Mapping) for e in examples):
+        raise ValueError(f"tool {name!r}: examples are at most {MAX_EXAMPLES} argument objects")
+    return json.dumps(
+        [dict(e) for e in examples], ensure_ascii=False, separators=(",", ":"), allow_nan=False
+    )
 
 
 def _canonical(schema: Mapping[str, Any] | None) -> str | None:
@@ -75,6 +88,7 @@ class ToolSpec:
     read_only: bool | None
     _parameters: str = field(repr=False)
     _returns: str | None = field(repr=False)
+    _examples: str | None = field(repr=False)
 
     def __init__(
         self,
@@ -88,6 +102,7 @@ class ToolSpec:
         returns: Mapping[str, Any] | None = None,
         group: str | None = None,
         read_only: bool | None = None,
+        examples: Sequence[Mapping[str, Any]] | None = None,
     ) -> None:
         validate_name(name)
         if not isinstance(description, str) or not description.strip():
@@ -111,6 +126,7 @@ class ToolSpec:
         set_(self, "read_only", read_only)
         set_(self, "_parameters", _canonical(schema))
         set_(self, "_returns", _canonical(returns))
+        set_(self, "_examples", _examples_text(name, examples))
 
     @property
     def parameters(self) -> dict[str, Any]:
@@ -122,6 +138,12 @@ class ToolSpec:
     def returns(self) -> dict[str, Any] | None:
         """JSON Schema of the return value, when the declaration states it."""
         return None if self._returns is None else json.loads(self._returns)
+
+    @property
+    def examples(self) -> list[dict[str, Any]]:
+        """Example arguments (at most :data:`MAX_EXAMPLES`), each accepted by ``parameters``;
+        empty when the declaration has none."""
+        return [] if self._examples is None else json.loads(self._examples)
 
     @property
     def is_read_only(self) -> bool:
@@ -152,6 +174,7 @@ class ToolSpec:
             "returns": self.returns,
             "group": self.group,
             "read_only": self.read_only,
+            "examples": self.examples or None,
         }
         current.update(changes)
         name = current.pop("name")
@@ -175,4 +198,6 @@ class ToolSpec:
             out["returns"] = self.returns
         if self.read_only is not None:
             out["read_only"] = self.read_only
+        if self._examples is not None:
+            out["examples"] = self.examples
         return out

@@ -61,6 +61,8 @@ class ToolListing:
             the order they are listed.
         declared: the project's declared tools; a registry tool of the same name is hidden.
         page_size: entries per page (1 to ``MAX_PAGE_SIZE``).
+        library: list the registry's active tools after the local entries (False: the
+            compact surface, server/mcp/surface.py).
 
     Raises:
         ValueError: ``page_size`` out of range.
@@ -74,11 +76,13 @@ class ToolListing:
         declared: Sequence[DeclaredTool] = (),
         *,
         page_size: int = DEFAULT_PAGE_SIZE,
+        library: bool = True,
     ) -> None:
         if (problem := LIST_PAGE_BOUND.problem(page_size)) is not None:
             raise ValueError(f"page_size {problem}")
         self.foundry = foundry
         self.page_size = page_size
+        self.library = library  # False: the compact surface lists no registry tool
         self._local = [types.Tool.model_validate(e) for e in local_entries]
         self._shadowed = set(meta) | {tool.spec.name for tool in declared}
         self._declared = {tool.spec.name for tool in declared}
@@ -164,6 +168,9 @@ class ToolListing:
     def _refresh(self) -> None:
         wanted = self._wanted
         if self._built == wanted:
+            return
+        if not self.library:
+            self._built = wanted
             return
         pairs = self.foundry.registry.active_set()
         self.reads += 1

@@ -54,6 +54,7 @@ from toolfoundry.server.changes import DEFAULT_INTERVAL_S, ActiveSetWatcher
 from toolfoundry.server.mcp.listing import DEFAULT_PAGE_SIZE, InvalidCursor, ToolListing
 from toolfoundry.server.mcp.resources import ToolResources
 from toolfoundry.server.mcp.results import call_tool_result
+from toolfoundry.server.mcp.surface import SURFACES, compact_entries
 from toolfoundry.spec import DeclaredTool, ToolSpec
 from toolfoundry.spec.limits import MIB
 from toolfoundry.spec.names import META_TOOL_NAMES
@@ -68,6 +69,12 @@ INSTRUCTIONS = (
     "A new tool that needs network, "
     "credentials or storage waits for a human's approval; the tool list changes when it is "
     "approved (notifications/tools/list_changed)."
+)
+# What the compact surface adds: the library is not listed, so say how to reach it.
+COMPACT_INSTRUCTIONS = (
+    " This server lists only its meta-tools, whatever the library holds: find a tool with "
+    "search_tools (its first hit carries its parameters), then call it with call_tool, or "
+    "several from one run_js snippet through the tools global."
 )
 # These two change which tools exist or which version runs (their specs say read_only=False);
 # they add or move a pointer and never delete, so they are not destructive either.
@@ -160,6 +167,7 @@ def build_mcp_server(
     poll_interval_s: float = DEFAULT_INTERVAL_S,
     tools: Sequence[DeclaredTool] = (),
     page_size: int = DEFAULT_PAGE_SIZE,
+    surface: str = "full",
 ) -> FoundryMCPServer:
     """An MCP server over ``foundry``; its lifespan polls the registry for active-set changes.
 
@@ -170,6 +178,8 @@ def build_mcp_server(
         tools: the project's declared tools, served next to the meta-tools.
         page_size: ``tools/list`` entries per page (the rest follow by ``nextCursor``), and
             tools per ``resources/list`` page (two resources each).
+        surface: ``full`` (every active tool is listed) or ``compact`` (the meta-tools only,
+            in short form: server/mcp/surface.py); either way every tool can be called.
 
     Raises:
         ValueError: two of ``tools``, or one of them and a meta-tool, share a name; or
@@ -183,12 +193,18 @@ def build_mcp_server(
             raise ValueError(f"two served tools are named {tool.spec.name!r}")
         local[tool.spec.name] = tool
     local_output = {name: mcp_tool(t.spec).get("outputSchema") for name, t in local.items()}
+    if surface not in SURFACES:
+        raise ValueError(f"surface must be one of {', '.join(SURFACES)}, not {surface!r}")
+    compact = surface == "compact"
     listing = ToolListing(
         foundry,
         meta,
-        meta_tool_entries(meta) + mcp_tools([t.spec for t in tools]),
+        compact_entries(meta_tool_entries(meta))
+        if compact
+        else meta_tool_entries(meta) + mcp_tools([t.spec for t in tools]),
         tools,
         page_size=page_size,
+        library=not compact,
     )
     resources = ToolResources(foundry, hidden=[t.spec.name for t in tools], page_size=page_size)
 
@@ -265,7 +281,7 @@ def build_mcp_server(
     server = FoundryMCPServer(
         SERVER_NAME,
         version=package_version("toolfoundry"),
-        instructions=INSTRUCTIONS,
+        instructions=INSTRUCTIONS + (COMPACT_INSTRUCTIONS if compact else ""),
         lifespan=lifespan,
         on_list_tools=list_tools,
         on_call_tool=call_tool,

@@ -1,0 +1,87 @@
+"""What ``serve`` lists: the ``full`` surface (the default: the meta-tools, the project's
+declared tools and every active registry tool) or the ``compact`` one.
+
+The compact surface lists the meta-tools only, so ``tools/list`` costs the same whatever the
+library holds: a model finds the library's tools with ``search_tools`` (whose first hit
+carries its parameters), calls them with ``call_tool`` or from code with ``run_js``'s
+``tools`` global, and reads one with ``show_tool``. Each entry keeps its description (what
+the model must know to write a tool) and its parameters to two levels: a nested object is
+named by its type, and its shape is told by the parameter's description (the server still
+validates the whole schema). No output schema or title. The whole answer stays under
+:data:`COMPACT_TOKENS` (characters / 4; tests/server/mcp/test_mcp_surface.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+SURFACES = ("full", "compact")
+COMPACT_TOKENS = 2500
+# what an entry of the compact surface keeps; what a parameter's schema keeps
+_ENTRY_KEYS = ("name", "description", "inputSchema", "annotations")
+_PARAMETER_KEYS = ("type", "description", "enum", "default", "minimum", "maximum")
+
+
+def compact_entries(entries: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The compact form of the meta-tools' ``tools/list`` entries."""
+    return [compact_entry(entry) for entry in entries]
+
+
+def compact_entry(entry: dict[str, Any]) -> dict[str, Any]:
+    """One entry without its title and output schema, its parameters to two levels."""
+    out = {key: entry[key] for key in _ENTRY_KEYS if key in entry}
+    schema = out.get("inputSchema")
+    if isinstance(schema, dict):
+        out["inputSchema"] = _root(schema)
+    return out
+
+
+def _root(schema: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {"type": "object"}
+    properties = schema.get("properties")
+    if isinstance(properties, dict):
+        out["properties"] = {name: _parameter(sub) for name, sub in properties.items()}
+    for key in ("required", "additionalProperties"):
+        if key in schema:
+            out[key] = schema[key]
+    return out
+
+
+def _parameter(schema: Any) -> dict[str, Any]:
+    if not isinstance(schema, dict):
+        return {}
+    inner = _without_null(schema)
+    out = {key: inner[key] for key in _PARAMETER_KEYS if key in inner}
+    for key in ("description", "default"):  # the outer schema's, when it is an Optional
+        if key in schema:
+            out[key] = schema[key]
+    if "type" not in out:
+        kind = _kind(inner)
+        if kind is not None:
+            out["type"] = kind
+    if out.get("type") == "array" and isinstance(inner.get("items"), dict):
+        kind = _kind(inner["items"])
+        out["items"] = {"type": kind} if kind is not None else {}
+    return out
+
+
+def _without_null(schema: dict[str, Any]) -> dict[str, Any]:
+    """``X`` of an ``anyOf: [X, null]`` (an optional parameter), else the schema itself."""
+    options = schema.get("anyOf")
+    if isinstance(options, list):
+        kept = [o for o in options if not (isinstance(o, dict) and o.get("type") == "null")]
+        if len(kept) == 1 and isinstance(kept[0], dict):
+            return kept[0]
+    return schema
+
+
+def _kind(schema: dict[str, Any]) -> str | list[str] | None:
+    kind = schema.get("type")
+    if isinstance(kind, str | list):
+        return kind
+    if "properties" in schema:
+        return "object"
+    if "items" in schema:
+        return "array"
+    return None
