@@ -106,6 +106,7 @@ class Foundry:
         self._executor = executor
         self._owns_executor = executor is None
         self._python_probed = False
+        self._python_probing = threading.Lock()  # one probe and one pool, however many callers
         # format -> (the active (name, version) set it was rendered from, the text)
         self._catalogs: dict[str, tuple[list[tuple[str, int]], str]] = {}
         self.reconfigure(config or Config())
@@ -216,17 +217,26 @@ class Foundry:
     def python_executor(self) -> Executor | None:
         """The Python tier's executor: the one given, else ``TOOLFOUNDRY_EXECUTOR`` (an
         executor service URL, token in ``TOOLFOUNDRY_EXECUTOR_TOKEN``), else a warm pool of
-        bubblewrap jails; None when none is available (Python drafts are then refused)."""
-        if self._executor is None and not self._python_probed:
-            from toolfoundry.sandbox.process import Admission, default_executor
-            from toolfoundry.spec.limits import MIB
+        bubblewrap jails; None when none is available (Python drafts are then refused).
 
-            self._python_probed = True  # an unavailable tier is not probed again per call
-            # calls and draft test runs share one pool-wide budget ([limits] python_total_mib)
-            admission = Admission(self.config.python_total_mib * MIB, self.config.python_queue_s)
-            self._executor = default_executor(
-                self.config.policy.python_packages, admission=admission
-            )
+        Probed once, under a lock: callers that come while the probe runs wait for its
+        verdict (a tier still being probed is not an unavailable one), and an unavailable
+        tier is not probed again per call.
+        """
+        if self._python_probed:
+            return self._executor
+        with self._python_probing:
+            if self._executor is None and not self._python_probed:
+                from toolfoundry.sandbox.process import Admission, default_executor
+                from toolfoundry.spec.limits import MIB
+
+                # calls and draft test runs share one budget ([limits] python_total_mib)
+                total = self.config.python_total_mib * MIB
+                admission = Admission(total, self.config.python_queue_s)
+                self._executor = default_executor(
+                    self.config.policy.python_packages, admission=admission
+                )
+            self._python_probed = True  # set last: a reader that sees it sees the verdict
         return self._executor
 
     def _python_runner(self) -> ToolRunner | None:
