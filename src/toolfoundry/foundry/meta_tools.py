@@ -171,8 +171,8 @@ def builtin_tools(foundry: Foundry | Callable[[], Foundry] | None = None) -> lis
     }
 
     # create_tool and rollback_tool change the registry although they need no capability;
-    # call_tool does whatever the tool it calls does.
-    changes_registry = (create_tool, rollback_tool, call_tool)
+    # call_tool, and run_js through its `tools`, do whatever the tools they call do.
+    changes_registry = (create_tool, rollback_tool, call_tool, run_js)
     declared = {
         fn.__name__: fn
         for fn in (

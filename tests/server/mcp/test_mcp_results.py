@@ -84,11 +84,13 @@ def test_meta_tools_that_change_the_registry_are_not_read_only() -> None:
     for name in ("create_tool", "rollback_tool"):
         assert entries[name]["annotations"]["readOnlyHint"] is False
         assert entries[name]["annotations"]["destructiveHint"] is False
-    for name in ("search_tools", "tool_history", "run_js", "show_tool"):
+    for name in ("search_tools", "tool_history", "show_tool"):
         assert entries[name]["annotations"]["readOnlyHint"] is True
-    # call_tool does what the tool it calls does: maybe fetch, maybe overwrite storage
-    assert entries["call_tool"]["annotations"]["readOnlyHint"] is False
-    assert entries["call_tool"]["annotations"]["destructiveHint"] is True
-    assert entries["call_tool"]["annotations"]["openWorldHint"] is True
+    # call_tool, and run_js through its `tools`, do what the tools they call do: maybe fetch,
+    # maybe overwrite storage
+    for name in ("call_tool", "run_js"):
+        assert entries[name]["annotations"]["readOnlyHint"] is False
+        assert entries[name]["annotations"]["destructiveHint"] is True
+        assert entries[name]["annotations"]["openWorldHint"] is True
     for entry in entries.values():
         types.Tool.model_validate(entry)  # every entry is a valid MCP Tool

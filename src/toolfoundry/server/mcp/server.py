@@ -79,8 +79,11 @@ COMPACT_INSTRUCTIONS = (
 # These two change which tools exist or which version runs (their specs say read_only=False);
 # they add or move a pointer and never delete, so they are not destructive either.
 _REGISTRY_WRITERS = {"create_tool": {"idempotentHint": False}, "rollback_tool": {}}
-# call_tool does what the tool it calls does: maybe fetch, maybe overwrite shared storage.
-_CALLS_ANY_TOOL = {"call_tool": {"destructiveHint": True, "openWorldHint": True}}
+# call_tool, and run_js through its `tools`, do what the tools they call do: maybe fetch,
+# maybe overwrite shared storage.
+_CALLS_ANY_TOOL = {
+    name: {"destructiveHint": True, "openWorldHint": True} for name in ("call_tool", "run_js")
+}
 
 
 class ToolListBroadcast:
