@@ -6,7 +6,8 @@ STAMP := $(VENV)/.installed
 
 .PHONY: setup demo serve test test-slow lint format typecheck catalog docs docs-check jslibs dist clean
 
-$(STAMP): pyproject.toml scripts/setup.sh jsbuild/package-lock.json jsbuild/checksums.json
+$(STAMP): pyproject.toml scripts/setup.sh jsbuild/package-lock.json jsbuild/checksums.json \
+		jsbuild/typecheck/package-lock.json
 	bash scripts/setup.sh
 	touch $(STAMP)
 

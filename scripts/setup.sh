@@ -46,6 +46,15 @@ fi
 step "the sandbox's npm libraries and polyfills (npm ci and esbuild, when not up to date)"
 node jsbuild/build.mjs --install
 
+# The TypeScript compiler the tests check the `typescript` catalogue format with (a test
+# dependency, never shipped): `npm ci` from jsbuild/typecheck's lockfile unless that version is in.
+step "the TypeScript compiler (tests of the typescript catalogue)"
+want=$(node -p 'require("./jsbuild/typecheck/package.json").devDependencies.typescript')
+have=$(node -p 'try { require("./jsbuild/typecheck/node_modules/typescript/package.json").version } catch { "" }')
+if [ "$want" != "$have" ]; then
+  npm ci --prefix jsbuild/typecheck --ignore-scripts --no-audit --no-fund
+fi
+
 # Debian's chromium for the browser tests (Playwright drives /usr/bin/chromium; never `playwright
 # install`, which downloads its own browsers).
 step "chromium and chromedriver (browser tests)"

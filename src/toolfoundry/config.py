@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from toolfoundry.catalog.drift import Artifact
-from toolfoundry.catalog.formats import FORMATS
+from toolfoundry.catalog.formats import FORMATS, SUFFIX_FORMATS
 from toolfoundry.catalog.skill import SKILL_NAME_PATTERN
 from toolfoundry.forge.policy import CapabilityPolicy, CapabilityPolicyError
 from toolfoundry.sandbox.host.credentials import Credential, CredentialError
@@ -59,9 +59,9 @@ class ConfigError(ValueError):
 class CatalogSettings:
     """The ``[catalog]`` table: the project's own declared tools and its committed catalogue.
 
-    ``out`` None means the default set (docs/catalog.json, docs/SKILL.md and
-    docs/skills/<skill_name>/SKILL.md); its paths, like ``pythonpath``, are relative to the
-    configuration file's folder.
+    ``out`` None means the default set (docs/catalog.json, docs/SKILL.md,
+    docs/skills/<skill_name>/SKILL.md and docs/tools.d.ts); its paths, like ``pythonpath``,
+    are relative to the configuration file's folder.
     """
 
     sources: tuple[str, ...] = ()
@@ -268,7 +268,7 @@ def _out_file(index: int, item: Any, problems: list[str]) -> Artifact | None:
     problems += [f"unknown key {where}.{k} (known: path, format, skill_name)" for k in unknown]
     path, format = Path(entry["path"]), entry.get("format")
     if format is None:
-        format = {".md": "skill", ".json": "json"}.get(path.suffix.lower())
+        format = SUFFIX_FORMATS.get(path.suffix.lower())
     if format not in FORMATS:
         problems.append(f"{where}: give a format, one of {', '.join(FORMATS)}")
         return None

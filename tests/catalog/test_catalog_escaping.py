@@ -37,7 +37,7 @@ def hostile_spec() -> ToolSpec:
 def test_no_format_writes_a_control_character_raw(format_: str) -> None:
     text = render(format_, [hostile_spec()])
     assert not [raw for raw in RAW if raw in text], text
-    if format_ == "skill":
+    if format_ in ("skill", "typescript"):  # comments shown visibly, as Markdown is
         for shown in ("\\x1b[1A", "\\x1b]52;c;ZXZpbA==\\x07", "\\x9b2J", "\\u202e\\u2066"):
             assert shown in text
     else:  # lossless: the decoded catalogue holds the description exactly

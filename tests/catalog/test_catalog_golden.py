@@ -19,8 +19,11 @@ GOLDEN = Path(__file__).resolve().parents[1] / "golden"
 UPDATE = os.environ.get("TOOLFOUNDRY_UPDATE_GOLDEN") == "1"
 
 
+SUFFIXES = {"skill": "md", "typescript": "d.ts"}
+
+
 def golden_path(format: str) -> Path:
-    return GOLDEN / (f"catalog.{format}.md" if format == "skill" else f"catalog.{format}.json")
+    return GOLDEN / f"catalog.{format}.{SUFFIXES.get(format, 'json')}"
 
 
 @pytest.mark.parametrize("format", FORMATS)

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 import yaml
 from click.testing import CliRunner, Result
+from tests.catalog.tsc import typecheck
 
 from toolfoundry.catalog import render
 from toolfoundry.cli import main
@@ -24,7 +25,7 @@ from toolfoundry.project import Project
 
 SAMPLE = Path(__file__).parent / "shop_project"
 OWN = ["price", "report", "restock", "stock_count", "stock_move"]
-FILES = ["docs/catalog.json", "docs/SKILL.md", "docs/skills/shop/SKILL.md"]
+FILES = ["docs/catalog.json", "docs/SKILL.md", "docs/skills/shop/SKILL.md", "docs/tools.d.ts"]
 
 
 def forget_sample_modules() -> None:
@@ -135,6 +136,45 @@ def test_describe_lists_the_project_s_tools(project: Path) -> None:
     price = next(t for t in mcp["tools"] if t["name"] == "price")
     assert price["inputSchema"]["properties"]["currency"]["enum"] == ["EUR", "USD"]
     assert run("describe", "--format", "skill").stdout == render("skill", Project.load().specs())
+
+
+def test_describe_typescript_types_the_project_s_and_the_registry_s_tools(project: Path) -> None:
+    """``describe --format typescript`` over declared tools and a registry's active tools
+    passes ``tsc --strict`` with a snippet using both, and refuses the snippet's mistakes."""
+    from toolfoundry.foundry import Foundry
+
+    url = f"sqlite:///{project / 'reg.db'}"
+    with Foundry.open(url) as foundry:
+        draft = {
+            "name": "double",
+            "description": "Double a number.",
+            "parameters": {
+                "type": "object",
+                "properties": {"n": {"type": "number"}},
+                "required": ["n"],
+            },
+            "code": "export const handler = ({ n }) => 2 * n;",
+            "tests": [{"input": {"n": 2}, "expected": 4}],
+        }
+        assert foundry.create_tool(draft).status == "active"
+    described = run("describe", "--format", "typescript", "--db", url)
+    assert described.exit_code == 0, described.output
+    snippet = """\
+export async function handler(): Promise<unknown> {
+  const d = await tools.double({ n: 2 });
+  const p = await tools.price({ item: "apple", currency: "USD", quantity: d as number });
+  return tools.call("restock", { item: "pear" });
+  void p;
+}
+"""
+    files = {"tools.d.ts": described.stdout, "snippet.ts": snippet}
+    checked = typecheck(project / "ts-good", files)
+    assert checked.ok, checked.output
+    for wrong in ('currency: "GBP"', "tools.doubel(", 'n: "2"'):
+        right = {"tools.doubel(": "tools.double(", 'n: "2"': "n: 2"}.get(wrong, 'currency: "USD"')
+        bad = {**files, "snippet.ts": snippet.replace(right, wrong)}
+        assert bad["snippet.ts"] != snippet
+        assert not typecheck(project / "ts-bad", bad).ok, wrong
 
 
 def test_source_option_replaces_the_configured_sources(project: Path) -> None:
@@ -285,7 +325,8 @@ def test_the_repository_s_own_configuration_keeps_the_builtins_catalogue() -> No
     project = Project.load(repo / "toolfoundry.toml")
     assert project.tools == ()
     assert [a.path for a in project.artifacts()] == [repo / f for f in FILES[:2]] + [
-        repo / "docs/skills/toolfoundry/SKILL.md"
+        repo / "docs/skills/toolfoundry/SKILL.md",
+        repo / "docs/tools.d.ts",
     ]
     for artifact in project.artifacts():
         assert artifact.path.read_text(encoding="utf-8") == artifact.render(project.specs())

@@ -288,5 +288,5 @@ def test_rendering_is_deterministic(specs: list[ToolSpec], rnd: Any) -> None:
         first = render(format, specs)
         assert render(format, shuffled) == first
         assert render(format, specs) == first
-        if format != "skill":
+        if format not in ("skill", "typescript"):
             json.loads(first)

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from toolfoundry.catalog.formats import FORMATS, UnknownFormat, render
+from toolfoundry.catalog.formats import FORMATS, SUFFIX_FORMATS, UnknownFormat, render
 from toolfoundry.catalog.skill import DEFAULT_SKILL_NAME, SKILL_NAME_PATTERN
 from toolfoundry.spec import ToolSpec
 
@@ -42,13 +42,15 @@ class Artifact:
 
 
 def default_artifacts(skill_name: str = DEFAULT_SKILL_NAME) -> tuple[Artifact, ...]:
-    """The committed set: docs/catalog.json, docs/SKILL.md, docs/skills/<skill_name>/SKILL.md."""
+    """The committed set: docs/catalog.json, docs/SKILL.md, docs/skills/<skill_name>/SKILL.md
+    and docs/tools.d.ts."""
     # docs/SKILL.md is the copy people read; docs/skills/<name>/ is an installable skill
     # folder (its name must equal the folder's), e.g. for ~/.claude/skills/.
     return (
         Artifact(Path("docs/catalog.json"), "json"),
         Artifact(Path("docs/SKILL.md"), "skill", skill_name),
         Artifact(Path("docs/skills") / skill_name / "SKILL.md", "skill"),
+        Artifact(Path("docs/tools.d.ts"), "typescript"),
     )
 
 
@@ -58,17 +60,15 @@ DEFAULT_ARTIFACTS: tuple[Artifact, ...] = default_artifacts()
 def artifact_for(path: Path, format: str | None = None) -> Artifact:
     """An artifact at ``path``; the format is inferred from the name unless given.
 
-    ``SKILL.md`` (or any ``.md``) holds ``skill``, ``*.json`` holds ``json``.
+    ``SKILL.md`` (or any ``.md``) holds ``skill``, ``*.json`` holds ``json``, ``*.ts``
+    (``tools.d.ts``) holds ``typescript``.
 
     Raises:
         UnknownFormat: no format given and none can be inferred.
     """
     if format is None:
-        if path.suffix.lower() == ".md":
-            format = "skill"
-        elif path.suffix.lower() == ".json":
-            format = "json"
-        else:
+        format = SUFFIX_FORMATS.get(path.suffix.lower())
+        if format is None:
             raise UnknownFormat(f"cannot tell the format of {path}; pass --format")
     return Artifact(path, format)
 

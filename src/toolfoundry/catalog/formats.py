@@ -21,9 +21,11 @@ _DATA: dict[str, tuple[str, str, str | None]] = {
     "gemini": ("gemini", "gemini_function_declarations", "functionDeclarations"),
     "mcp": ("mcp", "mcp_tools", "tools"),
 }
-FORMATS: tuple[str, ...] = (*_DATA, "skill")
+FORMATS: tuple[str, ...] = (*_DATA, "skill", "typescript")
 # the formats that show a spec's examples (``input_examples``): their specs carry them
 EXAMPLE_FORMATS = frozenset({"anthropic", "anthropic-deferred"})
+# what a catalogue file's name says it holds (``catalog write --out``, ``[catalog] out``)
+SUFFIX_FORMATS = {".md": "skill", ".json": "json", ".ts": "typescript"}
 
 
 class UnknownFormat(ValueError):
@@ -31,7 +33,8 @@ class UnknownFormat(ValueError):
 
 
 def project(format: str, specs: Iterable[ToolSpec]) -> Any:
-    """The JSON-ready data of a JSON format (every format except ``skill``)."""
+    """The JSON-ready data of a JSON format (every format except ``skill`` and
+    ``typescript``)."""
     if format not in _DATA:
         raise UnknownFormat(_unknown(format, tuple(_DATA)))
     module, function, key = _DATA[format]
@@ -40,7 +43,8 @@ def project(format: str, specs: Iterable[ToolSpec]) -> Any:
 
 
 def render(format: str, specs: Iterable[ToolSpec], *, skill_name: str | None = None) -> str:
-    """Render a catalogue as text: pretty JSON (ending in a newline), or Markdown for ``skill``.
+    """Render a catalogue as text: pretty JSON (ending in a newline), Markdown for ``skill``,
+    a TypeScript declaration file for ``typescript``.
 
     The JSON is written by the one encoder (``base/json_gate.encode``: control, C1 and bidi
     characters in a tool's text are ``\\u`` escapes), the Markdown through
@@ -48,7 +52,7 @@ def render(format: str, specs: Iterable[ToolSpec], *, skill_name: str | None = N
 
     Args:
         format: one of ``json``, ``openai``, ``responses``, ``anthropic``, ``gemini``, ``mcp``,
-            ``skill``.
+            ``skill``, ``typescript``.
         specs: the tools, in any order (output is sorted by group then name).
         skill_name: the skill's name for ``skill`` (defaults to ``toolfoundry``).
 
@@ -59,6 +63,10 @@ def render(format: str, specs: Iterable[ToolSpec], *, skill_name: str | None = N
         from toolfoundry.catalog.skill import skill_markdown
 
         return skill_markdown(specs, **({"name": skill_name} if skill_name else {}))
+    if format == "typescript":
+        from toolfoundry.catalog.typescript import typescript_declarations
+
+        return typescript_declarations(specs)
     if format not in _DATA:
         raise UnknownFormat(_unknown(format, FORMATS))
     from toolfoundry.base.json_gate import encode

@@ -26,13 +26,14 @@ _OUT = click.option(
     "--out",
     type=click.Path(dir_okay=False, path_type=Path),
     help="One catalogue file instead of the committed set ([catalog] out, default "
-    "docs/catalog.json, docs/SKILL.md, docs/skills/toolfoundry/SKILL.md).",
+    "docs/catalog.json, docs/SKILL.md, docs/skills/toolfoundry/SKILL.md, docs/tools.d.ts).",
 )
 _FORMAT = click.option(
     "--format",
     "format_",
     type=click.Choice(FORMATS),
-    help="Format of --out (default: from its name, *.md -> skill, *.json -> json).",
+    help="Format of --out (default: from its name, *.md -> skill, *.json -> json, "
+    "*.ts -> typescript).",
 )
 
 
