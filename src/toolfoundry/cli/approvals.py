@@ -56,13 +56,13 @@ def list_pending(db: str | None, config_path: str | None, as_json: bool) -> None
     for column in ("tool", "version", "capabilities", "why", "tests", "approvable"):
         table.add_column(column)
     for p in packets:
-        passed = sum(1 for t in p["test_results"] if t.get("passed"))
+        tally = p["test_tally"]  # the same count as create, the page and the audit
         table.add_row(
             cell(p["name"]),
             str(p["version"]),
             cell(capabilities_text(Capabilities.from_dict(p["capabilities"]))),
             cell("; ".join(p["reasons"])),
-            f"{passed}/{len(p['test_results'])} passed",
+            f"{tally['passed']}/{tally['total']} passed",
             _held(p["approval_hold"]),
         )
     Console(soft_wrap=True).print(table)
@@ -115,13 +115,20 @@ def show(target: str, db: str | None, config_path: str | None, as_json: bool) ->
         shown = cap.get("shown", cap["value"])  # a host in both forms, with its warning
         new = f" [new since v{against}]" if against and cap["change"] == "added" else ""
         out.print(cell(f"  {cap['capability']} {shown}{new}: {cap['meaning']}"))
+        if "resolution" in cap:  # a credential: whether a value is there to add now
+            out.print(cell(f"    {cap['resolution']}"))
     for cap in packet["capability_changes"]["removed"]:
         shown = cap.get("shown", cap["value"])
         out.print(cell(f"  {cap['capability']} {shown} [removed since v{against}]"))
     for f in packet["findings"]:
         out.print(cell(f"  {f['severity']} {f['rule']}: {f['message']}"), highlight=False)
-    passed = sum(1 for t in packet["test_results"] if t.get("passed"))
-    out.print(f"  tests: {passed}/{len(packet['test_results'])} passed", highlight=False)
+    tally = packet["test_tally"]
+    earlier = (
+        f" ({tally['own']} own, {tally['earlier']} from earlier versions)"
+        if tally["earlier"]
+        else ""
+    )
+    out.print(f"  tests: {tally['passed']}/{tally['total']} passed{earlier}", highlight=False)
     for line in suite_lines(v):
         out.print(cell(f"  {line}"), highlight=False)
     if packet["identical_to"]:

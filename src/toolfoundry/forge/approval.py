@@ -112,8 +112,9 @@ def explain_capabilities(
                 "value": host,
                 "shown": host_label(host),
                 "host": host_view(host).to_dict(),
-                "meaning": f"requests to {host_label(host)} carry a configured secret added by "
-                "the host; the tool never sees it but acts with its authority",
+                "meaning": f"requests to {host_label(host)} carry the secret the host's "
+                "configuration binds to it, added by the host; the tool never sees it but acts "
+                "with its authority",
             }
         )
     if capabilities.storage is StorageScope.TOOL:

@@ -3,12 +3,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import json
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from toolfoundry.forge import code_diff, explain_capabilities
 from toolfoundry.foundry import Foundry
 from toolfoundry.registry import ApprovalHold, ToolVersion, VersionStatus
+from toolfoundry.sandbox.host.credentials import Credential
+from toolfoundry.sandbox.host.netguard import FetchError
+from toolfoundry.spec.gate import suite_tally
 
 
 def gating_suite(v: ToolVersion) -> dict[str, Any]:
@@ -70,6 +74,37 @@ def capability_changes(v: ToolVersion, approved: ToolVersion | None) -> dict[str
     }
 
 
+def credential_state(host: str, bindings: Sequence[Credential]) -> dict[str, Any]:
+    """Whether requests to ``host`` would carry a credential now: the binding in
+    ``[[fetch.credentials]]`` and whether its value can be read (never the value itself)."""
+    binding = next((c for c in bindings if c.binds(host)), None)
+    if binding is None:
+        return {
+            "resolves": False,
+            "resolution": f"no credential is configured for {host} ([[fetch.credentials]] in "
+            "toolfoundry.toml): its requests go without one",
+        }
+    try:
+        binding.value(None)  # the configuration holds no secret store: env= is what resolves
+    except FetchError as exc:
+        return {"resolves": False, "resolution": f"does not resolve now: {exc.message}"}
+    return {
+        "resolves": True,
+        "resolution": f"resolves now: the {binding.header} header from {binding.source()}",
+    }
+
+
+def text_diff(previous: str | None, current: str, name: str) -> str | None:
+    """A unified diff of two texts, None when there is nothing to compare or no change."""
+    if previous is None or previous == current:
+        return None
+    return code_diff(previous, current, name)
+
+
+def _schema_text(schema: Any) -> str:
+    return json.dumps(schema, indent=2, sort_keys=True, ensure_ascii=False)
+
+
 def _approved(v: ToolVersion, history: list[ToolVersion]) -> ToolVersion | None:
     """The version ``v`` is reviewed against: the current one when it is active and another;
     else the newest earlier active version (the one ``v`` replaced), if any."""
@@ -121,6 +156,9 @@ def version_review(
         against, base = by_number[v.parent_version], "parent"
     policy = v.gate.policy
     changes = capability_changes(v, _approved(v, history))
+    for c in changes["details"]:
+        if c["capability"] == "credentials":
+            c.update(credential_state(str(c["value"]), fd.config.fetch.credentials))
     hold = None
     if v.status is VersionStatus.PENDING_APPROVAL:
         hold = (holds if holds is not None else fd.registry.approval_holds(name)).get(
@@ -142,6 +180,16 @@ def version_review(
             v.code,
             "handler.py" if v.language == "python" else "handler.js",
         ),
+        # what a model reads is reviewed like the code: a changed description or schema
+        "description_diff": text_diff(
+            against.description if against else None, v.description, "description"
+        ),
+        "parameters_diff": text_diff(
+            _schema_text(against.parameters) if against else None,
+            _schema_text(v.parameters),
+            "parameters.json",
+        ),
+        "test_tally": suite_tally(v.test_results, v.gate).to_dict(),
     }
 
 

@@ -56,6 +56,7 @@ from toolfoundry.registry.runs import RunRow
 from toolfoundry.registry.schema import approvals, tools, versions
 from toolfoundry.registry.storage import SqlStorage
 from toolfoundry.spec import ToolSpec, VersionStatus
+from toolfoundry.spec.gate import suite_tally
 
 
 class Registry:
@@ -172,15 +173,10 @@ class Registry:
             if retired:  # the tests it no longer passes on purpose, and why
                 detail = {"retired": [{"test": r.test, "reason": r.reason} for r in retired]}
                 audit_log.append(conn, new.name, number, AuditEvent.TESTS_RETIRED, who, detail)
-            passed = sum(1 for r in new.test_results if _passed(r))
-            audit_log.append(
-                conn,
-                new.name,
-                number,
-                AuditEvent.TESTED,
-                who,
-                {"passed": passed, "total": len(new.test_results)},
-            )
+            # the one count every surface shows: its own tests and the earlier ones that ran
+            own = [{"passed": _passed(r)} for r in new.test_results]
+            tally = suite_tally(own, new.gate)
+            audit_log.append(conn, new.name, number, AuditEvent.TESTED, who, tally.to_dict())
             if new.status is VersionStatus.ACTIVE or tool.current_version is None:
                 self._point(
                     conn, tool.id, new.name, number, new.status, new.description, new.parameters
@@ -294,18 +290,12 @@ class Registry:
         with self._read() as conn:
             return version_reads.listing(conn, status=status, limit=limit, offset=offset)
 
-    def active_specs(
-        self, names: Sequence[str] | None = None, *, examples: bool = False
-    ) -> list[ToolSpec]:
+    def active_specs(self, names: Sequence[str] | None = None) -> list[ToolSpec]:
         """The ToolSpec of every active tool's current version (or of the named ones among
         them), by name, in one read of only the columns a spec is made of: each equals
-        ``v.spec`` of :meth:`current_versions` with ``status=ACTIVE`` (catalogues, MCP).
-        ``examples``: with the arguments of up to three passing tests each (this reads the
-        tests too)."""
+        ``v.spec`` of :meth:`current_versions` with ``status=ACTIVE`` (catalogues, MCP)."""
         with self._read() as conn:
-            return version_reads.specs(
-                conn, status=VersionStatus.ACTIVE, names=names, examples=examples
-            )
+            return version_reads.specs(conn, status=VersionStatus.ACTIVE, names=names)
 
     def lookalike(self, name: str) -> str | None:
         """The first tool by name, other than ``name``, that ``name`` passes for

@@ -9,7 +9,7 @@ and ``tools verify`` read it back. Test cases and test results inside it stay in
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -109,3 +109,35 @@ class GateRecord:
     suite: GateSuite | None = None
     regression: RegressionRecord | None = None
     policy: CapabilityDecision | None = None
+
+
+@dataclass(frozen=True)
+class SuiteTally:
+    """How many tests gated a version and passed: its own and the earlier versions' that ran.
+
+    The one count every surface shows (create's message, the approval queue, the review page,
+    the audit's ``tested`` row): a count of the own tests alone undersells what gated it.
+    """
+
+    passed: int
+    total: int
+    own: int
+    earlier: int
+
+    def to_dict(self) -> dict[str, int]:
+        """The JSON form."""
+        return {
+            "passed": self.passed,
+            "total": self.total,
+            "own": self.own,
+            "earlier": self.earlier,
+        }
+
+
+def suite_tally(own_results: Sequence[Mapping[str, Any]], gate: GateRecord | None) -> SuiteTally:
+    """The tally of ``own_results`` (the version's test results, JSON form) and of the
+    regression run recorded in ``gate``."""
+    earlier = tuple(gate.regression.results) if gate is not None and gate.regression else ()
+    runs = (*own_results, *earlier)
+    passed = sum(1 for r in runs if r.get("passed"))
+    return SuiteTally(passed, len(runs), len(own_results), len(earlier))

@@ -100,6 +100,17 @@ class Credential:
         host, header, env = parts
         return cls(host=host, header=header, env=env)
 
+    def binds(self, host: str) -> bool:
+        """True when it is bound to ``host`` (on some port): what a reviewer is told about."""
+        try:
+            return self._host == canonical_host(host)
+        except FetchError:
+            return False
+
+    def source(self) -> str:
+        """Where the value is read from, as a message names it (never the value)."""
+        return f"environment variable {self.env}" if self.env else f"secret {self.secret!r}"
+
     def applies_to(self, host: str, port: int) -> bool:
         """True for the exact canonical host (and port, when the binding names one)."""
         return self._host == host and self._port in (None, port)

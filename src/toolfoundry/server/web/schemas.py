@@ -63,11 +63,6 @@ COMPONENTS: dict[str, dict[str, Any]] = {
         p95_ms=_OPT_NUM,
         mean_ms=_OPT_NUM,
         last_used=_OPT_STR,
-        callers={
-            "type": "object",
-            "additionalProperties": _INT,
-            "description": "Calls made by code through tools, by caller (a tool, or run_js).",
-        },
     ),
     "LastError": {
         "type": ["object", "null"],
@@ -143,6 +138,9 @@ COMPONENTS: dict[str, dict[str, Any]] = {
                     "suite",
                     "identical_to",
                     "approval_hold",
+                    "description_diff",
+                    "parameters_diff",
+                    "test_tally",
                 ],
                 reasons={"type": "array", "items": _STR},
                 capability_details={
@@ -168,6 +166,16 @@ COMPONENTS: dict[str, dict[str, Any]] = {
                             ascii={**_OPT_STR, "description": "The form the fetch uses."},
                             warning=_OPT_STR,
                         ),
+                        resolves={
+                            **_BOOL,
+                            "description": "A credential: whether the configuration binds a "
+                            "value to the host that can be read now.",
+                        },
+                        resolution={
+                            **_STR,
+                            "description": "A credential: its binding and whether it resolves "
+                            "(never the value).",
+                        },
                     ),
                 },
                 capability_changes=_obj(
@@ -189,6 +197,23 @@ COMPONENTS: dict[str, dict[str, Any]] = {
                     "description": "Another version with the same code and parameters.",
                 },
                 diff=_STR,
+                description_diff={
+                    **_OPT_STR,
+                    "description": "Unified diff of the description against diff_against "
+                    "(null: unchanged, or nothing to compare).",
+                },
+                parameters_diff={
+                    **_OPT_STR,
+                    "description": "Unified diff of the parameters' JSON Schema (sorted keys) "
+                    "against diff_against (null: unchanged, or nothing to compare).",
+                },
+                test_tally=_obj(
+                    ["passed", "total", "own", "earlier"],
+                    passed=_INT,
+                    total=_INT,
+                    own=_INT,
+                    earlier={**_INT, "description": "Earlier versions' tests that ran."},
+                ),
                 diff_against=_OPT_INT,
                 diff_base={"enum": ["current", "parent", "none"]},
                 current_version=_OPT_INT,
@@ -266,18 +291,6 @@ COMPONENTS: dict[str, dict[str, Any]] = {
         logs={"type": "array", "items": _STR},
         duration_ms=_NUM,
     ),
-    "CodeRun": _obj(
-        ["ok", "value", "error", "logs", "duration_ms", "run_id"],
-        ok=_BOOL,
-        value={},
-        error={"oneOf": [{"type": "null"}, ref("ErrorDetail")]},
-        logs={"type": "array", "items": _STR},
-        duration_ms=_NUM,
-        run_id={
-            **_STR,
-            "description": "The kept run: a draft's from_run makes it a tool and its first test.",
-        },
-    ),
     "CreateResult": _obj(
         [
             "status",
@@ -307,11 +320,6 @@ COMPONENTS: dict[str, dict[str, Any]] = {
         event=_STR,
         actor=_STR,
         detail=_DICT,
-        caller={
-            **_STR,
-            "description": "Who made the call through code mode's tools: run:<id> or "
-            "name@version (absent for a direct call).",
-        },
     ),
     "SearchHit": _obj(
         ["name", "version", "description", "status", "strength", "score", "relevance", "matched"],
@@ -377,19 +385,6 @@ CALL_BODY = {
     "properties": {
         "args": {"type": "object", "description": "The tool's arguments."},
         "version": {"type": "integer", "minimum": 1, "description": "Default: the current one."},
-    },
-}
-RUN_JS_BODY = {
-    "type": "object",
-    "additionalProperties": False,
-    "required": ["code"],
-    "properties": {
-        "code": {
-            "type": "string",
-            "description": "An ES module exporting handler(args) or a default value; "
-            "`await tools.NAME(args)` calls the registry's active tools.",
-        },
-        "args": {"type": "object", "description": "The arguments passed to handler."},
     },
 }
 DRAFT_BODY = ref("Draft")
