@@ -1,17 +1,16 @@
-"""The reads of every tool at once (issue 15: ``Foundry.tools()``, the catalogue): their cost
-grows with the rows and no faster. Checked by counting, not timing: no cyclic collection
-runs while the records are built, the SQLite plan sorts nothing, and the positional row
-mapping and the JSON fast path give what the mapping and ``json.loads`` give."""
+"""The reads of every tool at once (``Foundry.tools()``, the catalogue): the positional row
+mapping and the JSON fast path give what the mapping and ``json.loads`` give, and the
+collector pause they are built under nests. That they build without a cyclic collection and
+sort nothing is guarded in tests/performance/ (test_read_collections.py,
+test_read_query_plans.py)."""
 
 from __future__ import annotations
 
 import gc
 import json
-from collections.abc import Callable, Iterator
-from typing import Any
+from collections.abc import Iterator
 
 import pytest
-from sqlalchemy import text
 
 from toolfoundry.base.collector import gc_paused
 from toolfoundry.registry import NewVersion, Registry, VersionStatus
@@ -49,43 +48,6 @@ def reg(db_url: str) -> Iterator[Registry]:
     registry.close()
 
 
-def collections_during(fn: Callable[[], Any]) -> int:
-    """How many cyclic collections start while ``fn`` runs, with the youngest generation's
-    threshold low enough that building a few hundred objects sets one off."""
-    started: list[int] = []
-
-    def count(phase: str, info: dict[str, int]) -> None:
-        if phase == "start":
-            started.append(info["generation"])
-
-    threshold = gc.get_threshold()
-    gc.set_threshold(10, 10, 10)
-    gc.callbacks.append(count)
-    try:
-        fn()
-    finally:
-        gc.callbacks.remove(count)
-        gc.set_threshold(*threshold)
-    return len(started)
-
-
-@pytest.mark.parametrize("read", ["current", "listing"])
-def test_bulk_reads_build_their_records_without_a_collection(reg: Registry, read: str) -> None:
-    if not gc.isenabled():
-        pytest.skip("the collector is paused for this whole process")
-    reader = getattr(version_reads, read)
-    with reg.engine.connect() as conn:
-        reader(conn), reader(conn, limit=1)  # statements compiled and cached outside the count
-        # the collector is global: another thread's allocations (a pool, PostgreSQL's
-        # listener) may set one off meanwhile, hence the fewest of three against the most
-        one = max(collections_during(lambda: reader(conn, limit=1)) for _ in range(3))
-        every = min(collections_during(lambda: reader(conn)) for _ in range(3))
-        # the statements cost the same few collections; the rows add none, but that of what
-        # the read built, which may start as the collector resumes
-        assert every <= one + 1, (one, every)
-        assert collections_during(lambda: [{"a": [i]} for i in range(TOOLS * 20)]) > 20
-
-
 def test_gc_paused_nests_and_restores() -> None:
     was = gc.isenabled()
     gc.enable()
@@ -102,18 +64,6 @@ def test_gc_paused_nests_and_restores() -> None:
         assert not gc.isenabled()  # paused by someone else: still paused
     finally:
         (gc.enable if was else gc.disable)()
-
-
-def test_the_current_versions_read_sorts_nothing_on_sqlite(reg: Registry) -> None:
-    if reg.engine.dialect.name != "sqlite":
-        pytest.skip("SQLite's query plan")
-    for status in (None, VersionStatus.ACTIVE):
-        query = version_reads._current(version_reads._versions(), status, None, None, 0)
-        compiled = query.compile(reg.engine, compile_kwargs={"literal_binds": True})
-        with reg.engine.connect() as conn:
-            plan = [row[3] for row in conn.execute(text(f"EXPLAIN QUERY PLAN {compiled}"))]
-        assert not any("TEMP B-TREE" in step for step in plan), plan  # ORDER BY name: the index
-        assert any(step.startswith("SEARCH tf_versions") for step in plan), plan
 
 
 def test_positional_records_equal_mapped_records(reg: Registry) -> None:

@@ -3,15 +3,12 @@ spec, what ``v.spec`` of the full current-version read gives (on SQLite and Post
 
 from __future__ import annotations
 
-import gc
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from tests.registry.test_registry_bulk_reads import collections_during
 
 from toolfoundry.registry import NewVersion, Registry, VersionStatus
-from toolfoundry.registry import versions as version_reads
 from toolfoundry.spec import Capabilities, ToolSpec
 
 WEB = Capabilities(network=("api.example.com", "*.example.org"))
@@ -110,21 +107,3 @@ def test_active_specs_of_an_empty_registry(db_url: str) -> None:
         assert registry.active_specs() == []
     finally:
         registry.close()
-
-
-def test_active_specs_are_built_without_a_collection(reg: Registry) -> None:
-    if not gc.isenabled():
-        pytest.skip("the collector is paused for this whole process")
-    for i in range(40):
-        reg.add_version(new(f"many_{i:02d}", caps=WEB if i % 2 else Capabilities()))
-    active = VersionStatus.ACTIVE
-    with reg.engine.connect() as conn:
-        one = ["many_00"]
-        version_reads.specs(conn, status=active), version_reads.specs(conn, names=one)
-        # as the bulk reads' check: the fewest of three against the most (the collector is
-        # global), the rows adding none but that of what the read built
-        few = max(collections_during(lambda: version_reads.specs(conn, names=one)) for _ in "abc")
-        every = min(
-            collections_during(lambda: version_reads.specs(conn, status=active)) for _ in "abc"
-        )
-        assert every <= few + 1, (few, every)

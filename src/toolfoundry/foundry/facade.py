@@ -8,7 +8,7 @@ Data flows one way: draft -> forge -> registry -> call -> sandbox. The facade ho
 state of its own beyond caches of immutable versions.
 
 The lazy boundary is here, and only here: a script that opens and calls loads no SQLAlchemy,
-pydantic, tree-sitter or forge (tests/test_startup_imports.py; the import contract
+pydantic, tree-sitter or forge (tests/performance/test_startup_imports.py; the import contract
 ``call-path-light`` keeps the call path's own imports so). What such a script does not need
 loads on first use, in this module's accessors: :attr:`Foundry.registry` (SQLAlchemy),
 ``_intake`` (create: the forge), :meth:`~Foundry.verify`, :meth:`~Foundry.report`,

@@ -8,7 +8,7 @@ the wrong module shows up here as a name, with the module that must not load it.
 from __future__ import annotations
 
 import pytest
-from tests.startup_support import current_registry, loaded_modules
+from tests.performance.interpreter import current_registry, loaded_modules
 
 # Loaded by none of the entry points below: the MCP SDK (serve imports it itself), the HTTP
 # client stack (the first real fetch), Python jsonschema (base/json_schema is the validator),

@@ -1,8 +1,8 @@
-"""What the start-up suites share (imported as ``tests.startup_support``): a new interpreter
+"""What the performance guards share (``tests.performance.interpreter``): a new interpreter
 that reports, and a current registry for it to open.
 
-They check behaviour and laziness (the names of modules loaded), never timings
-(bench/bench_startup.py measures those).
+They check behaviour, laziness (the names of modules loaded) and counts, never timings
+(bench/ measures those).
 """
 
 from __future__ import annotations
@@ -10,15 +10,18 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from toolfoundry.registry import NewVersion, Registry, VersionStatus
 
 
-def run_python(code: str, cwd: Path, stdin: str = "") -> list[object]:
-    """Run ``code`` in a new interpreter; the JSON list its last stdout line prints."""
+def run_json(code: str, cwd: Path, stdin: str = "", args: Sequence[str] = ()) -> Any:
+    """Run ``code`` in a new interpreter (``args`` are its ``sys.argv[1:]``); the JSON value
+    its last stdout line prints."""
     out = subprocess.run(
-        [sys.executable, "-c", code],
+        [sys.executable, "-c", code, *args],
         input=stdin,
         capture_output=True,
         text=True,
@@ -27,7 +30,12 @@ def run_python(code: str, cwd: Path, stdin: str = "") -> list[object]:
         cwd=cwd,
     )
     assert out.returncode == 0, out.stderr
-    loaded = json.loads(out.stdout.strip().splitlines()[-1])
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def run_python(code: str, cwd: Path, stdin: str = "") -> list[object]:
+    """Run ``code`` in a new interpreter; the JSON list its last stdout line prints."""
+    loaded = run_json(code, cwd, stdin)
     assert isinstance(loaded, list)
     return loaded
 

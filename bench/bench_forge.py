@@ -1,4 +1,10 @@
-"""Forge timings (a script, not a test): `.venv/bin/python tests/forge/bench_forge.py`."""
+"""Forge timings: the create path's parts, one draft of 10 tests, medians of repeated runs.
+
+    .venv/bin/python bench/bench_forge.py
+
+``forge_draft`` end to end (parse, static check, the tests in the sandbox, policy),
+``parse_draft`` alone and ``check_javascript`` on a small tool and on a ~300 KiB module.
+"""
 
 from __future__ import annotations
 

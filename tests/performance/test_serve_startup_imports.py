@@ -1,7 +1,7 @@
 """``toolfoundry serve``'s start-up (issue 15): what it pauses, and what it does not import.
 
-Each case runs in a new interpreter (tests/startup_support.py, as tests/test_startup_imports.py
-does).
+Each case runs in a new interpreter (tests/performance/interpreter.py, as
+tests/performance/test_startup_imports.py does).
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 
 import pytest
-from tests.startup_support import current_registry, loaded_modules, run_python
+from tests.performance.interpreter import current_registry, loaded_modules, run_python
 
 # catalogue projections a server or a configuration does not render (catalog/formats.py loads
 # each on first use; MCP's is catalog/mcp.py)
