@@ -27,6 +27,12 @@ def test_demo_runs_the_whole_cycle_on_a_fresh_store(tmp_path):
     assert "found-again-after-a-restart" in out
     assert "REPLAY" in out  # a replayed session is labelled as one
     assert "two.words" in out  # v2 was called after the refused regression
+    # it ends by pointing at the review page, with the store it used
+    assert out.splitlines()[-4:-1] == [
+        "Look at what it made on the review page (versions, diffs, the approval, the audit):",
+        "  toolfoundry serve --http 127.0.0.1:8765 --db sqlite:///.toolfoundry/demo.db",
+        "  then open http://127.0.0.1:8765/ui/",
+    ]
 
     with Foundry.open(f"sqlite:///{tmp_path / '.toolfoundry' / 'demo.db'}") as foundry:
         history = foundry.history("slugify")

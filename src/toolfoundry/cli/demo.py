@@ -127,8 +127,19 @@ def run_stages(
     console.print(f"audit trail: {', '.join(str(e.event.value) for e in foundry.audit('slugify'))}")
     runs = RunStore(foundry.registry).recent()
     console.print(f"agent runs stored with their transcripts: {len(runs)}")
-    console.print(
-        "\nNext: [bold]toolfoundry serve[/] exposes the active tools and the meta-tools over MCP; "
-        '[bold]toolfoundry agent "TASK" --model openai:gpt-4o-mini[/] runs a live model.'
-    )
+    for line in next_steps(db):
+        console.print(line, highlight=False, markup=False)
     return True
+
+
+def next_steps(db: str) -> list[str]:
+    """What the demo ends with: where to look at what it made, then where to go next."""
+    return [
+        "",
+        "Look at what it made on the review page (versions, diffs, the approval, the audit):",
+        f"  toolfoundry serve --http 127.0.0.1:8765 --db {db}",
+        "  then open http://127.0.0.1:8765/ui/",
+        "Next: `toolfoundry mcp install claude-desktop` (or claude-code, cursor, vscode) gives "
+        'your client these tools; `toolfoundry agent "TASK" --model openai:gpt-4o-mini` runs '
+        "a live model.",
+    ]
