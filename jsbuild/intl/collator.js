@@ -37,6 +37,17 @@ const TAILORINGS = {
 };
 // Locales whose collation ICU resolves with their region (they have tailorings of their own).
 const REGIONAL = new Set(["fr-CA", "zh-TW", "zh-HK", "zh-MO", "zh-SG"]);
+// The languages whose CLDR order this collator gives: those CLDR sorts by the root order
+// (for the letters of their alphabet) and those with a tailoring above. supportedLocalesOf
+// answers with these only; any other locale sorts by the root order, which is not its own
+// (fr-CA sorts accents backwards in CLDR, which this collator does not).
+const ROOT_ORDERED = new Set(["en", "de", "fr", "it", "pt", "nl", "id", "ms", "ca"]);
+const ordered = (tag) => {
+  const base = tag.split("-u-")[0];
+  const [language] = base.split("-");
+  if (base.split("-").slice(0, 2).join("-") === "fr-CA") return false;
+  return ROOT_ORDERED.has(language) || Object.hasOwn(TAILORINGS, language);
+};
 
 const IGNORABLE = /[\p{Cc}\p{Cf}]/u; // controls and format characters (other than whitespace)
 const SPACE = /\s/u;
@@ -225,8 +236,9 @@ export function Collator(internal, canonicalizeLocaleList) {
       if (!slot) throw new TypeError("Intl.Collator.prototype.resolvedOptions called on an incompatible receiver");
       return { ...slot.resolved };
     }
-    static supportedLocalesOf(locales) {
-      return canonicalizeLocaleList(locales).filter((tag) => /^[a-z]{2,3}(?:-|$)/.test(tag));
+    static supportedLocalesOf(locales, options) {
+      if (options !== undefined) option(Object(options), "localeMatcher", ["lookup", "best fit"], "best fit");
+      return canonicalizeLocaleList(locales).filter(ordered);
     }
   }
   Object.defineProperty(IntlCollator, "name", { value: "Collator" });

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from toolfoundry.forge.checks.js import check_javascript
+from toolfoundry.forge.checks.js_rules import test_locale_findings
 from toolfoundry.forge.checks.python import check_python
 from toolfoundry.forge.draft import Draft, Language
 from toolfoundry.forge.findings import Finding, Severity
@@ -51,10 +52,11 @@ def static_check(draft: Draft, policy: CapabilityPolicy) -> GateOutcome:
             )
         )
     else:
-        findings = tuple(
-            check_javascript(
+        findings = (
+            *check_javascript(
                 draft.code, capabilities=draft.capabilities, parameters=draft.parameters
-            )
+            ),
+            *test_locale_findings(draft.code, [case.input for case in draft.tests]),
         )
     errors = sum(f.blocking for f in findings)
     if not errors:

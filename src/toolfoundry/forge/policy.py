@@ -107,6 +107,37 @@ class CapabilityPolicy:
             **flags,
         )
 
+    def rule_text(self) -> str:
+        """The approval rule this policy applies, in one sentence for a model, worked out by
+        :meth:`decide` on each kind of capability (so it cannot say what the policy does not
+        do): what activates as soon as its tests pass and what waits for a human."""
+        host = "unlisted.invalid"  # a host no pattern but "*" covers
+        network = "needs network"
+        if self.auto_approve_network:
+            network += f" (except to {', '.join(self.auto_approve_network)})"
+        own, shared = (
+            Capabilities(storage=StorageScope.TOOL),
+            Capabilities(storage=StorageScope.SHARED),
+        )
+        kinds = [
+            ("computes only", Capabilities(), "javascript"),
+            ('uses its own storage (storage: "tool")', own, "javascript"),
+            ("shares storage with other tools", shared, "javascript"),
+            (network, Capabilities(network=(host,)), "javascript"),
+            ("needs credentials", Capabilities(network=(host,), credentials=(host,)), "javascript"),
+            ("runs in the Python tier", Capabilities(), "python"),
+        ]
+        verdicts = [(what, self.decide(caps, lang).needs_approval) for what, caps, lang in kinds]
+        at_once = [what for what, waits in verdicts if not waits]
+        waiting = [what for what, waits in verdicts if waits]
+        parts = []
+        if at_once:
+            parts.append(f"A new tool that {_either(at_once)} activates as soon as its tests pass")
+        if waiting:
+            who = "one" if at_once else "A new tool"
+            parts.append(f"{who} that {_either(waiting)} waits for a human's approval")
+        return "; ".join(parts) + "."
+
     def decide(
         self, capabilities: Capabilities, language: str = "javascript"
     ) -> CapabilityDecision:
@@ -131,3 +162,7 @@ class CapabilityPolicy:
         if self.approve == "all" and not reasons:
             reasons.append('policy: approve = "all" sends every new version to a human')
         return CapabilityDecision(bool(reasons), tuple(reasons))
+
+
+def _either(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " or " + items[-1]

@@ -14,6 +14,7 @@ from pydantic import Field
 
 from toolfoundry.declare import from_function
 from toolfoundry.forge.draft_json import draft_signature
+from toolfoundry.forge.policy import CapabilityPolicy
 from toolfoundry.foundry.create_tool_text import create_tool_description
 from toolfoundry.registry import AGENT_ACTOR, RegistryError
 from toolfoundry.spec import CallError, DeclaredTool, ErrorKind, Problem, ToolCallFailed, ToolSpec
@@ -186,7 +187,7 @@ def builtin_tools(foundry: Foundry | Callable[[], Foundry] | None = None) -> lis
         )
     }
     # create_tool's description ends with what the sandbox offers, read from its manifest
-    described = {"create_tool": create_tool_description(create_tool)}
+    described = {"create_tool": create_tool_description(create_tool, _python_tier(foundry))}
     return [
         from_function(
             declared[name],
@@ -195,6 +196,19 @@ def builtin_tools(foundry: Foundry | Callable[[], Foundry] | None = None) -> lis
         )
         for name in META_TOOL_NAMES  # the one list of their names, in the order clients see
     ]
+
+
+def _python_tier(foundry: Foundry | Callable[[], Foundry] | None) -> CapabilityPolicy | None:
+    """The policy Python tools are made under, when the served foundry has the Python tier
+    (bubblewrap found; the jail's own probe runs with the first Python draft), else None: an
+    unbound catalogue (docs/catalog.json) describes the JavaScript sandbox only."""
+    from toolfoundry.foundry import Foundry
+
+    if not isinstance(foundry, Foundry):
+        return None
+    from toolfoundry.sandbox.process import find_bwrap
+
+    return foundry.config.policy if find_bwrap() is not None else None
 
 
 def builtin_specs() -> list[ToolSpec]:

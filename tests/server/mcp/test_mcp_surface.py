@@ -17,6 +17,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from toolfoundry import Foundry
 from toolfoundry.base.json_gate import encode
+from toolfoundry.foundry.create_tool_text import GLOBALS_LINE
 from toolfoundry.foundry.meta_tools import builtin_tools
 from toolfoundry.server.mcp.server import build_mcp_server, meta_tool_entries
 from toolfoundry.server.mcp.surface import COMPACT_TOKENS, compact_entries
@@ -93,17 +94,22 @@ def test_compact_entries_keep_what_a_model_needs(tmp_path: Path) -> None:
     compact = compact_entries(full)
     assert tokens({"tools": compact}) < COMPACT_TOKENS < tokens({"tools": full})
     for short, long in zip(compact, full, strict=True):
-        assert short["description"] == long["description"]
+        kept = [x for x in long["description"].split("\n") if not x.startswith(GLOBALS_LINE)]
+        assert short["description"] == "\n".join(kept)
         assert short["annotations"] == long["annotations"]
         assert "outputSchema" not in short
         assert "title" not in short
         props, long_props = short["inputSchema"]["properties"], long["inputSchema"]["properties"]
         assert list(props) == list(long_props)
         assert short["inputSchema"].get("required") == long["inputSchema"].get("required")
-        for name, schema in props.items():  # every parameter keeps a type and its words
+        for name, schema in props.items():  # every parameter keeps a type and its first words
             assert "type" in schema, (short["name"], name)
-            if "description" in long_props[name]:
-                assert schema["description"] == long_props[name]["description"]
+            words = long_props[name].get("description")
+            if words is not None:
+                assert words.startswith(schema["description"].rstrip(".")), (name, words)
+    create = next(e for e in compact if e["name"] == "create_tool")["description"]
+    assert "Intl has locale data for" in create  # what the model cannot learn elsewhere
+    assert GLOBALS_LINE not in create
     tests = next(e for e in compact if e["name"] == "create_tool")["inputSchema"]["properties"]
     assert tests["tests"]["type"] == "array"
     assert tests["tests"]["items"] == {"type": "object"}

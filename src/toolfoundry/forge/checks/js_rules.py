@@ -10,13 +10,16 @@ from __future__ import annotations
 
 import codecs
 import contextlib
+import functools
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from tree_sitter import Node
 
 from toolfoundry.forge.findings import Finding, Severity
-from toolfoundry.sandbox.js.modules import packages
+from toolfoundry.sandbox.js.intl_parts import IntlLocales
+from toolfoundry.sandbox.js.modules import MANIFEST, packages
 from toolfoundry.sandbox.js.surface import global_instead
 from toolfoundry.spec import Capabilities, StorageScope
 
@@ -36,6 +39,47 @@ SAFE_CONSTRUCTOR_USES = frozenset(
     | {"new_expression", "expression_statement"}
 )
 LONG_LITERAL_CHARS = 10_000
+# What formats with a locale (its first argument): a literal tag without data is a warning.
+INTL_FORMATTERS = frozenset(
+    {"DateTimeFormat", "NumberFormat", "PluralRules", "RelativeTimeFormat", "ListFormat"}
+)
+LOCALE_METHODS = frozenset({"toLocaleString", "toLocaleDateString", "toLocaleTimeString"})
+LOCALE_TAG = re.compile(r"[A-Za-z]{2,3}(?:-[A-Za-z0-9]{2,8})*")
+
+
+@functools.cache
+def intl_locales() -> IntlLocales:
+    """The locales the built sandbox has Intl data for (read once per process)."""
+    return IntlLocales.read(MANIFEST)
+
+
+def test_locale_findings(code: str, inputs: list[Any]) -> list[Finding]:
+    """Warnings for tests that hand code which formats with Intl (``Intl.`` or
+    ``toLocale``) a locale without data in an argument named like one (``locale``, ``lang``):
+    the test passes on en-US output the model may not expect."""
+    if "Intl." not in code and "toLocale" not in code:
+        return []
+    locales = intl_locales()
+    out = []
+    for i, arguments in enumerate(inputs):
+        if not isinstance(arguments, Mapping):
+            continue
+        for key, value in arguments.items():
+            named = any(word in str(key).lower() for word in ("locale", "lang"))
+            if not named or not isinstance(value, str) or not LOCALE_TAG.fullmatch(value):
+                continue
+            if not locales.served(value):
+                message = (
+                    f"test {i} formats with {value!r}, a locale the sandbox's Intl has no data "
+                    "for: the tool answers as en-US. Locales with data: "
+                    f"{', '.join(sorted(locales.names()))} (and their regions)"
+                )
+                path = f"$.tests[{i}].input.{key}"
+                rule = "intl_locale_without_data"
+                out.append(Finding(rule, Severity.WARNING, message, path=path))
+    return out
+
+
 _BRACED_ESCAPE = re.compile(r"\\u\{([0-9a-fA-F]{1,6})\}")
 _IDENTIFIER_ESCAPE = re.compile(r"\\u\{([0-9a-fA-F]{1,6})\}|\\u([0-9a-fA-F]{4})")
 
@@ -336,6 +380,7 @@ class RuleWalker:
             self.report(
                 "no_eval", node, f"`{name}` with a string runs code from text; pass a function"
             )
+        self._locale_arguments(fn, arg_nodes)
         for arg in arg_nodes:
             if literal_value(arg) == "constructor":
                 self.report(
@@ -358,6 +403,7 @@ class RuleWalker:
         if ctor is None or args is None:
             return
         ctor = unwrap(ctor)
+        self._locale_arguments(ctor, list(args.named_children))
         is_ctor_prop = (
             ctor.type == "member_expression"
             and text(ctor.child_by_field_name("property")) == "constructor"
@@ -369,6 +415,32 @@ class RuleWalker:
                 "no_function_constructor",
                 node,
                 '`new x.constructor("...")` compiles a string as code; write an ordinary function',
+            )
+
+    def _locale_arguments(self, callee: Node, arguments: list[Node]) -> None:
+        """Warn about a literal locale without data in ``Intl.X(locale)`` or
+        ``x.toLocale*String(locale)``: it formats as en-US, which a test may not show."""
+        if callee.type != "member_expression" or not arguments:
+            return
+        owner = text(callee.child_by_field_name("object"))
+        member = text(callee.child_by_field_name("property"))
+        if not ((owner == "Intl" and member in INTL_FORMATTERS) or member in LOCALE_METHODS):
+            return
+        first = unwrap(arguments[0])
+        items = first.named_children if first.type == "array" else [first]
+        locales = intl_locales()
+        tags = [(item, literal_value(item)) for item in items]
+        if any(tag is None or locales.served(tag) for _, tag in tags):
+            return  # computed, or one of the list is served (the first served one is used)
+        for item, tag in tags:
+            if tag is None or not LOCALE_TAG.fullmatch(tag):
+                continue
+            self.report(
+                "intl_locale_without_data",
+                item,
+                f"the sandbox's Intl has no data for {tag!r}: it formats as en-US here. Locales "
+                f"with data: {', '.join(sorted(locales.names()))} (and their regions)",
+                Severity.WARNING,
             )
 
     def _import_source(self, node: Node, spec: str | None) -> None:

@@ -49,6 +49,7 @@ from toolfoundry.base.json_gate import encode
 from toolfoundry.base.lru import SizedLRU, text_cost
 from toolfoundry.catalog.mcp import mcp_tool, mcp_tools
 from toolfoundry.foundry import Foundry
+from toolfoundry.forge.policy import CapabilityPolicy
 from toolfoundry.foundry.meta_tools import builtin_tools
 from toolfoundry.server.changes import DEFAULT_INTERVAL_S, ActiveSetWatcher
 from toolfoundry.server.mcp.listing import DEFAULT_PAGE_SIZE, InvalidCursor, ToolListing
@@ -66,11 +67,21 @@ INSTRUCTIONS = (
     "for one with search_tools; show_tool reads a tool's code and tests before you improve "
     "it; create_tool makes a new tool (or the next version of one) from code and tests; "
     "call_tool calls a tool your tool list does not show yet; run_js tries an idea once. "
-    "A new tool that needs network, "
-    "credentials or storage waits for a human's approval; the tool list changes when it is "
-    "approved (notifications/tools/list_changed)."
 )
 # What the compact surface adds: the library is not listed, so say how to reach it.
+# after the policy's own approval rule (forge/policy.py: CapabilityPolicy.rule_text)
+APPROVED_NOTICE = (
+    " The tool list changes when a tool is approved (notifications/tools/list_changed)."
+)
+
+
+def instructions(policy: CapabilityPolicy, *, compact: bool = False) -> str:
+    """The server's instructions: what the tools are for, and the approval rule ``policy``
+    applies, stated from the policy itself."""
+    rule = policy.rule_text() + APPROVED_NOTICE
+    return INSTRUCTIONS + rule + (COMPACT_INSTRUCTIONS if compact else "")
+
+
 COMPACT_INSTRUCTIONS = (
     " This server lists only its meta-tools, whatever the library holds: find a tool with "
     "search_tools (its first hit carries its parameters), then call it with call_tool, or "
@@ -284,7 +295,7 @@ def build_mcp_server(
     server = FoundryMCPServer(
         SERVER_NAME,
         version=package_version("toolfoundry"),
-        instructions=INSTRUCTIONS + (COMPACT_INSTRUCTIONS if compact else ""),
+        instructions=instructions(foundry.config.policy, compact=compact),
         lifespan=lifespan,
         on_list_tools=list_tools,
         on_call_tool=call_tool,
