@@ -195,9 +195,9 @@ interface ToolsByName {
     version: number;
   }): Promise<{ [key: string]: unknown }>;
   /**
-   * Run a one-off JavaScript ES module in the sandbox, without registering it.
+   * Run a one-off JavaScript ES module in the sandbox, where ``tools`` calls your tools.
    *
-   * Use it to try an idea before turning it into a tool. The module exports ``handler(args)`` or a default value; it has no network and no storage.
+   * The module exports ``handler(args)`` or a default value; its own code has no network and no storage. ``await tools.NAME(args)`` calls NAME's current active version under that tool's own approved capabilities (``tools["my-tool"](args)`` for a name with ``-``); ``await tools.call(name, args, { version })`` any active version. Make many calls in one run and return only what you need: the results in between stay in the sandbox. A failed call throws a ``ToolError`` with ``kind`` (``not_found``, ``not_active``, ``invalid_arguments``, ``timeout``...), ``message`` and ``tool``, which the code can catch. Types: each search_tools hit's ``signature``, or the resource ``toolfoundry://types/tools.d.ts``. The answer's ``run_id`` makes a working run a tool: create_tool with ``from_run``.
    */
   run_js(args: {
     /** the ES module source */
@@ -212,7 +212,7 @@ interface ToolsByName {
   /**
    * Find existing tools by what they do, best match first; look here before creating one.
    *
-   * Each hit has a ``strength``: ``strong`` when the tool shares enough of the need, in its words or in meaning; ``weak`` when it is only the closest there is (``matched`` lists the query's words it has): read a weak hit's description, or show_tool, before relying on it, and create the tool when none fits. Strong hits come first. An empty list means no tool shares a word or a meaning with the need: none does it yet. The first hit carries its ``parameters`` (JSON Schema): call it with them directly.
+   * Each hit has a ``strength``: ``strong`` when the tool shares enough of the need, in its words or in meaning; ``weak`` when it is only the closest there is (``matched`` lists the query's words it has): read a weak hit's description, or show_tool, before relying on it, and create the tool when none fits. Strong hits come first. An empty list means no tool shares a word or a meaning with the need: none does it yet. The first hit carries its ``parameters`` (JSON Schema): call it with them directly. Each hit's ``signature`` types it as ``tools.NAME(args)`` for run_js (TypeScript).
    */
   search_tools(args: {
     /** words describing the need, e.g. "convert markdown to html" */
@@ -225,7 +225,7 @@ interface ToolsByName {
     k?: number;
   }): Promise<{ [key: string]: unknown }[]>;
   /**
-   * Read a tool before improving it: description, parameters, code, capabilities, status.
+   * Read a tool before improving it: description, parameters, code, capabilities, status, and its TypeScript ``signature`` as ``tools.NAME`` in run_js.
    *
    * Also the whole test suite the version was gated by (earlier versions' tests, named ``v3:name``, then its own), each with input, expected value and fixtures; the tests it retired and why; how often it was called and its last error. A next version must pass that suite, except what it retires in ``changes_tests``.
    */

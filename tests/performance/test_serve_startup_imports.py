@@ -16,7 +16,16 @@ from tests.performance.interpreter import current_registry, loaded_modules, run_
 # each on first use; MCP's is catalog/mcp.py)
 OTHER_FORMATS = [
     f"toolfoundry.catalog.{m}"
-    for m in ("anthropic", "arguments", "describe_json", "gemini", "openai_chat", "openai_strict")
+    for m in (
+        "anthropic",
+        "arguments",
+        "describe_json",
+        "gemini",
+        "openai_chat",
+        "openai_strict",
+        "typescript",  # read with the types resource, a search hit's or show_tool's signature
+        "typescript_types",
+    )
 ]
 CASES = {
     # reading toolfoundry.toml checks format names only: no projection, no schema validator

@@ -68,7 +68,7 @@ def test_served_lists_page_at_the_given_size(tmp_path: Path) -> None:
             assert [n for page in pages for n in page] == [*META_TOOL_NAMES, *NAMES]
 
             first = await session.list_resources()
-            assert len(first.resources) == 6  # three tools, their source and tests
+            assert len(first.resources) == 7  # the types, three tools' source and tests
             assert first.next_cursor is not None
             second = await session.list_resources(
                 params=types.PaginatedRequestParams(cursor=first.next_cursor)

@@ -1,7 +1,8 @@
 """Everything a model needs to read before it improves a tool: ``show_tool``'s answer.
 
-One version's description, schemas, code and capabilities, the suite it was gated by (earlier
-versions' tests included, as the review packet shows them), and how the tool has fared in use.
+One version's description, schemas (and their TypeScript signature, for code mode), code and
+capabilities, the suite it was gated by (earlier versions' tests included, as the review packet
+shows them), and how the tool has fared in use.
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ def tool_card(fd: Foundry, name: str, version: int | None = None) -> dict[str, A
     Raises:
         RegistryError: ``not_found``.
     """
+    from toolfoundry.catalog.typescript import declaration
+
     v = fd.show(name, version)
     last = fd.registry.last_failures(name).get(name)
     return {
@@ -28,6 +31,8 @@ def tool_card(fd: Foundry, name: str, version: int | None = None) -> dict[str, A
         "description": v.description,
         "parameters": v.parameters,
         "returns": v.returns,
+        # what tools.NAME takes and gives in code mode, as TypeScript (catalog/typescript.py)
+        "signature": declaration(v.spec).signature,
         "code": v.code,
         "fixtures": v.fixtures,  # canned HTTP answers every test of this version sees
         "suite": gating_suite(v),

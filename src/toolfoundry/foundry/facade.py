@@ -476,6 +476,14 @@ class Foundry:
         ``examples``: with each tool's example arguments, from its passing tests)."""
         return self.registry.active_specs(examples=examples)
 
+    def signatures(self, names: Sequence[str]) -> dict[str, str]:
+        """The TypeScript signature of each named active tool, by name: what ``tools.NAME``
+        takes and gives in code mode (its part of the ``typescript`` catalogue format)."""
+        from toolfoundry.catalog.typescript import declaration
+
+        specs = self.registry.active_specs(names) if names else []
+        return {spec.name: declaration(spec).signature for spec in specs}
+
     def catalog(self, format: str = "json") -> str:
         """The active tools rendered as ``json|openai|responses|anthropic|gemini|mcp|skill``.
 

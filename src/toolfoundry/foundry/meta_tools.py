@@ -80,13 +80,17 @@ def builtin_tools(foundry: Foundry | Callable[[], Foundry] | None = None) -> lis
         lists the query's words it has): read a weak hit's description, or show_tool, before
         relying on it, and create the tool when none fits. Strong hits come first. An empty
         list means no tool shares a word or a meaning with the need: none does it yet. The
-        first hit carries its ``parameters`` (JSON Schema): call it with them directly.
+        first hit carries its ``parameters`` (JSON Schema): call it with them directly. Each
+        hit's ``signature`` types it as ``tools.NAME(args)`` for run_js (TypeScript).
 
         Args:
             query: words describing the need, e.g. "convert markdown to html".
             k: how many tools to return at most.
         """
-        return [hit.to_dict() for hit in current().search(query, k)]
+        foundry = current()
+        hits = foundry.search(query, k)
+        signed = foundry.signatures([hit.name for hit in hits])
+        return [{**hit.to_dict(), "signature": signed.get(hit.name)} for hit in hits]
 
     def tool_history(name: str) -> list[dict[str, Any]]:
         """List every version of a tool with its status, author and creation time.
@@ -108,10 +112,18 @@ def builtin_tools(foundry: Foundry | Callable[[], Foundry] | None = None) -> lis
         return current().rollback(name, to=version, by=AGENT_ACTOR).summary()
 
     def run_js(code: str, args: dict[str, Any] | None = None) -> dict[str, Any]:
-        """Run a one-off JavaScript ES module in the sandbox, without registering it.
+        """Run a one-off JavaScript ES module in the sandbox, where ``tools`` calls your tools.
 
-        Use it to try an idea before turning it into a tool. The module exports
-        ``handler(args)`` or a default value; it has no network and no storage.
+        The module exports ``handler(args)`` or a default value; its own code has no network
+        and no storage. ``await tools.NAME(args)`` calls NAME's current active version under
+        that tool's own approved capabilities (``tools["my-tool"](args)`` for a name with
+        ``-``); ``await tools.call(name, args, { version })`` any active version. Make many
+        calls in one run and return only what you need: the results in between stay in the
+        sandbox. A failed call throws a ``ToolError`` with ``kind`` (``not_found``,
+        ``not_active``, ``invalid_arguments``, ``timeout``...), ``message`` and ``tool``, which
+        the code can catch. Types: each search_tools hit's ``signature``, or the resource
+        ``toolfoundry://types/tools.d.ts``. The answer's ``run_id`` makes a working run a tool:
+        create_tool with ``from_run``.
 
         Args:
             code: the ES module source.
@@ -126,7 +138,8 @@ def builtin_tools(foundry: Foundry | Callable[[], Foundry] | None = None) -> lis
     def show_tool(
         name: ToolName, version: Annotated[int, Field(ge=1, le=MAX_VERSION)] | None = None
     ) -> dict[str, Any]:
-        """Read a tool before improving it: description, parameters, code, capabilities, status.
+        """Read a tool before improving it: description, parameters, code, capabilities, status,
+        and its TypeScript ``signature`` as ``tools.NAME`` in run_js.
 
         Also the whole test suite the version was gated by (earlier versions' tests, named
         ``v3:name``, then its own), each with input, expected value and fixtures; the tests

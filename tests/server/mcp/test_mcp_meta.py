@@ -18,6 +18,7 @@ from mcp.shared.exceptions import MCPError
 from toolfoundry import Foundry
 from toolfoundry.base.json_gate import decode
 from toolfoundry.registry import AuditEvent
+from toolfoundry.server.mcp.resources import TYPES_URI
 from toolfoundry.server.mcp.server import build_mcp_server
 
 from .test_mcp_support import Notifications, by_name, relaxed_foundry, structured, text_of
@@ -222,13 +223,14 @@ def test_resources_are_each_active_tools_source_and_tests(fd: Foundry) -> None:
             assert caps.resources is not None
             assert caps.resources.list_changed is True
             empty = await client.list_resources(cache_mode="bypass")
-            assert empty.resources == []
+            assert [str(r.uri) for r in empty.resources] == [TYPES_URI]  # tests/.../test_mcp_types
             seen = notes.resources_changed
             await client.call_tool("create_tool", ADD)
             await notes.wait_resources_changed(seen)
             listed = await client.list_resources(cache_mode="bypass")
             kinds = {str(r.uri): r.mime_type for r in listed.resources}
             assert kinds == {
+                TYPES_URI: "text/x-typescript",
                 "toolfoundry://tools/add/source": "text/javascript",
                 "toolfoundry://tools/add/tests": "application/json",
             }
@@ -283,7 +285,7 @@ def test_resources_list_pages_by_cursor(fd: Foundry) -> None:
             second = await client.list_resources(cursor=first.next_cursor, cache_mode="bypass")
             assert second.next_cursor is None
             uris = [str(r.uri) for r in first.resources + second.resources]
-            assert uris == [
+            assert uris == [TYPES_URI] + [
                 f"toolfoundry://tools/{n}/{part}"
                 for n in ("alpha", "beta", "gamma")
                 for part in ("source", "tests")

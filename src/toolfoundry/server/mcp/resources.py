@@ -5,6 +5,10 @@
 - ``toolfoundry://tools/{name}/tests``: the suite that version was gated by (earlier versions'
   tests first, each with input, expected value and fixtures; the tests it retired; the canned
   HTTP answers every test sees), as ``application/json``. The same facts ``show_tool`` gives.
+- ``toolfoundry://types/tools.d.ts``: the TypeScript declarations of code mode's ``tools``
+  global for every active tool (the catalogue's ``typescript`` format, of the registry's tools,
+  which are what ``tools`` reaches), first on the first page; each ``search_tools`` hit and
+  ``show_tool`` carry one tool's part as its ``signature``.
 
 ``resources/list`` pages by tool name (``page_size`` tools a page, 100 unless ``serve
 --page-size`` says otherwise; the cursor an offset);
@@ -33,6 +37,18 @@ _URI = re.compile(rf"^{SCHEME}://tools/([^/]+)/(source|tests)$")
 _CURSOR = re.compile(r"[0-9]{1,12}")
 _SOURCE_MIME = {"javascript": "text/javascript", "python": "text/x-python"}
 JSON_MIME = "application/json"
+TYPES_URI = f"{SCHEME}://types/tools.d.ts"
+TYPES_MIME = "text/x-typescript"
+TYPES_RESOURCE = types.Resource(
+    uri=TYPES_URI,
+    name="types/tools.d.ts",
+    title="TypeScript types of the tools global",
+    description=(
+        "TypeScript declarations of every active tool as code mode's `tools` global reaches "
+        "it in run_js: arguments, results, JSDoc, tools.call and ToolError."
+    ),
+    mime_type=TYPES_MIME,
+)
 
 
 def source_uri(name: str) -> str:
@@ -102,15 +118,22 @@ class ToolResources:
         page = self.foundry.tools(include_inactive=False, limit=size + 1, offset=offset)
         more = len(page) > size
         resources = [r for v in page[:size] if v.name not in self._hidden for r in _entries(v)]
+        if offset == 0:
+            resources.insert(0, TYPES_RESOURCE)
         return types.ListResourcesResult(
             resources=resources, next_cursor=str(offset + size) if more else None
         )
 
     def read(self, uri: str) -> types.ReadResourceResult:
-        """The contents of one resource of an active tool's current version."""
+        """The contents of one resource of an active tool's current version, or the types."""
+        if uri == TYPES_URI:
+            text = self.foundry.catalog("typescript")  # kept while the active set is unchanged
+            contents = types.TextResourceContents(uri=uri, mime_type=TYPES_MIME, text=text)
+            return types.ReadResourceResult(contents=[contents])
         match = _URI.fullmatch(uri)
         if match is None:
-            raise _unknown(uri, f"expected {source_uri('NAME')} or {tests_uri('NAME')}")
+            expected = f"{source_uri('NAME')}, {tests_uri('NAME')} or {TYPES_URI}"
+            raise _unknown(uri, f"expected {expected}")
         name, part = match.groups()
         try:
             v = self.foundry.show(validate_name(name))

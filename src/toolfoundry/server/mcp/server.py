@@ -15,7 +15,8 @@ Unknown tool names are protocol errors (``-32602``); a tool that exists but is n
 (pending approval, disabled, rejected) gives an ``isError`` result of kind ``not_active``, so a
 model learns it must wait for a human rather than that it misspelt a name.
 
-Each active tool's source and tests are resources too (:mod:`toolfoundry.server.mcp.resources`).
+Each active tool's source and tests are resources too, and so are the active set's TypeScript
+types (``toolfoundry://types/tools.d.ts``; :mod:`toolfoundry.server.mcp.resources`).
 
 ``notifications/tools/list_changed`` (and, from the same event,
 ``notifications/resources/list_changed``) reaches clients of both protocol eras: on handshake
