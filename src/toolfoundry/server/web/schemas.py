@@ -63,6 +63,11 @@ COMPONENTS: dict[str, dict[str, Any]] = {
         p95_ms=_OPT_NUM,
         mean_ms=_OPT_NUM,
         last_used=_OPT_STR,
+        callers={
+            "type": "object",
+            "additionalProperties": _INT,
+            "description": "Calls made by code through tools, by caller (a tool, or run_js).",
+        },
     ),
     "LastError": {
         "type": ["object", "null"],
@@ -291,6 +296,18 @@ COMPONENTS: dict[str, dict[str, Any]] = {
         logs={"type": "array", "items": _STR},
         duration_ms=_NUM,
     ),
+    "CodeRun": _obj(
+        ["ok", "value", "error", "logs", "duration_ms", "run_id"],
+        ok=_BOOL,
+        value={},
+        error={"oneOf": [{"type": "null"}, ref("ErrorDetail")]},
+        logs={"type": "array", "items": _STR},
+        duration_ms=_NUM,
+        run_id={
+            **_STR,
+            "description": "The kept run: a draft's from_run makes it a tool and its first test.",
+        },
+    ),
     "CreateResult": _obj(
         [
             "status",
@@ -320,6 +337,11 @@ COMPONENTS: dict[str, dict[str, Any]] = {
         event=_STR,
         actor=_STR,
         detail=_DICT,
+        caller={
+            **_STR,
+            "description": "Who made the call through code mode's tools: run:<id> or "
+            "name@version (absent for a direct call).",
+        },
     ),
     "SearchHit": _obj(
         ["name", "version", "description", "status", "strength", "score", "relevance", "matched"],
@@ -385,6 +407,19 @@ CALL_BODY = {
     "properties": {
         "args": {"type": "object", "description": "The tool's arguments."},
         "version": {"type": "integer", "minimum": 1, "description": "Default: the current one."},
+    },
+}
+RUN_JS_BODY = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["code"],
+    "properties": {
+        "code": {
+            "type": "string",
+            "description": "An ES module exporting handler(args) or a default value; "
+            "`await tools.NAME(args)` calls the registry's active tools.",
+        },
+        "args": {"type": "object", "description": "The arguments passed to handler."},
     },
 }
 DRAFT_BODY = ref("Draft")
