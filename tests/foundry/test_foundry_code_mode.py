@@ -404,6 +404,7 @@ def test_runs_are_kept_bounded_in_count_and_age(fd):
 
     from toolfoundry.registry import code_runs
     from toolfoundry.registry.codecs import now
+    from toolfoundry.registry.schema import code_runs as code_runs_table
 
     ids = [fd.run_js(f"export default {i};").details["run_id"] for i in range(3)]
     assert all(fd.registry.code_run(i) is not None for i in ids)
@@ -418,12 +419,12 @@ def test_runs_are_kept_bounded_in_count_and_age(fd):
         code="export default 0;",
         recording=None,
     )
-    with fd.registry.engine.begin() as conn:
-        conn.execute(code_runs.code_runs.insert().values(**dataclasses.asdict(old)))
+    with fd.registry.engine.begin() as conn:  # written straight, as a week-old process did
+        conn.execute(code_runs_table.insert().values(**dataclasses.asdict(old)))
+    assert fd.registry.code_run("old") is not None
     fd.run_js("export default 'newest';")
     assert fd.registry.code_run("old") is None  # past the age kept
-    with fd.registry.engine.begin() as conn:
-        code_runs.save(conn, dataclasses.replace(old, id="x", started_at=now()), kept=2)
+    fd.registry.calls.record_all([], run=dataclasses.replace(old, id="x", started_at=now()), kept=2)
     kept = [i for i in ids if fd.registry.code_run(i) is not None]
     assert kept == []  # only the newest two are kept
     assert fd.registry.code_run("x") is not None

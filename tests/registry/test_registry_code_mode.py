@@ -13,6 +13,7 @@ from toolfoundry.registry import code_runs as runs
 from toolfoundry.registry.calls import CallRecord
 from toolfoundry.registry.code_runs import CodeRunRow
 from toolfoundry.registry.codecs import now
+from toolfoundry.registry.schema import code_runs
 
 NAME = "a" * 64  # the longest name: its by:<caller> counter fits the column
 
@@ -85,13 +86,24 @@ def test_a_run_is_kept_and_read_back(reg: Registry):
 
 def test_runs_past_the_age_or_the_count_kept_are_deleted(reg: Registry):
     old = now() - runs.RUN_MAX_AGE - timedelta(minutes=1)
-    with reg.engine.begin() as conn:
-        runs.save(conn, row("old", started_at=old))
-        for i in range(4):
-            runs.save(conn, row(f"r{i}", started_at=now() - timedelta(seconds=10 - i)), kept=3)
+    with reg.engine.begin() as conn:  # written straight, as a week-old process did
+        conn.execute(code_runs.insert().values(**dataclasses.asdict(row("old", started_at=old))))
+    assert reg.code_run("old") is not None
+    for i in range(4):
+        newer = row(f"r{i}", started_at=now() - timedelta(seconds=10 - i))
+        reg.calls.record_all([], run=newer, kept=3)
     assert reg.code_run("old") is None
     assert [i for i in ("r0", "r1", "r2", "r3") if reg.code_run(i) is not None] == [
         "r1",
         "r2",
         "r3",
     ]
+
+
+def test_a_run_and_its_inner_calls_are_written_together(reg: Registry):
+    record = CallRecord("word_count", 1, 2.0, None, "agent", caller="run:r9", caller_name="run_js")
+    reg.calls.record_all([record, record], run=row("r9", recording=None))
+    kept = reg.code_run("r9")
+    assert kept is not None
+    assert kept.recording is None
+    assert [a.caller for a in reg.audit("word_count")] == ["run:r9", "run:r9"]

@@ -330,7 +330,30 @@ def test_a_chain_of_16_nested_runs_each_deep_in_recursion_does_not_crash(on: str
     [r] = box
     assert r.ok, r.error
     assert levels(r.value) == list(range(17))
-    assert provider.threads == {"tf-nested"}
+    # the first level stays on the caller's thread (room for two stores), deeper ones do not
+    assert "tf-nested" in provider.threads
+    assert threading.current_thread().name in provider.threads or on == "worker thread"
+
+
+def test_a_thread_with_a_small_stack_hands_even_the_first_level_over():
+    provider = Nested(last=2)
+    box: list[CallResult] = []
+
+    def outer() -> None:
+        policy = SandboxPolicy(tools=provider, timeout_s=60)
+        box.append(run_js(DEEP, {"level": 0, "last": 2}, policy))
+
+    previous = threading.stack_size(4 * MIB)  # room for one store, not two
+    try:
+        thread = threading.Thread(target=outer, name="small-stack")
+        thread.start()
+    finally:
+        threading.stack_size(previous)
+    thread.join()
+    [r] = box
+    assert r.ok, r.error
+    assert levels(r.value) == [0, 1, 2]
+    assert "small-stack" not in provider.threads
 
 
 def test_nested_runs_share_the_outer_deadline():

@@ -50,7 +50,6 @@ def new_run_id() -> str:
 def run_snippet(
     caller: CallPath,
     statements: CallStatements,
-    registry: Registry,
     limits: CallLimits,
     code: str,
     args: Any,
@@ -72,14 +71,17 @@ def run_snippet(
         caller_name=RUN_CALLER,
         actor=by,
         recording=calls,
+        write_records=False,  # written below with the run's row: one transaction
     )
     fetches = _RecordingFetch(policy.fetch) if policy.fetch is not None else None
     policy = dataclasses.replace(policy, tools=tools, fetch=fetches)
     started = time.monotonic()
     result = run_js(code, {} if args is None else args, policy)
     recording = _recording(args, result, calls, fetches)
-    registry.save_code_run(
-        CodeRunRow(
+    records = tools.last_chain.take_records() if tools.last_chain is not None else []
+    statements.record_all(
+        records,
+        run=CodeRunRow(
             id=run_id,
             started_at=now(),
             actor=by,
@@ -89,7 +91,7 @@ def run_snippet(
             inner_calls=int(result.details.get("inner_calls", 0)),
             code=code if isinstance(code, str) else "",
             recording=recording,
-        )
+        ),
     )
     result.details["run_id"] = run_id
     return result

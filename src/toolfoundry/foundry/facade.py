@@ -334,9 +334,7 @@ class Foundry:
 
         policy = policy or SandboxPolicy.under(self.config.limits)
         limits = self.config.limits
-        return run_snippet(
-            self._caller, self._statements, self.registry, limits, code, args, policy, by=by
-        )
+        return run_snippet(self._caller, self._statements, limits, code, args, policy, by=by)
 
     # -- reviewing and versions ----------------------------------------------------------
 

@@ -113,6 +113,9 @@ class InnerCalls:
         recording: where the calls this caller makes are kept (a run's own calls).
         testing: the calls of a draft's test cases (the forge's runner's ``callees``): real
             calls of pure callees, never recorded; a callee with network or storage refused.
+        write_records: the chain's owner writes its records when the outer call ends; False
+            leaves them in :attr:`last_chain` for the caller to write (a run keeps them with
+            its own row, in one transaction).
     """
 
     def __init__(
@@ -128,6 +131,7 @@ class InnerCalls:
         depth: int = 0,
         recording: list[RecordedCall] | None = None,
         testing: bool = False,
+        write_records: bool = True,
     ) -> None:
         self._caller = caller
         self._statements = statements
@@ -139,6 +143,8 @@ class InnerCalls:
         self._depth = depth
         self._recording = recording
         self._testing = testing
+        self._write_records = write_records
+        self.last_chain: Chain | None = None
 
     def handler(self, *, deadline: float, caller: str | None) -> ToolsSession:
         """The handler of one call of this caller (see the sandbox's ``ToolsProvider``)."""
@@ -146,7 +152,9 @@ class InnerCalls:
         owner = chain is None
         if chain is None:
             chain = Chain(deadline, self._limits, self.actor, testing=self._testing)
-        flush = self._statements.record_all if owner and not chain.testing else None
+            self.last_chain = chain
+        writes = owner and self._write_records and not chain.testing
+        flush = self._statements.record_all if writes else None
         return ToolsSession(self, chain, self._depth + 1, flush, self._recording)
 
     def call(self, request: ToolRequest, chain: Chain, depth: int) -> CallResult:

@@ -18,9 +18,11 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from toolfoundry.registry.code_runs import RUN_COLUMNS, RUN_MAX_AGE, RUNS_KEPT, CodeRunRow
 from toolfoundry.registry.codecs import (
     ROW_COLUMNS,
     VERSION_COLUMNS,
+    as_utc,
     bindable_name,
     bucket,
     now,
@@ -55,6 +57,17 @@ _AUDIT = (
     "VALUES (:at, :tool, :version, :event, :actor, :detail, :caller)"
 )
 _NAMES = "SELECT name FROM tf_tools"
+# A kept code-mode run (registry/code_runs.py), then the runs past the age or count kept.
+_RUN_INSERT = (
+    "INSERT INTO tf_code_runs (id, started_at, actor, ok, error_kind, duration_ms, "
+    "inner_calls, code, recording) VALUES (:id, :started_at, :actor, :ok, :error_kind, "
+    ":duration_ms, :inner_calls, :code, :recording)"
+)
+_RUN_READ = f"SELECT {', '.join(RUN_COLUMNS)} FROM tf_code_runs WHERE id = :id"
+_RUN_PRUNE = (
+    "DELETE FROM tf_code_runs WHERE started_at < :cutoff OR started_at < (SELECT started_at "
+    "FROM tf_code_runs ORDER BY started_at DESC LIMIT 1 OFFSET :skip)"
+)
 _NAMED = re.compile(r":(\w+)")
 
 
@@ -107,6 +120,9 @@ class CallStatements:
         self._read = style(_READ)
         self._upsert = style(_UPSERT)
         self._audit = style(_AUDIT)
+        self._run_insert = style(_RUN_INSERT)
+        self._run_prune = style(_RUN_PRUNE)
+        self._run_read = style(_RUN_READ)
 
     def resolve(self, name: str, version: int | None) -> tuple[int, int, VersionStatus]:
         """(row id, number, status) of the named or current version.
@@ -165,10 +181,20 @@ class CallStatements:
         """Count the call and append its ``called`` audit row in one transaction."""
         self.record_all([CallRecord(name, version, duration_ms, error_kind, actor)])
 
-    def record_all(self, calls: Sequence[CallRecord]) -> None:
+    def record_all(
+        self,
+        calls: Sequence[CallRecord],
+        *,
+        run: CodeRunRow | None = None,
+        kept: int = RUNS_KEPT,
+    ) -> None:
         """Count the calls and append their ``called`` audit rows in one transaction (an
-        outer call's inner calls are written together: one commit, not one per call)."""
-        if not calls:
+        outer call's inner calls are written together: one commit, not one per call).
+
+        With ``run``, the code-mode run they were made by is kept in the same transaction,
+        and the runs past the age or the count kept (``kept``) are deleted.
+        """
+        if not calls and run is None:
             return
         at: Any = now()
         if not self._postgres:
@@ -184,16 +210,53 @@ class CallStatements:
             ms = call.duration_ms
             rows += [{"tool": call.name, "counter": c, "ms": ms, "at": at} for c in counters]
             audit_rows.append(self._audit_row(call, at))
+        runs = [] if run is None else [self._run_row(run), self._prune_row(kept)]
         with self._connections.borrow() as driver:
             if self._postgres:
-                self._record_postgres(driver, rows, audit_rows)
+                self._record_postgres(driver, rows, audit_rows, runs)
             else:
                 cursor = driver.cursor()
                 cursor.execute("BEGIN")  # the driver runs in autocommit mode (sqlite_file.py)
                 cursor.executemany(self._upsert, rows)
                 cursor.executemany(self._audit, audit_rows)
+                if runs:
+                    cursor.execute(self._run_insert, runs[0])
+                    cursor.execute(self._run_prune, runs[1])
                 cursor.execute("COMMIT")
                 cursor.close()
+
+    def code_run(self, run_id: str) -> CodeRunRow | None:
+        """A kept run, or None."""
+        row = self._one(self._run_read, {"id": run_id})
+        if row is None:
+            return None
+        values = dict(zip(RUN_COLUMNS, row, strict=True))
+        recording = values["recording"]
+        if isinstance(recording, str):  # SQLite keeps JSON as its text
+            recording = json.loads(recording)
+        values.update(
+            started_at=as_utc(values["started_at"]),
+            ok=bool(values["ok"]),
+            recording=recording,
+        )
+        return CodeRunRow(**values)
+
+    def _run_row(self, run: CodeRunRow) -> dict[str, Any]:
+        # not dataclasses.asdict: that would deep-copy the recording
+        values: dict[str, Any] = {name: getattr(run, name) for name in RUN_COLUMNS}
+        if self._postgres:
+            from psycopg.types.json import Json
+
+            values["recording"] = None if run.recording is None else Json(run.recording)
+        else:
+            values["started_at"] = sqlite_datetime(run.started_at)
+            values["ok"] = int(run.ok)
+            values["recording"] = None if run.recording is None else json.dumps(run.recording)
+        return values
+
+    def _prune_row(self, kept: int) -> dict[str, Any]:
+        cutoff: Any = now() - RUN_MAX_AGE
+        return {"cutoff": cutoff if self._postgres else sqlite_datetime(cutoff), "skip": kept - 1}
 
     def _audit_row(self, call: CallRecord, at: Any) -> dict[str, Any]:
         kind = call.error_kind
@@ -215,7 +278,11 @@ class CallStatements:
         }
 
     def _record_postgres(
-        self, driver: Any, rows: list[dict[str, Any]], audit_rows: list[dict[str, Any]]
+        self,
+        driver: Any,
+        rows: list[dict[str, Any]],
+        audit_rows: list[dict[str, Any]],
+        runs: list[dict[str, Any]],
     ) -> None:
         # Pipelined: BEGIN, the statements and COMMIT go to the server in one round trip.
         with driver.pipeline(), driver.cursor() as cursor:
@@ -223,6 +290,10 @@ class CallStatements:
             # torn; waiting for the WAL flush would cost more than the call itself. Versions,
             # approvals and pointer moves keep synchronous commits.
             cursor.execute("SET LOCAL synchronous_commit TO OFF")
-            cursor.executemany(self._upsert, rows)
-            cursor.executemany(self._audit, audit_rows)
+            if rows:
+                cursor.executemany(self._upsert, rows)
+                cursor.executemany(self._audit, audit_rows)
+            if runs:
+                cursor.execute(self._run_insert, runs[0])
+                cursor.execute(self._run_prune, runs[1])
             driver.commit()

@@ -17,7 +17,7 @@ from sqlalchemy.engine import Connection, Engine, Row
 
 from toolfoundry.base.json_gate import lone_surrogate_at
 from toolfoundry.registry import audit as audit_log
-from toolfoundry.registry import code_runs, embedder, lookalikes
+from toolfoundry.registry import embedder, lookalikes
 from toolfoundry.registry import holds as approval_rule
 from toolfoundry.registry import review_facts as review
 from toolfoundry.registry import runs as agent_runs
@@ -584,14 +584,13 @@ class Registry:
 
     def save_code_run(self, row: CodeRunRow) -> None:
         """Keep a run_js snippet's run; runs past the count and age kept are deleted
-        (registry/code_runs.py), in the same transaction."""
-        with self.engine.begin() as conn:
-            code_runs.save(conn, row)
+        (registry/code_runs.py), in the same transaction (``calls.record_all``, which keeps
+        a run with its inner calls' records)."""
+        self.calls.record_all([], run=row)
 
     def code_run(self, run_id: str) -> CodeRunRow | None:
         """A kept run, or None when there is no such run (or it is no longer kept)."""
-        with self._read() as conn:
-            return code_runs.get(conn, run_id)
+        return self.calls.code_run(run_id)
 
 
 def _passed(result: Any) -> bool:

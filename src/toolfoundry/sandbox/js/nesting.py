@@ -1,18 +1,23 @@
-"""A host call that runs another sandboxed call does it on a native stack of its own.
+"""A host call that runs another sandboxed call does it where its native stack has room.
 
 wasmtime lets each store's wasm use ``max_wasm_stack`` (2 MiB) below the point where the host
 entered it, per store. An inner call made from a host call (``tools.x(...)``) enters a new
 store further down the same thread's stack, so a chain of depth d could need (d + 1) x 2 MiB
-plus the host's frames: past the 8 MiB of a usual thread at depth 3, where the process would
-die of SIGSEGV instead of the call ending with a kind. So every inner call runs on a worker
-thread whose whole stack is its own (:data:`STACK_BYTES`), while the calling thread waits;
-a chain holds one worker per level. Workers are kept for reuse (a hand-off costs ~15 µs) and
-end after :data:`IDLE_S` unused.
+plus the host's frames: a chain whose every level recursed as deep as QuickJS allows died of
+SIGSEGV at the 6th store on an 8 MiB thread, the process instead of the call ending with a
+kind. So a thread holds at most two stores: on a thread with :data:`INLINE_STACK_BYTES` of
+stack or more, the first inner level runs right there (the common case, a snippet calling
+leaf tools, never leaves its thread); any other runs on a worker thread whose whole stack is
+its own (:data:`STACK_BYTES`), which again runs one level inline, while the calling thread
+waits. Workers are kept for reuse and end after :data:`IDLE_S` unused. A hand-off costs
+~15 µs on an idle machine, but up to a millisecond under load, when the woken thread waits
+for the GIL behind others: the reason the first level stays inline.
 """
 
 from __future__ import annotations
 
 import contextvars
+import ctypes
 import queue
 import threading
 from collections.abc import Callable
@@ -22,9 +27,12 @@ from toolfoundry.spec.limits import MIB
 
 T = TypeVar("T")
 
-# The wasm frames (WASM_STACK, 2 MiB) plus the host's: the foundry's call path, wasmtime's
-# entry and trap handling, the libraries. Reserved address space; only touched pages are used.
+# Two stores' wasm frames (WASM_STACK, 2 MiB each) plus the host's: the foundry's call path,
+# wasmtime's entry and trap handling. Reserved address space; only touched pages are used.
 STACK_BYTES = 8 * MIB
+# A thread with this much stack runs one inner level inline (two stores, ~3 MiB at most
+# measured, plus the host's frames); a smaller or unknown one hands every inner call over.
+INLINE_STACK_BYTES = 6 * MIB
 IDLE_S = 30.0
 
 _Job = tuple[Callable[[], Any], list[Any], threading.Lock]
@@ -99,6 +107,44 @@ _stack_size_lock = threading.Lock()
 _runner = NestedRunner()
 
 
+class _ThreadState(threading.local):
+    inline = False  # a store already runs inline above this one on this thread
+    stack_bytes: int | None = -1  # -1: not read yet; None: unknown
+
+
+_state = _ThreadState()
+
+
 def run_nested(fn: Callable[[], T]) -> T:
-    """``fn()`` on a native stack of its own (the process's :class:`NestedRunner`)."""
-    return _runner.run(fn)
+    """``fn()`` (a call that runs another store) inline when this thread has room for one
+    more store, else on a worker thread of the process's :class:`NestedRunner`."""
+    state = _state
+    if state.stack_bytes == -1:
+        state.stack_bytes = thread_stack_bytes()
+    if state.inline or state.stack_bytes is None or state.stack_bytes < INLINE_STACK_BYTES:
+        return _runner.run(fn)
+    state.inline = True
+    try:
+        return fn()
+    finally:
+        state.inline = False
+
+
+def thread_stack_bytes() -> int | None:
+    """The size of the calling thread's stack (glibc's ``pthread_getattr_np``), or None where
+    it cannot be read."""
+    try:
+        libc = ctypes.CDLL(None)
+        libc.pthread_self.restype = ctypes.c_ulong
+        attr = ctypes.create_string_buffer(256)  # pthread_attr_t, with room to spare
+        if libc.pthread_getattr_np(ctypes.c_ulong(libc.pthread_self()), attr) != 0:
+            return None
+        try:
+            base, size = ctypes.c_void_p(), ctypes.c_size_t()
+            if libc.pthread_attr_getstack(attr, ctypes.byref(base), ctypes.byref(size)) != 0:
+                return None
+            return int(size.value)
+        finally:
+            libc.pthread_attr_destroy(attr)
+    except (OSError, AttributeError):  # no glibc here
+        return None
