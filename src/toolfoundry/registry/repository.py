@@ -290,12 +290,18 @@ class Registry:
         with self._read() as conn:
             return version_reads.listing(conn, status=status, limit=limit, offset=offset)
 
-    def active_specs(self, names: Sequence[str] | None = None) -> list[ToolSpec]:
+    def active_specs(
+        self, names: Sequence[str] | None = None, *, examples: bool = False
+    ) -> list[ToolSpec]:
         """The ToolSpec of every active tool's current version (or of the named ones among
         them), by name, in one read of only the columns a spec is made of: each equals
-        ``v.spec`` of :meth:`current_versions` with ``status=ACTIVE`` (catalogues, MCP)."""
+        ``v.spec`` of :meth:`current_versions` with ``status=ACTIVE`` (catalogues, MCP).
+        ``examples``: with the arguments of up to three passing tests each (this reads the
+        tests too)."""
         with self._read() as conn:
-            return version_reads.specs(conn, status=VersionStatus.ACTIVE, names=names)
+            return version_reads.specs(
+                conn, status=VersionStatus.ACTIVE, names=names, examples=examples
+            )
 
     def lookalike(self, name: str) -> str | None:
         """The first tool by name, other than ``name``, that ``name`` passes for
