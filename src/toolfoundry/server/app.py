@@ -20,6 +20,7 @@ from toolfoundry.foundry import Foundry
 from toolfoundry.server.changes import DEFAULT_INTERVAL_S
 from toolfoundry.server.health import health_route
 from toolfoundry.server.mcp.listing import DEFAULT_PAGE_SIZE
+from toolfoundry.server.mcp.request_ids import DistinctRequestIds
 from toolfoundry.server.mcp.server import build_mcp_server
 from toolfoundry.server.security import is_loopback, secure
 from toolfoundry.server.web import web_routes
@@ -85,7 +86,8 @@ def create_app(
         app=server, security_settings=_transport_security(bind_host), json_response=True
     )
     routes: list[BaseRoute] = [
-        Route(MCP_PATH, endpoint=StreamableHTTPASGIApp(manager)),
+        # one request per id at a time in a session (server/mcp/request_ids.py)
+        Route(MCP_PATH, endpoint=DistinctRequestIds(StreamableHTTPASGIApp(manager))),
         health_route(foundry),
         *web_routes(lambda: foundry),
     ]

@@ -11,8 +11,10 @@ that fails either gets a JSON-RPC error response, as the streamable HTTP transpo
 bad body: ``-32700`` (parse error: the gate refused the text, with its located problems in
 ``data``) or ``-32600`` (invalid request: JSON, but not a JSON-RPC message), carrying the
 request's ``id`` whenever it can be read, so the client's pending request fails instead of
-hanging; then the server reads on. Outgoing messages are written by the gate's encoder, which
-cannot fail on text. While serving, fds 0 and 1 point at /dev/null and stderr, so stray
+hanging; then the server reads on. A request whose id is still in flight (``7`` twice, or ``7``
+and ``"7"``) gets ``-32600`` at once and is not run (server/mcp/request_ids.py): the first is
+answered as usual. Outgoing messages are written by the gate's encoder, which cannot fail on
+text. While serving, fds 0 and 1 point at /dev/null and stderr, so stray
 prints from in-process tools cannot corrupt the wire.
 """
 
@@ -42,6 +44,7 @@ from toolfoundry.base.json_gate import (
     encode,
     lone_surrogate_at,
 )
+from toolfoundry.server.mcp.request_ids import InFlightIds, duplicate_message
 
 logger = logging.getLogger(__name__)
 
@@ -68,7 +71,8 @@ async def gated_stdio(
     with _claimed(stdin, stdout) as (wire_in, wire_out):
         to_server, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
         write_stream, from_server = anyio.create_memory_object_stream[SessionMessage](0)
-        writer = _Writer(wire_out)
+        in_flight = InFlightIds()
+        writer = _Writer(wire_out, in_flight)
 
         async def read_lines() -> None:
             async with to_server:
@@ -79,8 +83,16 @@ async def gated_stdio(
                     if line is None:
                         return  # EOF: the client closed its side
                     message = _message(line, writer)
-                    if message is not None:
-                        await to_server.send(SessionMessage(message))
+                    if message is None:
+                        continue
+                    if isinstance(message, types.JSONRPCRequest):
+                        if not in_flight.claim(message.id):
+                            code, text = types.INVALID_REQUEST, duplicate_message(message.id)
+                            writer.error(message.id, code, text)
+                            continue
+                    elif _cancelled(message) is not None:
+                        in_flight.release(_cancelled(message))
+                    await to_server.send(SessionMessage(message))
 
         async def write_messages() -> None:
             async with from_server:
@@ -118,6 +130,15 @@ def _message(line: bytes, writer: _Writer) -> types.JSONRPCMessage | None:
         return None
 
 
+def _cancelled(message: types.JSONRPCMessage) -> Any:
+    """The request id a ``notifications/cancelled`` names, else None."""
+    if not isinstance(message, types.JSONRPCNotification):
+        return None
+    if message.method != "notifications/cancelled" or not isinstance(message.params, dict):
+        return None
+    return _valid_id(message.params.get("requestId"))
+
+
 def _id_of(line: bytes) -> Any:
     """The request id of a line the gate refused, when the stdlib can still read it.
 
@@ -148,12 +169,17 @@ def _valid_id(value: Any) -> Any:
 class _Writer:
     """Writes whole lines to the wire, one at a time (answers and protocol errors)."""
 
-    def __init__(self, wire: BinaryIO) -> None:
+    def __init__(self, wire: BinaryIO, in_flight: InFlightIds | None = None) -> None:
         self._wire = wire
         self._lock = threading.Lock()  # the reader thread answers bad lines, the writer the rest
+        self._in_flight = in_flight if in_flight is not None else InFlightIds()
 
     def send(self, message: types.JSONRPCMessage) -> None:
         data = message.model_dump(mode="json", by_alias=True, exclude_unset=True)
+        if isinstance(message, types.JSONRPCResponse | types.JSONRPCError):
+            # answered: the id is free again (before the line goes out, so a client that
+            # reuses it on reading the answer is not refused)
+            self._in_flight.release(message.id)
         try:
             text = encode(data)
         except InvalidJson as exc:  # e.g. NaN from an in-process tool: that request fails
