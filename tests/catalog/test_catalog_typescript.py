@@ -420,3 +420,34 @@ export async function f(): Promise<void> {
 """
     checked = typecheck(tmp_path, {"tools.d.ts": render("typescript", [spec]), "s.ts": snippet})
     assert checked.ok, checked.output
+
+
+def test_min_items_past_a_tuple_s_prefix(tmp_path: Path) -> None:
+    """minItems beyond prefixItems: the rest positions it requires are written out, and a
+    closed tuple that cannot reach it is never (found by the property test)."""
+    longer = {
+        "type": "array",
+        "prefixItems": [{"type": "string"}],
+        "items": {"type": "number"},
+        "minItems": 3,
+    }
+    closed = {"type": "array", "prefixItems": [{"type": "string"}], "items": False, "minItems": 2}
+    spec = ToolSpec(
+        "tuples",
+        "Tuples.",
+        {"type": "object", "properties": {"longer": longer, "closed": closed}},
+    )
+    method = declaration(spec).method
+    assert "longer?: [string, number, number, ...number[]];" in method
+    assert "closed?: never;" in method
+    snippet = """\
+export async function f(): Promise<void> {
+  await tools.tuples({ longer: ["a", 1, 2, 3] });
+  // @ts-expect-error: two items, three required
+  await tools.tuples({ longer: ["a", 1] });
+  // @ts-expect-error: no array is valid
+  await tools.tuples({ closed: ["a"] });
+}
+"""
+    checked = typecheck(tmp_path, {"tools.d.ts": render("typescript", [spec]), "s.ts": snippet})
+    assert checked.ok, checked.output

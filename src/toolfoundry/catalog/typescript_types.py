@@ -43,6 +43,8 @@ from toolfoundry.catalog.schema_transform import (
 MAX_DEPTH = 24
 # An enum with more values than this is typed by its values' JSON types (noted).
 MAX_LITERALS = 500
+# Tuple positions past prefixItems that minItems requires, written out up to this many.
+MAX_REQUIRED_REST = 8
 # A keyword's value written into a note is cut after this many characters.
 MAX_NOTE = 160
 INDENT = "  "
@@ -414,6 +416,11 @@ class TypeWriter:
             notes += _prefixed(f"prefixItems[{i}]", _with_description(item, element.notes))
             text = element.text if element.precedence > UNION else f"({element.text})"
             elements.append(text if i < required else f"{text}?")
+        if required > len(prefix):  # positions past the prefix that minItems requires
+            if rest.text == "never":
+                return TsType("never", (*notes, f"minItems {required} > {len(prefix)} positions"))
+            if required <= len(prefix) + MAX_REQUIRED_REST:
+                elements += [_element(rest)] * (required - len(prefix))
         if rest.text != "never":
             elements.append(f"...{_element(rest)}[]")
         return TsType("[" + ", ".join(elements) + "]", notes)
