@@ -49,6 +49,7 @@ SCRIPTS: dict[str, list[str]] = {
     "bench_fleet.py": ["--rounds", "3", "--seconds", "5"],
     "bench_call.py": ["--rounds", "15", "--postgres"],
     "bench_scale.py": ["--creates", "5"],  # seeds 10 000 tools: several minutes at load
+    "bench_code_mode.py": ["--rounds", "21"],
 }
 MARKDOWN = {"bench_sandbox.py", "bench_scale.py"}
 
