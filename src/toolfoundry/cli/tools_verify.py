@@ -8,6 +8,8 @@ cli/tools.py.
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -40,16 +42,50 @@ def verify(names: tuple[str, ...], db: str | None, config_path: str | None, as_j
     from toolfoundry.registry import RegistryError
 
     with open_foundry(db, config_path) as fd:
-        try:
-            report = fd.verify(list(names) or None, progress=None if as_json else _print_tool)
-        except RegistryError as exc:
-            fail(exc, as_json)
+        total = (
+            len(set(names)) if names else sum(1 for v in fd.tools() if v.status.value == "active")
+        )
+        with progress_line(total, shown=not as_json) as on_tool:
+            try:
+                report = fd.verify(list(names) or None, progress=None if as_json else on_tool)
+            except RegistryError as exc:
+                fail(exc, as_json)
     if as_json:
         emit(report.to_dict())
     else:
         say(report.step.message)
     if not report.ok:
         sys.exit(1)
+
+
+@contextmanager
+def progress_line(total: int, *, shown: bool) -> Iterator[Callable[[ToolVerification], None]]:
+    """Yields what to call as each tool finishes: its line (``_print_tool``), and on a terminal
+    a progress line on stderr below them (tools done of ``total``, failed so far, time), gone
+    at the end: a long run over many tools says where it is."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    console = Console(stderr=True)
+    columns = (
+        TextColumn("verifying"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[failed]} failed"),
+        TimeElapsedColumn(),
+    )
+    live = shown and console.is_terminal
+    with Progress(*columns, console=console, transient=True, disable=not live) as bar:
+        task = bar.add_task("verify", total=total, failed=0)
+        failed = 0
+
+        def on_tool(t: ToolVerification) -> None:
+            nonlocal failed
+            failed += t.outcome == "failed"
+            _print_tool(t)
+            bar.update(task, advance=1, failed=failed)
+
+        yield on_tool
 
 
 def _print_tool(t: ToolVerification) -> None:

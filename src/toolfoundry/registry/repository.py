@@ -522,6 +522,13 @@ class Registry:
         with self._read() as conn:
             return usage_counters.stats(conn, name)
 
+    def usage_series(self, name: str, days: int = 30) -> usage_counters.UsageSeries:
+        """Calls per day over the last ``days`` days (UTC) and the duration histogram, for the
+        tool page's charts."""
+        today = now().date()  # UTC
+        with self._read() as conn:
+            return usage_counters.series(conn, name, days, today)
+
     def usage_of(self, names: Sequence[str]) -> dict[str, UsageStats]:
         """:meth:`usage` of each of ``names`` in one transaction (tools never called cost
         no query, so a listing of hundreds of tools stays fast)."""

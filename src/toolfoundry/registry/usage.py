@@ -10,13 +10,15 @@ rows and is exact to within one bucket (+19 %), whatever the number of calls.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, time, timedelta
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.engine import Connection
 
 from toolfoundry.registry.codecs import as_utc, bucket_upper
 from toolfoundry.registry.records import LastFailure, UsageStats
-from toolfoundry.registry.schema import usage
+from toolfoundry.registry.schema import audit, usage
 
 
 def stats(conn: Connection, tool: str) -> UsageStats:
@@ -89,3 +91,50 @@ def _percentile(histogram: list[tuple[int, int]], calls: int, q: float) -> float
         if seen >= target:
             return round(bucket_upper(b), 3)
     return round(bucket_upper(histogram[-1][0]), 3) if histogram else None
+
+
+@dataclass(frozen=True)
+class UsageSeries:
+    """What the tool page draws: calls per day and the duration histogram.
+
+    Attributes:
+        name: the tool.
+        days: ``(day, calls)`` for each of the last days, oldest first, days without calls 0.
+        latency: ``(upper bound in ms, calls)`` for each histogram bucket from the fastest
+            call's to the slowest's (empty buckets between them included).
+    """
+
+    name: str
+    days: tuple[tuple[date, int], ...]
+    latency: tuple[tuple[float, int], ...]
+
+
+def series(conn: Connection, tool: str, days: int, today: date) -> UsageSeries:
+    """Calls per day over the ``days`` days up to ``today`` (UTC), from the audit's ``called``
+    rows counted per day by the database, and the duration histogram of the counters."""
+    first = today - timedelta(days=days - 1)
+    day = func.date(audit.c.at)
+    query = (
+        select(day, func.count())
+        .where(audit.c.tool == tool, audit.c.event == "called")
+        .where(audit.c.at >= datetime.combine(first, time.min, tzinfo=UTC))
+        .group_by(day)
+    )
+    counted = {str(d)[:10]: int(n) for d, n in conn.execute(query)}
+    per_day = tuple(
+        (first + timedelta(days=i), counted.get((first + timedelta(days=i)).isoformat(), 0))
+        for i in range(days)
+    )
+    buckets = {
+        int(row.counter.removeprefix("ms:")): int(row.n)
+        for row in conn.execute(
+            select(usage.c.counter, usage.c.n).where(
+                usage.c.tool == tool, usage.c.counter.like("ms:%")
+            )
+        )
+    }
+    latency: tuple[tuple[float, int], ...] = ()
+    if buckets:
+        low, high = min(buckets), max(buckets)
+        latency = tuple((bucket_upper(b), buckets.get(b, 0)) for b in range(low, high + 1))
+    return UsageSeries(tool, per_day, latency)

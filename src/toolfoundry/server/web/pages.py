@@ -26,6 +26,7 @@ from toolfoundry.foundry import Decision, Foundry
 from toolfoundry.registry import RegistryError
 from toolfoundry.server.security import CSRF_FIELD, csrf_token
 from toolfoundry.server.web import review
+from toolfoundry.server.web.charts import usage_charts
 from toolfoundry.server.web.highlight import highlighted, stylesheet
 
 _HERE = Path(__file__).parent
@@ -99,8 +100,12 @@ def page_routes(foundry_factory: Callable[[], Foundry]) -> list[BaseRoute]:
     async def tool(request: Request) -> Response:
         name = request.path_params["name"]
         try:
-            detail, versions = await run_in_threadpool(
-                lambda: (review.tool_detail(fd(), name), fd().history(name))
+            detail, versions, series = await run_in_threadpool(
+                lambda: (
+                    review.tool_detail(fd(), name),
+                    fd().history(name),
+                    fd().registry.usage_series(name),
+                )
             )
         except RegistryError as exc:
             return _not_found(request, exc)
@@ -108,6 +113,7 @@ def page_routes(foundry_factory: Callable[[], Foundry]) -> list[BaseRoute]:
             request,
             "tool.html",
             tool=detail,
+            charts=usage_charts(series, detail["usage"]["failures"]),
             versions=list(reversed(versions)),
             notice=_NOTICES.get(request.query_params.get("done", "")),
             title=name,
