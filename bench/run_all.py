@@ -9,7 +9,9 @@ whole in ``bench/results/run-<UTC time>.txt`` (gitignored), and docs/benchmarks.
 between the ``recorded run`` markers is replaced by the run: its date, commit, machine, the
 load average before and after each script, each command and what it printed (a script that
 prints Markdown tables, like ``bench_sandbox.py --markdown``, is shown as tables). Everything
-outside the markers is hand-maintained and kept as it is; a script missing from ``SCRIPTS``
+outside the markers is hand-maintained and kept as it is, but for the summary at the top
+(a table and ``docs/benchmarks/summary.svg`` of the run's ratios), which ``summary.py``
+rewrites from it; a script missing from ``SCRIPTS``
 still runs, with no arguments. ``--only`` re-runs some scripts and keeps the others' record.
 """
 
@@ -25,6 +27,8 @@ import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+
+import summary  # bench/summary.py, beside this script
 
 BENCH = Path(__file__).resolve().parent
 REPO = BENCH.parent
@@ -198,6 +202,7 @@ def main() -> None:
         print(updated[updated.index(BEGIN) :])
         return
     DOC.write_text(updated, encoding="utf-8")
+    summary.write(DOC)  # the table and chart at the top, from the run just recorded
     print(f"wrote {DOC.relative_to(REPO)}; the whole output is in {log.relative_to(REPO)}")
 
 
