@@ -100,7 +100,7 @@ def test_mcp_hints_say_which_meta_tools_change_the_registry():
         "rollback_tool": False,
         "search_tools": True,
         "tool_history": True,
-        "run_js": True,
+        "run_js": False,  # through `tools`, it does what the tools it calls do
         "show_tool": True,
         "call_tool": False,  # it does what the tool it calls does
     }
