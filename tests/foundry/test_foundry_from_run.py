@@ -173,6 +173,8 @@ def test_a_drafts_tests_reach_pure_tools_for_real_and_never_the_network(
         }
         assert fd.create_tool(twice).status == "active"
         assert fd.usage("word_count").calls == 0  # a test's calls are not usage
+        # re-running the suite later reaches the same callee the same way
+        assert fd.verify(["twice"]).tools[0].outcome == "passed"
         reach = {
             **twice,
             "name": "reach",

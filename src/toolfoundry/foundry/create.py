@@ -293,7 +293,7 @@ class Intake:
             return None
         from toolfoundry.forge.sandbox_runner import SandboxRunner
 
-        runner = SandboxRunner()
+        runner = SandboxRunner(self._callees())
         # the first match is enough to warn; behaves_like stops at the first failing test
         twin = next(
             (

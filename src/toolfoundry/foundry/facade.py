@@ -528,7 +528,12 @@ class Foundry:
         """
         from toolfoundry.foundry.verify import Verifier
 
-        verifier = Verifier(self.registry, self.config, python_runner=self._python_runner)
+        verifier = Verifier(
+            self.registry,
+            self.config,
+            python_runner=self._python_runner,
+            callees=self._caller.test_callees,
+        )
         return verifier.verify(names, progress=progress)
 
     def report(self, *, unused_days: int = 30) -> ReviewReport:

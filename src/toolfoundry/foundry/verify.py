@@ -40,6 +40,7 @@ from toolfoundry.foundry.call import fetch_policy
 from toolfoundry.foundry.existing import with_suite
 from toolfoundry.foundry.fixture_reach import unreachable
 from toolfoundry.registry import Registry, RegistryError, ToolVersion, VersionStatus
+from toolfoundry.sandbox.host.protocols import ToolsProvider
 from toolfoundry.spec import Problem, StepResult, StepStatus
 from toolfoundry.spec.names import did_you_mean
 
@@ -138,11 +139,14 @@ class Verifier:
         config: Config,
         *,
         python_runner: Callable[[], ToolRunner | None] = lambda: None,
+        callees: Callable[[], ToolsProvider | None] = lambda: None,
     ) -> None:
         self.registry = registry
         self._limits = config.limits
         self._fetch = config.fetch
         self._python_runner = python_runner
+        # a suite's `tools` calls: its tool fixtures, then the registry's pure tools
+        self._callees = callees
 
     def verify(
         self,
@@ -167,7 +171,7 @@ class Verifier:
         targets = self._targets(names)
         active = [v.name for v in targets if v.status is VersionStatus.ACTIVE]
         parents = self.registry.parent_fixtures(active)
-        js_runner = SandboxRunner()
+        js_runner = SandboxRunner(self._callees())
 
         def work(v: ToolVersion) -> ToolVerification:
             return self._one(v, parents.get(v.name, []), js_runner)
