@@ -79,7 +79,7 @@ interface ToolsByName {
      */
     parameters?: { [key: string]: unknown };
     /**
-     * an ES module exporting ``handler(args)`` (sync or async) that returns JSON; only fetch, localStorage, crypto, ``tools`` and the bundled npm libraries exist. Required unless from_run is given
+     * an ES module exporting ``handler(args)`` (sync or async) that returns JSON; only fetch, localStorage, crypto, ``tools`` and the bundled npm libraries exist. Required unless from_run or patch is given
      *
      * default: null
      */
@@ -90,6 +90,18 @@ interface ToolsByName {
      * default: null
      */
     from_run?: string | null;
+    /**
+     * with patch: the version of this tool whose code the patch is against (tool_history lists them)
+     *
+     * default: null; anyOf[0]: integer, minimum: 1
+     */
+    base_version?: number | null;
+    /**
+     * in place of code: a unified diff of base_version's code (hunks such as ``@@ -3,2 +3,2 \@@`` with ' ', '-' and '+' lines). Each hunk must match that code exactly where its header says, or the draft is refused naming it
+     *
+     * default: null
+     */
+    patch?: string | null;
     /**
      * ``javascript`` (in-process WebAssembly sandbox) or ``python``
      *
@@ -243,7 +255,9 @@ interface ToolsByName {
      */
     version?: number | null;
   }): Promise<{ [key: string]: unknown }>;
-  /** List every version of a tool with its status, author and creation time. */
+  /**
+   * List every version of a tool with its status, author and creation time, and what it changed from the version it was made from (``changes``: which of code, description, parameters, returns, capabilities differ; tests added or retired).
+   */
   tool_history(args: {
     /** the tool's name */
     name: string;

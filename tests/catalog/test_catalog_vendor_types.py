@@ -183,7 +183,13 @@ def test_mcp_entries_match_sdk_types(specimens: list[ToolSpec]) -> None:
         "openWorldHint": True,
     }
     assert by_name["fetch_weather"]["outputSchema"]["properties"]["temperature"]
-    assert "outputSchema" not in by_name["slugify"]  # returns a string, not an object
+    # a string is not an object: it is declared as the structured content carries it
+    assert by_name["slugify"]["outputSchema"] == {
+        "type": "object",
+        "properties": {"result": {"type": "string"}},
+        "required": ["result"],
+        "additionalProperties": False,
+    }
 
 
 def test_skill_front_matter_follows_agent_skills_rules(specimens: list[ToolSpec]) -> None:

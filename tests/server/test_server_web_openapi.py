@@ -88,6 +88,8 @@ def test_a_draft_with_every_field_matches_the_schema_and_is_created(fd: Foundry)
         "changes_tests": ["hi", 0],
         "author": "alice",
         "from_run": None,  # code given: no run in its place
+        "base_version": None,  # nor a patch of an earlier version's code
+        "patch": None,
     }
     assert set(draft) == set(DRAFT_FIELDS)
     validator = Draft202012Validator(draft_schema(document))

@@ -14,6 +14,7 @@ from typing import Any
 from toolfoundry.catalog.ordering import ordered
 from toolfoundry.catalog.schema_transform import without_dialect
 from toolfoundry.spec import ToolSpec
+from toolfoundry.spec.tool import JsonSchema
 
 
 def tool_title(name: str) -> str:
@@ -32,6 +33,46 @@ def mcp_annotations(spec: ToolSpec) -> dict[str, Any]:
     }
 
 
+def output_schema(returns: JsonSchema | None) -> JsonSchema | None:
+    """The ``outputSchema`` of a tool whose value matches ``returns``: an object schema as it
+    is; any other wrapped as ``{"result": value}``, the shape of the structured content every
+    call answers with for a value that is not an object (MCP takes only object schemas there),
+    so a declared return schema always reaches the client."""
+    if returns is None:
+        return None
+    schema = without_dialect(returns)
+    if schema.get("type") == "object":
+        return schema
+    defs = schema.pop("$defs", None)
+    wrapped: JsonSchema = {
+        "type": "object",
+        "properties": {"result": _rebased(schema)},
+        "required": ["result"],
+        "additionalProperties": False,
+    }
+    if defs is not None:  # at the root still, so "#/$defs/..." resolves as before
+        wrapped["$defs"] = _rebased(defs)
+    return wrapped
+
+
+def _rebased(schema: Any) -> Any:
+    """A schema's local references (``#``, ``#/items``...) moved under ``properties.result``;
+    those into ``$defs`` stay, as the definitions stay at the root."""
+    if isinstance(schema, list):
+        return [_rebased(v) for v in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {k: _rebased(v) for k, v in schema.items()}
+    ref = out.get("$ref")
+    if (
+        isinstance(ref, str)
+        and (ref == "#" or ref.startswith("#/"))
+        and not ref.startswith("#/$defs/")
+    ):
+        out["$ref"] = "#/properties/result" + ref[1:]
+    return out
+
+
 def mcp_tool(spec: ToolSpec) -> dict[str, Any]:
     """One entry of an MCP ``tools/list`` result."""
     entry: dict[str, Any] = {
@@ -40,9 +81,9 @@ def mcp_tool(spec: ToolSpec) -> dict[str, Any]:
         "description": spec.description,
         "inputSchema": spec.parameters,
     }
-    returns = spec.returns
-    if returns is not None and returns.get("type") == "object":
-        entry["outputSchema"] = without_dialect(returns)
+    output = output_schema(spec.returns)
+    if output is not None:
+        entry["outputSchema"] = output
     entry["annotations"] = mcp_annotations(spec)
     return entry
 

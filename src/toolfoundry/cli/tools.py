@@ -39,11 +39,16 @@ def console() -> Console:
 
 
 def version_table(rows: list[ToolVersion], title: str) -> Table:
-    """A rich table of versions for people (every cell escaped, never read as markup)."""
+    """A rich table of versions for people (every cell escaped, never read as markup), each
+    with what it changed from the version it was made from."""
     from rich.table import Table
 
+    from toolfoundry.foundry.version_changes import version_changes
+
+    changed = version_changes(rows)
     table = Table(title=cell(title))
-    for column in ("name", "version", "status", "current", "capabilities", "author", "created"):
+    columns = ("name", "version", "status", "current", "capabilities", "author", "created")
+    for column in (*columns, "changes"):
         table.add_column(column)
     for v in rows:
         table.add_row(
@@ -54,6 +59,7 @@ def version_table(rows: list[ToolVersion], title: str) -> Table:
             cell(encode(v.capabilities.to_dict())) if not v.capabilities.is_pure else "-",
             cell(v.author),
             v.created_at.strftime("%Y-%m-%d %H:%M:%S"),
+            cell(changed[v.version].text()),
         )
     return table
 
@@ -246,14 +252,18 @@ def fixture_text(f: dict[str, Any]) -> str:
 @store_options
 @json_option
 def history(name: str, db: str | None, config_path: str | None, as_json: bool) -> None:
-    """Every version of a tool, oldest first."""
+    """Every version of a tool, oldest first, with what each changed (code, description,
+    parameters, returns, capabilities, tests added or retired)."""
     with open_foundry(db, config_path) as fd:
         try:
             rows = fd.history(name)
         except RegistryError as exc:
             fail(exc, as_json)
     if as_json:
-        emit([v.summary() for v in rows])
+        from toolfoundry.foundry.version_changes import version_changes
+
+        changed = version_changes(rows)
+        emit([{**v.summary(), "changes": changed[v.version].to_dict()} for v in rows])
     else:
         console().print(version_table(rows, f"{name}: {len(rows)} version(s)"))
 

@@ -170,6 +170,10 @@ def _parse(data: Mapping[str, Any] | str | bytes, limits: DraftLimits) -> Draft:
         problems.append(
             Problem("$.from_run", "a run becomes a draft's code in the foundry (create_tool)")
         )
+    if given["patch"] is not None or given["base_version"] is not None:  # likewise a patch
+        problems.append(
+            Problem("$.patch", "a patch becomes a draft's code in the foundry (create_tool)")
+        )
     language = _language(given["language"], problems)
     capabilities = check_capabilities(given["capabilities"], problems)
     fixtures = parse_fixtures(given["fixtures"], "$.fixtures", problems)
@@ -294,7 +298,8 @@ def _code(value: object, limits: DraftLimits, problems: list[Problem]) -> str | 
         problems.append(
             Problem(
                 "$.code",
-                f"{what}: an ES module exporting handler(args) (or from_run: a run_js run_id)",
+                f"{what}: an ES module exporting handler(args) (or from_run: a run_js "
+                "run_id; or base_version and patch: a unified diff of that version's code)",
             )
         )
         return None

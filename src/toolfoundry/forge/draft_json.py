@@ -123,7 +123,7 @@ class DraftJson(TypedDict):
             Field(
                 description="an ES module exporting ``handler(args)`` (sync or async) that "
                 "returns JSON; only fetch, localStorage, crypto, ``tools`` and the bundled npm "
-                "libraries exist. Required unless from_run is given.",
+                "libraries exist. Required unless from_run or patch is given.",
                 default=None,
             ),
         ]
@@ -135,6 +135,28 @@ class DraftJson(TypedDict):
                 description="in place of code: the run_id a successful run_js returned. Its "
                 "module becomes the code and the run the first test (its arguments, result, "
                 "and the answers its tools calls and fetches got, as that test's fixtures).",
+                default=None,
+            ),
+        ]
+    ]
+    base_version: NotRequired[
+        Annotated[
+            int | None,
+            Field(
+                description="with patch: the version of this tool whose code the patch is "
+                "against (tool_history lists them).",
+                default=None,
+                ge=1,
+            ),
+        ]
+    ]
+    patch: NotRequired[
+        Annotated[
+            str | None,
+            Field(
+                description="in place of code: a unified diff of base_version's code (hunks "
+                "such as ``@@ -3,2 +3,2 @@`` with ' ', '-' and '+' lines). Each hunk must match "
+                "that code exactly where its header says, or the draft is refused naming it.",
                 default=None,
             ),
         ]

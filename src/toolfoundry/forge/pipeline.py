@@ -243,6 +243,7 @@ def _test_and_decide(
         fixtures=draft.fixtures,
         capabilities=draft.capabilities,
         tool=draft.name,
+        returns=draft.returns,
     )
     unavailable = sandbox_unavailable(results)
     if unavailable is not None:  # the sandbox never ran the code: there is nothing to judge

@@ -163,7 +163,7 @@ def regression_gate(
     """Run the accumulated suite (minus what ``draft.changes_tests`` retires) on the draft."""
     suite = previous.suite
     retired, unknown = _retired(draft, previous, suite)
-    schema = draft.parameters
+    schema, returns = draft.parameters, draft.returns
     fixtures = merge_fixtures(previous.fixtures, draft.fixtures)
 
     def work(entry: SuiteTest) -> TestResult:
@@ -183,6 +183,7 @@ def regression_gate(
             capabilities=draft.capabilities,
             tool=draft.name,
             label=label,
+            returns=returns,  # an earlier test's value must fit the new return schema too
         )
 
     kept = [entry for i, entry in enumerate(suite) if i not in retired]

@@ -19,6 +19,7 @@ from typing import Any, ClassVar, NotRequired, Protocol, TypeVar
 from typing_extensions import TypedDict
 
 from toolfoundry.forge.cases import TestCase
+from toolfoundry.forge.draft_fields import validate_instance
 from toolfoundry.forge.fixtures import Fixture, merge_fixtures
 from toolfoundry.forge.tool_fixtures import ToolFixture
 from toolfoundry.spec import (
@@ -32,6 +33,7 @@ from toolfoundry.spec import (
     StepStatus,
 )
 from toolfoundry.spec.result import CallErrorJson
+from toolfoundry.spec.tool import JsonSchema
 
 MAX_DIFF_CHARS = 4000
 T = TypeVar("T")
@@ -268,8 +270,11 @@ def run_case(
     capabilities: Capabilities | None = None,
     tool: str | None = None,
     label: str | None = None,
+    returns: JsonSchema | None = None,
 ) -> TestResult:
-    """Run one case; the case's own fixtures win over ``fixtures`` for the same request."""
+    """Run one case; the case's own fixtures win over ``fixtures`` for the same request. A
+    value the call returns must also match ``returns`` (the tool's declared return schema),
+    whatever the case expects."""
     started = time.perf_counter()
     try:
         result = runner(
@@ -291,6 +296,9 @@ def run_case(
         passed, diff, reason = judge(case, result)
     except RecursionError:
         passed, diff, reason = False, None, "the returned value nests too deeply to compare"
+    broken = returns_problem(result.value, returns) if result.ok and returns else None
+    if broken is not None:
+        passed, reason = False, "; ".join(r for r in (reason, broken) if r)
     return TestResult(
         name=label or case.name,
         passed=passed,
@@ -301,6 +309,18 @@ def run_case(
         reason=reason,
         logs=result.logs,
     )
+
+
+def returns_problem(value: Any, returns: JsonSchema) -> str | None:
+    """Why ``value`` breaks the declared return schema (each problem located inside the
+    value, ``$`` being the value itself), or None when it matches."""
+    problems: list[Problem] = []
+    validate_instance(value, returns, "$", problems)
+    if not problems:
+        return None
+    shown = "; ".join(f"{p.path}: {p.message}" for p in problems[:3])
+    more = f" (and {len(problems) - 3} more)" if len(problems) > 3 else ""
+    return f"the returned value does not match returns: {shown}{more}"
 
 
 def in_parallel(
@@ -322,8 +342,10 @@ def run_cases(
     fixtures: Sequence[Fixture] = (),
     capabilities: Capabilities | None = None,
     tool: str | None = None,
+    returns: JsonSchema | None = None,
 ) -> tuple[TestResult, ...]:
-    """Run every case (never stopping at the first failure), :data:`CASES_AT_ONCE` at a time."""
+    """Run every case (never stopping at the first failure), :data:`CASES_AT_ONCE` at a time;
+    each returned value must match ``returns`` when given."""
 
     def work(case: TestCase) -> TestResult:
         return run_case(
@@ -334,6 +356,7 @@ def run_cases(
             fixtures=fixtures,
             capabilities=capabilities,
             tool=tool,
+            returns=returns,
         )
 
     return in_parallel(work, list(cases), CASES_AT_ONCE)

@@ -29,6 +29,7 @@ from toolfoundry.forge import (
     invalid_draft,
     parse_or_report,
 )
+from toolfoundry.forge.draft_fields import DraftError
 from toolfoundry.forge.findings import FindingJson
 from toolfoundry.forge.regression import RegressionOutcome
 from toolfoundry.forge.sandbox_runner import SandboxRunner
@@ -37,6 +38,7 @@ from toolfoundry.foundry.call import fetch_policy
 from toolfoundry.foundry.code_runs import RunError, draft_from_run
 from toolfoundry.foundry.existing import earlier_tests, existing_tool, with_suite
 from toolfoundry.foundry.fixture_reach import fixture_refusals
+from toolfoundry.foundry.patched import draft_from_patch, gives_patch
 from toolfoundry.registry.faults import crash_point
 from toolfoundry.registry.records import NewVersion, RegistryError, ToolVersion
 from toolfoundry.registry.repository import Registry
@@ -136,12 +138,16 @@ class Intake:
         Never raises for bad input: a malformed or failing draft gives a ``rejected`` result
         with structured findings, and the store is left unchanged. A draft may give
         ``from_run`` (a kept run_js run's id) in place of ``code``: the run's module becomes
-        the code and the run the first test (foundry/code_runs.py).
+        the code and the run the first test (foundry/code_runs.py); or ``base_version`` and
+        ``patch``: that version's code with the patch applied (foundry/patched.py).
         """
         with_run = self._with_run(draft)
         if isinstance(with_run, CreateResult):
             return with_run
-        parsed = parse_or_report(with_run, self._draft_limits)
+        with_code = self._with_patch(with_run)
+        if isinstance(with_code, CreateResult):
+            return with_code
+        parsed = parse_or_report(with_code, self._draft_limits)
         if isinstance(parsed, ForgeReport):
             return self._result(parsed)
         # one read of the tool's versions serves every check below ([] for a new tool)
@@ -186,13 +192,7 @@ class Intake:
     ) -> Draft | Mapping[str, Any] | str | bytes | CreateResult:
         """``draft`` with its ``from_run`` made into code and a first test; a refusal when
         the run cannot be; ``draft`` itself when it names no run."""
-        if isinstance(draft, str | bytes) and (
-            "from_run" in draft if isinstance(draft, str) else b"from_run" in draft
-        ):
-            try:
-                draft = decode(draft, JsonLimits(max_bytes=self._draft_limits.max_draft_bytes))
-            except InvalidJson:
-                return draft  # the forge's parse says why
+        draft = self._decoded(draft, "from_run")
         if not isinstance(draft, Mapping) or draft.get("from_run") is None:
             return draft
         name = draft.get("name") if isinstance(draft.get("name"), str) else None
@@ -203,6 +203,41 @@ class Intake:
             return draft_from_run(self.registry, draft["from_run"], draft)
         except RunError as exc:
             return self._result(invalid_draft(name, [Problem("$.from_run", str(exc))]))
+
+    def _with_patch(
+        self, draft: Draft | Mapping[str, Any] | str | bytes
+    ) -> Draft | Mapping[str, Any] | str | bytes | CreateResult:
+        """``draft`` with the code its ``base_version`` and ``patch`` make; a refusal when
+        they cannot (located, naming the hunk); ``draft`` itself when it gives no patch."""
+        draft = self._decoded(draft, "patch", "base_version")
+        if not isinstance(draft, Mapping) or not gives_patch(draft):
+            return draft
+        try:
+            return draft_from_patch(self.registry, draft)
+        except DraftError as exc:
+            name = draft.get("name") if isinstance(draft.get("name"), str) else None
+            return self._result(invalid_draft(name, exc.problems))
+
+    def _decoded(
+        self, draft: Draft | Mapping[str, Any] | str | bytes, *keys: str
+    ) -> Draft | Mapping[str, Any] | str | bytes:
+        """A draft's JSON text decoded when it may hold one of ``keys`` (the foundry resolves
+        those before the forge parses), else ``draft`` as it is."""
+        if isinstance(draft, str):
+            named = any(key in draft for key in keys)
+        elif isinstance(draft, bytes):
+            named = any(key.encode() in draft for key in keys)
+        else:
+            return draft
+        if not named:
+            return draft
+        try:
+            decoded: Mapping[str, Any] | str | bytes = decode(
+                draft, JsonLimits(max_bytes=self._draft_limits.max_draft_bytes)
+            )
+            return decoded
+        except InvalidJson:
+            return draft  # the forge's parse says why
 
     def _history(self, name: str) -> list[ToolVersion]:
         try:

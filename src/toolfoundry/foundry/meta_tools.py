@@ -16,6 +16,7 @@ from toolfoundry.declare import from_function
 from toolfoundry.forge.draft_json import draft_signature
 from toolfoundry.forge.policy import CapabilityPolicy
 from toolfoundry.foundry.create_tool_text import create_tool_description
+from toolfoundry.foundry.version_changes import version_changes
 from toolfoundry.registry import AGENT_ACTOR, RegistryError
 from toolfoundry.spec import CallError, DeclaredTool, ErrorKind, Problem, ToolCallFailed, ToolSpec
 from toolfoundry.spec.names import META_TOOL_NAMES, NAME_PATTERN
@@ -93,12 +94,16 @@ def builtin_tools(foundry: Foundry | Callable[[], Foundry] | None = None) -> lis
         return [{**hit.to_dict(), "signature": signed.get(hit.name)} for hit in hits]
 
     def tool_history(name: str) -> list[dict[str, Any]]:
-        """List every version of a tool with its status, author and creation time.
+        """List every version of a tool with its status, author and creation time, and what
+        it changed from the version it was made from (``changes``: which of code,
+        description, parameters, returns, capabilities differ; tests added or retired).
 
         Args:
             name: the tool's name.
         """
-        return [version.summary() for version in current().history(name)]
+        history = current().history(name)
+        changed = version_changes(history)
+        return [{**v.summary(), "changes": changed[v.version].to_dict()} for v in history]
 
     def rollback_tool(
         name: str, version: Annotated[int, Field(ge=1, le=MAX_VERSION)]

@@ -3,9 +3,10 @@
 - Success: ``structuredContent`` is the tool's value when it is a JSON object, else
   ``{"result": value}`` (MCP up to 2025-11-25 only allows an object there; wrapping always,
   whatever the protocol version, keeps one shape for every client), plus one text block with
-  the value as JSON. When the tool declares an output schema and its value does not match it,
-  the call is reported as a ``runtime_error`` instead, so clients never receive a result that
-  contradicts the schema they were shown.
+  the value as JSON. When the tool declares an output schema (of that structured content:
+  catalog/mcp.py ``output_schema``) and the content does not match it, the call is reported as a
+  ``runtime_error`` instead, so clients never receive a result that contradicts the schema
+  they were shown.
 - Failure: ``isError: true``; the text block states the error kind, message, every argument
   problem with its JSON path, and the tool's console output; ``structuredContent`` is
   ``{"error": {"kind", "message", "problems"}}`` for programs.
@@ -34,8 +35,9 @@ def call_tool_result(
     if result.error is not None:
         return _error_result(result, meta)
     value = result.value
-    if output_schema is not None:
-        mismatch = _schema_mismatch(output_schema, value)
+    structured = value if isinstance(value, dict) else {"result": value}
+    if output_schema is not None:  # it describes the structured content (catalog/mcp.py)
+        mismatch = _schema_mismatch(output_schema, structured)
         if mismatch is not None:
             failed = CallResult.failure(
                 ErrorKind.RUNTIME_ERROR,
@@ -54,7 +56,6 @@ def call_tool_result(
             duration_ms=result.duration_ms,
         )
         return _error_result(failed, meta)
-    structured = value if isinstance(value, dict) else {"result": value}
     return types.CallToolResult(
         content=[types.TextContent(text=text)],
         structured_content=structured,
