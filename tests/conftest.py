@@ -1,4 +1,10 @@
-"""Fixtures shared across areas. Area-specific fixtures live in tests/<area>/conftest.py."""
+"""Fixtures shared across areas. Area-specific fixtures live in tests/<area>/conftest.py.
+
+The foundation every area builds on: ``foundry`` (a foundry over a new SQLite registry),
+``new_version`` (a small valid version to add to a registry), ``mcp_session`` (the official MCP
+client on a real ``toolfoundry serve``), ``db_url`` (an empty registry on each backend) and
+the loopback HTTP servers. Their types are in tests/factories.py.
+"""
 
 import json
 import threading
@@ -9,6 +15,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.factories import McpSessionFactory, NewVersionFactory, new_version
+
+from toolfoundry import Foundry
+from toolfoundry.config import Config
 
 PG_SERVER = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 
@@ -86,3 +96,27 @@ class WeatherHandler(BaseHTTPRequestHandler):
 def weather_server(loopback_http: Callable[[type[BaseHTTPRequestHandler]], str]) -> str:
     """A real HTTP server on loopback answering ``{"temp": len(city)}``: its host:port."""
     return loopback_http(type("Weather", (WeatherHandler,), {"requests": []}))
+
+
+@pytest.fixture
+def foundry(tmp_path: Path) -> Iterator[Foundry]:
+    """A foundry over a new SQLite registry file, under the default configuration (not the
+    working directory's toolfoundry.toml); closed after the test."""
+    with Foundry.open(f"sqlite:///{tmp_path / 'registry.db'}", config=Config()) as fd:
+        yield fd
+
+
+@pytest.fixture(name="new_version")
+def new_version_fixture() -> NewVersionFactory:
+    """Makes a small valid version: ``new_version("slugify", VersionStatus.PENDING_APPROVAL,
+    description=...)`` (tests/factories.py)."""
+    return new_version
+
+
+@pytest.fixture
+def mcp_session() -> McpSessionFactory:
+    """Opens the official MCP client on ``toolfoundry serve --db URL`` over stdio:
+    ``async with mcp_session(url, cwd, *serve_args) as (session, notes)``."""
+    from tests.server.mcp.test_mcp_support import stdio_session  # the MCP SDK: its users only
+
+    return stdio_session

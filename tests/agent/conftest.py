@@ -205,10 +205,8 @@ DOUBLE_DRAFT: dict[str, Any] = {
 
 
 @pytest.fixture
-def foundry(tmp_path: Path) -> Iterator[Foundry]:
-    """A fresh SQLite registry holding the active tool ``add``."""
-    fd = Foundry.open(f"sqlite:///{tmp_path / 'registry.db'}")
-    created = fd.create_tool(ADD_DRAFT)
+def foundry(foundry: Foundry) -> Foundry:
+    """The shared foundry (tests/conftest.py) holding the active tool ``add``."""
+    created = foundry.create_tool(ADD_DRAFT)
     assert created.status == "active", created.to_dict()
-    yield fd
-    fd.close()
+    return foundry

@@ -5,7 +5,6 @@ draft's tests reaching the registry's pure tools for real."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -27,10 +26,10 @@ PARAMETERS = {
 
 
 @pytest.fixture
-def fd(db_url: str) -> Iterator[Foundry]:
-    with Foundry.open(db_url) as foundry:
-        assert foundry.create_tool(word_count_draft()).status == "active"
-        yield foundry
+def fd(fd: Foundry) -> Foundry:
+    """The area's foundry (tests/foundry/conftest.py) with the active tool ``word_count``."""
+    assert fd.create_tool(word_count_draft()).status == "active"
+    return fd
 
 
 def from_run(run_id: str, **draft: Any) -> dict[str, Any]:

@@ -8,7 +8,6 @@ arguments.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -18,11 +17,9 @@ from toolfoundry.foundry import telemetry
 
 
 @pytest.fixture
-def fd(tmp_path: Path) -> Iterator[Foundry]:
-    """A foundry on a file SQLite database (adapters call it from worker threads)."""
-    foundry = Foundry.open(f"sqlite:///{tmp_path / 'registry.db'}")
-    yield foundry
-    foundry.close()
+def fd(foundry: Foundry) -> Foundry:
+    """The shared foundry (a SQLite file: adapters call it from worker threads)."""
+    return foundry
 
 
 @pytest.fixture

@@ -15,8 +15,8 @@ from typing import Any
 
 import anyio
 import pytest
+from tests.factories import McpSessionFactory
 from tests.jslibs.intl_cases import CASES, DIFFERENCES, NODE_ICU, node_values
-from tests.server.mcp.test_mcp_support import stdio_session
 
 from toolfoundry.sandbox import run_js
 from toolfoundry.sandbox.host.storage import StorageHook, StorageQuota
@@ -113,12 +113,14 @@ def test_js_run_cli_equals_node(built: Path, node: str, tmp_path: Path) -> None:
     assert json.loads(proc.stdout) == [values[CURRENCY], values[EPOCH_DATE]]
 
 
-def test_mcp_run_js_equals_node(built: Path, node: str, tmp_path: Path) -> None:
+def test_mcp_run_js_equals_node(
+    built: Path, node: str, tmp_path: Path, mcp_session: McpSessionFactory
+) -> None:
     """The issue's check, as a model makes it: `run_js` over MCP with the official client."""
     _, values = node_values(node, [CURRENCY, EPOCH_DATE])
 
     async def scenario() -> list[Any]:
-        async with stdio_session(f"sqlite:///{tmp_path / 'r.db'}", tmp_path) as (session, _):
+        async with mcp_session(f"sqlite:///{tmp_path / 'r.db'}", tmp_path) as (session, _):
             out = []
             for expression in (CURRENCY, EPOCH_DATE):
                 called = await session.call_tool(

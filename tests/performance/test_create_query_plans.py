@@ -10,15 +10,15 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from sqlalchemy import event
+from tests.factories import NewVersionFactory
 
 from toolfoundry import Foundry
-from toolfoundry.registry import NewVersion, VersionStatus
+from toolfoundry.registry import VersionStatus
 
 SKIPPED = ("BEGIN", "COMMIT", "ROLLBACK", "PRAGMA", "SAVEPOINT", "RELEASE")
 DRAFTS = Path(__file__).parents[1] / "foundry" / "drafts"
@@ -32,20 +32,11 @@ def slugify(**changes: Any) -> dict[str, Any]:
 
 
 @pytest.fixture
-def fd(tmp_path: Path) -> Iterator[Foundry]:
-    foundry = Foundry.open(f"sqlite:///{tmp_path / 'registry.db'}")
+def fd(foundry: Foundry, new_version: NewVersionFactory) -> Foundry:
     for i in range(40):  # a few of each kind of row a create could wander over
-        foundry.registry.add_version(
-            NewVersion(
-                name=f"seeded_{i:02d}",
-                code=f"export function handler() {{ return {i}; }}",
-                description=f"Seeded tool number {i}",
-                parameters={"type": "object", "properties": {}},
-                status=VersionStatus.ACTIVE if i % 4 else VersionStatus.PENDING_APPROVAL,
-            )
-        )
-    yield foundry
-    foundry.close()
+        status = VersionStatus.ACTIVE if i % 4 else VersionStatus.PENDING_APPROVAL
+        foundry.registry.add_version(new_version(f"seeded_{i:02d}", status))
+    return foundry
 
 
 def full_passes(fd: Foundry, act: Any) -> tuple[int, list[tuple[str, str]]]:

@@ -4,11 +4,8 @@ approval, catalog and the call path, with a real SQLite registry and real jails.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-
-import pytest
 
 from toolfoundry import Foundry
 from toolfoundry.config import Config
@@ -39,13 +36,6 @@ STATS = {
         {"input": {"csv": "a\n", "column": "a"}, "error": "no rows"},
     ],
 }
-
-
-@pytest.fixture
-def foundry(tmp_path: Path) -> Iterator[Foundry]:
-    fd = Foundry.open(f"sqlite:///{tmp_path / 'registry.db'}", config=Config())
-    yield fd
-    fd.close()
 
 
 def draft(**changes: Any) -> dict[str, Any]:

@@ -9,9 +9,10 @@ import string
 from pathlib import Path
 
 from sqlalchemy import func, select, text
+from tests.factories import NewVersionFactory
 
 import toolfoundry.registry
-from toolfoundry.registry import NewVersion, Registry, VersionStatus
+from toolfoundry.registry import Registry, VersionStatus
 from toolfoundry.registry.schema import name_keys
 from toolfoundry.spec.names import name_keys as keys_of
 
@@ -21,20 +22,10 @@ RULE_FINGERPRINT = "ac4fdf7b52065eb50d0532863c423ddf446dbd05cb14dec04d359a44d86b
 ALPHABET = string.ascii_letters + string.digits + "_-"
 
 
-def new(name: str, status: VersionStatus = VersionStatus.ACTIVE) -> NewVersion:
-    return NewVersion(
-        name=name,
-        code="export function handler() { return 1; }",
-        description="A tool of the lookalike tests",
-        parameters={"type": "object", "properties": {}},
-        status=status,
-    )
-
-
-def test_a_name_meets_the_tool_it_passes_for(reg: Registry) -> None:
-    reg.add_version(new("slugify"))
-    reg.add_version(new("csv_to_json", VersionStatus.PENDING_APPROVAL))
-    reg.add_version(new("slugify"))  # a second version adds no key
+def test_a_name_meets_the_tool_it_passes_for(reg: Registry, new_version: NewVersionFactory) -> None:
+    reg.add_version(new_version("slugify"))
+    reg.add_version(new_version("csv_to_json", VersionStatus.PENDING_APPROVAL))
+    reg.add_version(new_version("slugify"))  # a second version adds no key
     for name in ("Slugify", "s1ugify", "SLUGIFY", "sIugify"):
         assert reg.lookalike(name) == "slugify", name
     assert reg.lookalike("Csv-To-Json") == "csv_to_json"
@@ -46,16 +37,19 @@ def test_a_name_meets_the_tool_it_passes_for(reg: Registry) -> None:
     assert stored == len(keys_of("slugify")) + len(keys_of("csv_to_json"))
 
 
-def test_the_first_lookalike_by_name_is_named(reg: Registry) -> None:
-    reg.add_version(new("rn_tool"))
-    reg.add_version(new("m_tool"))
+def test_the_first_lookalike_by_name_is_named(
+    reg: Registry, new_version: NewVersionFactory
+) -> None:
+    reg.add_version(new_version("rn_tool"))
+    reg.add_version(new_version("m_tool"))
     assert reg.lookalike("M_TOOL") == "m_tool"  # 'rn' passes for 'm': m_ sorts first
 
 
 def test_tools_a_previous_release_registered_get_their_keys_with_the_next_tool(
     reg: Registry,
+    new_version: NewVersionFactory,
 ) -> None:
-    reg.add_version(new("alpha"))
+    reg.add_version(new_version("alpha"))
     with reg.engine.begin() as conn:  # what a process of the previous release writes: no keys
         conn.execute(
             text(
@@ -65,7 +59,7 @@ def test_tools_a_previous_release_registered_get_their_keys_with_the_next_tool(
             {"at": "2026-01-01 00:00:00"},
         )
     assert reg.lookalike("beta-tool") is None
-    reg.add_version(new("gamma"))
+    reg.add_version(new_version("gamma"))
     assert reg.lookalike("beta-tool") == "Beta_Tool"
     assert reg.lookalike("GAMMA") == "gamma"
 

@@ -12,21 +12,12 @@ import anyio
 import anyio.to_thread
 import pytest
 from sqlalchemy import create_engine, text
+from tests.factories import NewVersionFactory
 
-from toolfoundry.registry import ChangeFeed, NewVersion, Registry, VersionStatus
+from toolfoundry.registry import ChangeFeed, Registry, VersionStatus
 
 pytestmark = [pytest.mark.slow, pytest.mark.postgres]
 WAIT_S = 20.0  # generous: a loaded 2-core machine
-
-
-def version(name: str, status: VersionStatus = VersionStatus.ACTIVE) -> NewVersion:
-    return NewVersion(
-        name=name,
-        code=f"export const handler = () => {name!r};",
-        description=f"the {name} tool",
-        parameters={"type": "object", "properties": {}},
-        status=status,
-    )
 
 
 class Heard:
@@ -86,13 +77,15 @@ def listening(registry: Registry, scenario: Callable[[ChangeFeed, Heard], Any]) 
     anyio.run(main)
 
 
-def test_every_pointer_move_notifies_once(registry: Registry) -> None:
+def test_every_pointer_move_notifies_once(
+    registry: Registry, new_version: NewVersionFactory
+) -> None:
     async def scenario(feed: ChangeFeed, heard: Heard) -> None:
         moves: list[Callable[[], object]] = [
-            lambda: registry.add_version(version("alpha")),
-            lambda: registry.add_version(version("beta", VersionStatus.PENDING_APPROVAL)),
+            lambda: registry.add_version(new_version("alpha")),
+            lambda: registry.add_version(new_version("beta", VersionStatus.PENDING_APPROVAL)),
             lambda: registry.decide("beta", 1, approve=True, by="alice", reason=""),
-            lambda: registry.add_version(version("alpha")),
+            lambda: registry.add_version(new_version("alpha")),
             lambda: registry.rollback("alpha", 1),
             lambda: registry.set_enabled("alpha", False),
             lambda: registry.set_enabled("alpha", True),
@@ -115,18 +108,22 @@ def test_every_pointer_move_notifies_once(registry: Registry) -> None:
     listening(registry, scenario)
 
 
-def test_other_schemas_do_not_wake_a_listener(registry: Registry, other_schema: Registry) -> None:
+def test_other_schemas_do_not_wake_a_listener(
+    registry: Registry, other_schema: Registry, new_version: NewVersionFactory
+) -> None:
     async def scenario(feed: ChangeFeed, heard: Heard) -> None:
         before = feed.notifications
-        await anyio.to_thread.run_sync(lambda: other_schema.add_version(version("elsewhere")))
-        await anyio.to_thread.run_sync(lambda: registry.add_version(version("here")))
+        await anyio.to_thread.run_sync(lambda: other_schema.add_version(new_version("elsewhere")))
+        await anyio.to_thread.run_sync(lambda: registry.add_version(new_version("here")))
         await heard.more_than(before + 1)  # the connect call plus ours
         assert feed.notifications == before + 1  # the other schema's came first and was dropped
 
     listening(registry, scenario)
 
 
-def test_a_killed_connection_reconnects_and_says_so(registry: Registry) -> None:
+def test_a_killed_connection_reconnects_and_says_so(
+    registry: Registry, new_version: NewVersionFactory
+) -> None:
     async def scenario(feed: ChangeFeed, heard: Heard) -> None:
         first = feed.backend_pid
         seen = heard.calls
@@ -141,7 +138,7 @@ def test_a_killed_connection_reconnects_and_says_so(registry: Registry) -> None:
         assert feed.backend_pid not in (None, first)
         seen = heard.calls
         before = feed.notifications
-        await anyio.to_thread.run_sync(lambda: registry.add_version(version("after")))
+        await anyio.to_thread.run_sync(lambda: registry.add_version(new_version("after")))
         await heard.more_than(seen)
         assert feed.notifications == before + 1
 

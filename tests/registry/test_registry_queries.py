@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+from tests.factories import NewVersionFactory
+
 from toolfoundry.registry import (
     LastFailure,
-    NewVersion,
     Registry,
     RunRow,
     UsageStats,
@@ -16,35 +17,27 @@ from toolfoundry.registry import (
 from toolfoundry.spec import Capabilities
 
 
-def new(name: str, status: VersionStatus = VersionStatus.ACTIVE, **kw: object) -> NewVersion:
-    return NewVersion(
-        name=name,
-        code=f"export function handler() {{ return {name!r}; }}",
-        description=f"The {name} tool",
-        parameters={"type": "object", "properties": {}},
-        status=status,
-        test_results=[{"name": "#0", "passed": True}],
-        **kw,  # type: ignore[arg-type]
-    )
-
-
-def test_active_set_lists_current_active_versions_by_name(reg: Registry) -> None:
+def test_active_set_lists_current_active_versions_by_name(
+    reg: Registry, new_version: NewVersionFactory
+) -> None:
     assert reg.active_set() == []
-    reg.add_version(new("zeta"))
-    reg.add_version(new("alpha"))
-    reg.add_version(new("alpha"))
-    reg.add_version(new("waiting", VersionStatus.PENDING_APPROVAL))
-    reg.add_version(new("off"))
+    reg.add_version(new_version("zeta"))
+    reg.add_version(new_version("alpha"))
+    reg.add_version(new_version("alpha"))
+    reg.add_version(new_version("waiting", VersionStatus.PENDING_APPROVAL))
+    reg.add_version(new_version("off"))
     reg.set_enabled("off", False)
     assert reg.active_set() == [("alpha", 2), ("zeta", 1)]
     reg.rollback("alpha", 1)
     assert reg.active_set() == [("alpha", 1), ("zeta", 1)]
 
 
-def test_a_pending_update_leaves_the_active_set_alone(reg: Registry) -> None:
-    reg.add_version(new("fetcher"))
+def test_a_pending_update_leaves_the_active_set_alone(
+    reg: Registry, new_version: NewVersionFactory
+) -> None:
+    reg.add_version(new_version("fetcher"))
     reg.add_version(
-        new(
+        new_version(
             "fetcher",
             VersionStatus.PENDING_APPROVAL,
             capabilities=Capabilities(network=("api.example.com",)),
@@ -55,9 +48,11 @@ def test_a_pending_update_leaves_the_active_set_alone(reg: Registry) -> None:
     assert reg.active_set() == [("fetcher", 2)]
 
 
-def test_usage_of_many_tools_matches_usage_of_each(reg: Registry) -> None:
+def test_usage_of_many_tools_matches_usage_of_each(
+    reg: Registry, new_version: NewVersionFactory
+) -> None:
     for name in ("called", "never", "failing"):
-        reg.add_version(new(name))
+        reg.add_version(new_version(name))
     reg.record_call("called", 1, duration_ms=2.0, error_kind=None)
     reg.record_call("called", 1, duration_ms=40.0, error_kind=None)
     reg.record_call("failing", 1, duration_ms=1.0, error_kind="timeout")
@@ -71,9 +66,11 @@ def test_usage_of_many_tools_matches_usage_of_each(reg: Registry) -> None:
     assert reg.usage_of([]) == {}
 
 
-def test_last_failure_is_the_newest_failure_of_any_kind(reg: Registry) -> None:
-    reg.add_version(new("flaky"))
-    reg.add_version(new("fine"))
+def test_last_failure_is_the_newest_failure_of_any_kind(
+    reg: Registry, new_version: NewVersionFactory
+) -> None:
+    reg.add_version(new_version("flaky"))
+    reg.add_version(new_version("fine"))
     assert reg.last_failures() == {}
     before = datetime.now(UTC) - timedelta(seconds=1)
     reg.record_call("flaky", 1, duration_ms=1.0, error_kind="timeout")

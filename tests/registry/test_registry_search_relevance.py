@@ -16,7 +16,7 @@ import anyio
 import pytest
 from click.testing import CliRunner
 from starlette.testclient import TestClient
-from tests.server.mcp.test_mcp_support import stdio_session
+from tests.factories import McpSessionFactory
 from tests.server.test_server_web_support import compose
 
 from toolfoundry import Foundry
@@ -155,7 +155,9 @@ def strong(hits: list[dict[str, Any]]) -> list[str]:
     return [h["name"] for h in hits if h["strength"] == "strong"]
 
 
-def test_search_through_the_cli_the_http_api_and_mcp(db_url: str, tmp_path: Path) -> None:
+def test_search_through_the_cli_the_http_api_and_mcp(
+    db_url: str, tmp_path: Path, mcp_session: McpSessionFactory
+) -> None:
     # these open the registry as a user does: hybrid where the [search] extra is installed
     registry = Registry.open(db_url)
     fill(registry)
@@ -182,7 +184,7 @@ def test_search_through_the_cli_the_http_api_and_mcp(db_url: str, tmp_path: Path
         assert strong(c.get("/api/search", params={"q": "post a tweet"}).json()) == []
 
     async def over_mcp() -> None:
-        async with stdio_session(db_url, tmp_path) as (session, _):
+        async with mcp_session(db_url, tmp_path) as (session, _):
             found = await session.call_tool("search_tools", {"query": "diff two texts"})
             assert not found.is_error
             hits = found.structured_content["result"]  # type: ignore[index]

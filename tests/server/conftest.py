@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
 
 from toolfoundry import Foundry
@@ -13,9 +10,8 @@ from .test_server_web_support import seed
 
 
 @pytest.fixture
-def fd(tmp_path: Path) -> Iterator[Foundry]:
-    """A SQLite registry seeded by :func:`seed` (shout v1/v2 active, weather and news pending)."""
-    foundry = Foundry.open(f"sqlite:///{tmp_path / 'registry.db'}")
+def fd(foundry: Foundry) -> Foundry:
+    """The shared foundry seeded by :func:`seed` (shout v1/v2 active, weather and news
+    pending)."""
     seed(foundry)
-    yield foundry
-    foundry.close()
+    return foundry

@@ -17,12 +17,13 @@ import pytest
 from mcp.shared.exceptions import MCPError
 from sqlalchemy import update
 from starlette.testclient import TestClient
+from tests.factories import McpSessionFactory
 
 from toolfoundry import Foundry
 from toolfoundry.registry.schema import versions
 
 from .mcp.test_mcp_stdio_support import RawStdio, raw_stdio
-from .mcp.test_mcp_support import relaxed_config, serve_http, stdio_session, text_of
+from .mcp.test_mcp_support import relaxed_config, serve_http, text_of
 from .test_server_web_support import compose, snapshot
 
 BIG = "1" * 5000
@@ -94,10 +95,10 @@ def test_stdio_parse_errors_locate_the_problem(raw: RawStdio) -> None:
 
 
 def test_a_tool_that_returns_logs_or_throws_lone_surrogates_through_the_official_client(
-    db: str, tmp_path: Path
+    db: str, tmp_path: Path, mcp_session: McpSessionFactory
 ) -> None:
     async def scenario() -> None:
-        async with stdio_session(db, tmp_path) as (session, _):
+        async with mcp_session(db, tmp_path) as (session, _):
             # a failed run_js is an error result; its console output is in _meta
             returned = await session.call_tool("run_js", {"code": 'export default "a\\ud800"'})
             assert returned.is_error is True

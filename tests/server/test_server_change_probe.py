@@ -9,21 +9,11 @@ from pathlib import Path
 import anyio
 import pytest
 from sqlalchemy import event
+from tests.factories import NewVersionFactory
 
 from toolfoundry import Foundry
-from toolfoundry.registry import NewVersion, VersionStatus
 from toolfoundry.registry.change_probe import ChangeProbe
 from toolfoundry.server.changes import ActiveSetWatcher
-
-
-def version(name: str) -> NewVersion:
-    return NewVersion(
-        name=name,
-        code=f"export const handler = () => {name!r};",
-        description=f"the {name} tool",
-        parameters={"type": "object", "properties": {}},
-        status=VersionStatus.ACTIVE,
-    )
 
 
 @pytest.fixture
@@ -43,7 +33,9 @@ def other(url: str, server: Foundry) -> Iterator[Foundry]:
         yield fd
 
 
-def test_poll_reads_the_active_set_only_after_a_commit(server: Foundry, other: Foundry) -> None:
+def test_poll_reads_the_active_set_only_after_a_commit(
+    server: Foundry, other: Foundry, new_version: NewVersionFactory
+) -> None:
     statements: list[str] = []
     event.listen(
         server.registry.engine,
@@ -68,12 +60,12 @@ def test_poll_reads_the_active_set_only_after_a_commit(server: Foundry, other: F
         assert statements == []  # idle: not one query through the engine
         assert watcher.probe.reads == 21
 
-        await anyio.to_thread.run_sync(other.registry.add_version, version("alpha"))
+        await anyio.to_thread.run_sync(other.registry.add_version, new_version("alpha"))
         assert await watcher.check()  # another registry's commit
         assert changes == [22]
         assert any("tf_tools" in sql for sql in statements)
 
-        await anyio.to_thread.run_sync(server.registry.add_version, version("beta"))
+        await anyio.to_thread.run_sync(server.registry.add_version, new_version("beta"))
         assert await watcher.check()  # this server's own commit, through its pool
         assert len(changes) == 2
 
@@ -96,7 +88,9 @@ def test_poll_reads_the_active_set_only_after_a_commit(server: Foundry, other: F
 
 
 def test_watcher_loop_sees_changes_and_releases_its_connection(
-    server: Foundry, other: Foundry
+    server: Foundry,
+    other: Foundry,
+    new_version: NewVersionFactory,
 ) -> None:
     async def scenario() -> None:
         changes: list[int] = []
@@ -109,7 +103,7 @@ def test_watcher_loop_sees_changes_and_releases_its_connection(
         async with anyio.create_task_group() as tasks:
             tasks.start_soon(watcher.run)
             await anyio.sleep(0.2)
-            await anyio.to_thread.run_sync(other.registry.add_version, version("gamma"))
+            await anyio.to_thread.run_sync(other.registry.add_version, new_version("gamma"))
             with anyio.fail_after(5):
                 while not changes:
                     await anyio.sleep(0.02)

@@ -6,8 +6,9 @@ from __future__ import annotations
 import anyio
 import anyio.to_thread
 import pytest
+from tests.factories import NewVersionFactory
 
-from toolfoundry.registry import NewVersion, Registry, VersionStatus
+from toolfoundry.registry import Registry
 from toolfoundry.server.changes import ActiveSetWatcher
 
 pytestmark = [pytest.mark.slow, pytest.mark.postgres]
@@ -16,17 +17,7 @@ FAST_S = 0.05  # the poll interval without a feed: 20 polls a second
 QUIET_S = 1.0
 
 
-def version(name: str) -> NewVersion:
-    return NewVersion(
-        name=name,
-        code="export const handler = () => 1;",
-        description=f"the {name} tool",
-        parameters={"type": "object", "properties": {}},
-        status=VersionStatus.ACTIVE,
-    )
-
-
-def test_notified_not_polled(pg_url: str) -> None:
+def test_notified_not_polled(pg_url: str, new_version: NewVersionFactory) -> None:
     registry = Registry.open(pg_url)
 
     async def scenario() -> None:
@@ -47,7 +38,7 @@ def test_notified_not_polled(pg_url: str) -> None:
             before = watcher.polls
             await anyio.sleep(QUIET_S)  # a window in which a 50 ms poll would run 20 times
             assert watcher.polls - before <= 1
-            await anyio.to_thread.run_sync(registry.add_version, version("gamma"))
+            await anyio.to_thread.run_sync(registry.add_version, new_version("gamma"))
             with anyio.fail_after(WAIT_S):
                 await changes.wait()
             assert len(seen) == 1

@@ -5,7 +5,6 @@ fields and defaults from the one declaration (toolfoundry/forge/draft_json.py)."
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -33,9 +32,8 @@ MINIMAL: dict[str, Any] = {
 
 
 @pytest.fixture
-def fd(tmp_path: Path) -> Iterator[Foundry]:
-    with Foundry.open(f"sqlite:///{tmp_path / 'registry.db'}") as foundry:
-        yield foundry
+def fd(foundry: Foundry) -> Foundry:
+    return foundry
 
 
 def created_as_declared(fd: Foundry) -> None:

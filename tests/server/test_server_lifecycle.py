@@ -9,10 +9,11 @@ from pathlib import Path
 import anyio
 import pytest
 from starlette.testclient import TestClient
+from tests.factories import McpSessionFactory
 
 from toolfoundry import Foundry
 
-from .mcp.test_mcp_support import relaxed_config, stdio_session, text_of
+from .mcp.test_mcp_support import relaxed_config, text_of
 from .test_server_web_api import Api
 from .test_server_web_support import SHOUT, compose, network_draft
 
@@ -45,7 +46,9 @@ def test_a_disabled_tool_answers_at_no_version(api: Api, fd: Foundry) -> None:
     assert api.post("/api/tools/shout/call", {"args": {"text": "a"}})["value"] == "A"
 
 
-def test_mcp_rollback_tool_cannot_switch_a_disabled_tool_on(tmp_path: Path) -> None:
+def test_mcp_rollback_tool_cannot_switch_a_disabled_tool_on(
+    tmp_path: Path, mcp_session: McpSessionFactory
+) -> None:
     url = f"sqlite:///{tmp_path / 'registry.db'}"
     with Foundry.open(url, config=relaxed_config(tmp_path)) as fd:
         assert fd.create_tool(SHOUT).status == "active"
@@ -53,7 +56,7 @@ def test_mcp_rollback_tool_cannot_switch_a_disabled_tool_on(tmp_path: Path) -> N
         fd.disable("shout", by="carol")
 
     async def scenario() -> None:
-        async with stdio_session(url, tmp_path) as (session, _notes):
+        async with mcp_session(url, tmp_path) as (session, _notes):
             back = await session.call_tool("rollback_tool", {"name": "shout", "version": 1})
             assert back.is_error
             assert "disabled by 'carol'" in text_of(back)

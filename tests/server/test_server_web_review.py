@@ -61,8 +61,7 @@ ADD = {
 
 
 @pytest.fixture
-def fd(tmp_path: Path) -> Iterator[Foundry]:
-    foundry = Foundry.open(f"sqlite:///{tmp_path / 'registry.db'}")
+def fd(foundry: Foundry) -> Foundry:
     assert foundry.create_tool(feed()).status == "pending_approval"
     assert foundry.approve("feed", 1, by="alice").status == "active"
     v2 = feed(
@@ -90,8 +89,7 @@ def fd(tmp_path: Path) -> Iterator[Foundry]:
     assert foundry.create_tool(bigger).status == "active"
     # the same code and parameters as v2, another description: a new version, an empty diff
     assert foundry.create_tool({**bigger, "description": "Add two numbers (a + b)"}).version == 3
-    yield foundry
-    foundry.close()
+    return foundry
 
 
 @pytest.fixture

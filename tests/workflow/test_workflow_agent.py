@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
 
@@ -28,13 +28,6 @@ def example() -> ModuleType:
     sys.modules[spec.name] = module
     spec.loader.exec_module(module)
     return module
-
-
-@pytest.fixture
-def foundry(tmp_path: Path) -> Iterator[Foundry]:
-    fd = Foundry.open(f"sqlite:///{tmp_path / 'registry.db'}")
-    yield fd
-    fd.close()
 
 
 class Operator:

@@ -12,11 +12,12 @@ import anyio
 import mcp_types as types
 import pytest
 from mcp import Client
+from tests.factories import NewVersionFactory
 
 from toolfoundry import Foundry
 from toolfoundry.catalog import mcp_tools
 from toolfoundry.foundry.meta_tools import builtin_tools
-from toolfoundry.registry import NewVersion, VersionStatus
+from toolfoundry.registry import VersionStatus
 from toolfoundry.server.changes import ActiveSetWatcher, active_set_fingerprint
 from toolfoundry.server.mcp.listing import ToolListing
 from toolfoundry.server.mcp.server import ToolListBroadcast, build_mcp_server, meta_tool_entries
@@ -30,23 +31,15 @@ from .test_mcp_support import (
 )
 
 
-def version(name: str, status: VersionStatus = VersionStatus.ACTIVE) -> NewVersion:
-    return NewVersion(
-        name=name,
-        code=f"export const handler = () => {name!r};",
-        description=f"the {name} tool",
-        parameters={"type": "object", "properties": {}},
-        status=status,
-    )
-
-
 @pytest.fixture
 def foundry(db_url: str) -> Iterator[Foundry]:
     with Foundry.open(db_url) as fd:
         yield fd
 
 
-def test_fingerprint_moves_exactly_with_the_active_set(foundry: Foundry) -> None:
+def test_fingerprint_moves_exactly_with_the_active_set(
+    foundry: Foundry, new_version: NewVersionFactory
+) -> None:
     registry = foundry.registry
     prints = [active_set_fingerprint(registry)]
 
@@ -54,11 +47,11 @@ def test_fingerprint_moves_exactly_with_the_active_set(foundry: Foundry) -> None
         prints.append(active_set_fingerprint(registry))
         return prints[-1] != prints[-2]
 
-    registry.add_version(version("alpha"))
+    registry.add_version(new_version("alpha"))
     assert moved()  # created active
-    registry.add_version(version("alpha", VersionStatus.PENDING_APPROVAL))
+    registry.add_version(new_version("alpha", VersionStatus.PENDING_APPROVAL))
     assert not moved()  # a pending update leaves the current version in place
-    registry.add_version(version("beta", VersionStatus.PENDING_APPROVAL))
+    registry.add_version(new_version("beta", VersionStatus.PENDING_APPROVAL))
     assert not moved()  # a new pending tool is not listed
     registry.record_call("alpha", 1, duration_ms=1.0, error_kind=None)
     assert not moved()  # calls are audited but change nothing listed
@@ -76,7 +69,7 @@ def test_fingerprint_moves_exactly_with_the_active_set(foundry: Foundry) -> None
     assert prints[-1] == prints[4]  # same active set as after rollback to v1: same digest
 
 
-def test_watcher_reports_each_change_once(foundry: Foundry) -> None:
+def test_watcher_reports_each_change_once(foundry: Foundry, new_version: NewVersionFactory) -> None:
     async def scenario() -> None:
         changes: list[int] = []
 
@@ -88,7 +81,7 @@ def test_watcher_reports_each_change_once(foundry: Foundry) -> None:
             tasks.start_soon(watcher.run)
             await anyio.sleep(0.2)
             assert changes == []  # the first poll sets the baseline only
-            await anyio.to_thread.run_sync(foundry.registry.add_version, version("gamma"))
+            await anyio.to_thread.run_sync(foundry.registry.add_version, new_version("gamma"))
             with anyio.fail_after(5):
                 while not changes:
                     await anyio.sleep(0.02)
@@ -113,10 +106,12 @@ def _median_ms(fn: Callable[[], object], runs: int = 20) -> float:
     return statistics.median(samples)
 
 
-def test_poll_and_listing_cost(foundry: Foundry, capsys: pytest.CaptureFixture[str]) -> None:
+def test_poll_and_listing_cost(
+    foundry: Foundry, capsys: pytest.CaptureFixture[str], new_version: NewVersionFactory
+) -> None:
     """What a poll and a ``tools/list`` cost with 300 active tools (the report's figures)."""
     for i in range(300):
-        foundry.registry.add_version(version(f"tool_{i:03d}"))
+        foundry.registry.add_version(new_version(f"tool_{i:03d}"))
     meta = {t.spec.name: t for t in builtin_tools(foundry)}
     listing = ToolListing(foundry, meta, meta_tool_entries(meta), page_size=1000)
     poll = _median_ms(lambda: active_set_fingerprint(foundry.registry), runs=50)
@@ -169,7 +164,9 @@ def test_two_servers_on_one_postgres(pg_url: str, tmp_path: Path) -> None:
         anyio.run(scenario, port_a, port_b)
 
 
-def test_connections_notified_then_forgotten(foundry: Foundry) -> None:
+def test_connections_notified_then_forgotten(
+    foundry: Foundry, new_version: NewVersionFactory
+) -> None:
     """In process (the SDK's in-memory transport): a handshake client is attached on
     ``initialized``, notified on a change, and forgotten when it disconnects."""
 
@@ -180,7 +177,7 @@ def test_connections_notified_then_forgotten(foundry: Foundry) -> None:
         async with Client(server, mode="legacy", message_handler=notes) as client:
             await client.list_tools()
             assert broadcast.connections == 1
-            await anyio.to_thread.run_sync(foundry.registry.add_version, version("delta"))
+            await anyio.to_thread.run_sync(foundry.registry.add_version, new_version("delta"))
             await notes.wait_list_changed(0)
             assert "delta" in by_name(await client.list_tools())
         with anyio.fail_after(5):

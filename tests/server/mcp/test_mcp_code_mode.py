@@ -14,11 +14,12 @@ from typing import Any
 import anyio
 import mcp_types as types
 import pytest
+from tests.factories import McpSessionFactory
 from tests.shared_drafts import word_count_draft
 
 from toolfoundry import Foundry
 
-from .test_mcp_support import by_name, stdio_session, structured, text_of
+from .test_mcp_support import by_name, structured, text_of
 
 SECRET = "Bearer tf-mcp-secret-5e0a97c3d2"
 
@@ -103,6 +104,7 @@ def test_run_js_over_stdio_calls_three_tools_and_returns_one_aggregate(
     tmp_path: Path,
     loopback_http: Callable[[type[BaseHTTPRequestHandler]], str],
     monkeypatch: pytest.MonkeyPatch,
+    mcp_session: McpSessionFactory,
 ) -> None:
     monkeypatch.setenv("TF_MCP_TOKEN", SECRET)  # the server's environment, read at send time
     server = loopback_http(Weather)
@@ -110,7 +112,7 @@ def test_run_js_over_stdio_calls_three_tools_and_returns_one_aggregate(
     received: list[str] = []
 
     async def scenario() -> None:
-        async with stdio_session(db, tmp_path) as (session, _):
+        async with mcp_session(db, tmp_path) as (session, _):
             listing = await session.list_tools()
             received.append(listing.model_dump_json())
             assert {"word_count", "shout", "weather", "run_js"} <= set(by_name(listing))

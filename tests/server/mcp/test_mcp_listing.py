@@ -11,9 +11,9 @@ import mcp_types as types
 import pytest
 from mcp import Client
 from mcp.shared.exceptions import MCPError
+from tests.factories import NewVersionFactory
 
 from toolfoundry import Foundry
-from toolfoundry.registry import NewVersion, VersionStatus
 from toolfoundry.server.mcp.server import build_mcp_server
 from toolfoundry.spec.names import META_TOOL_NAMES
 
@@ -23,21 +23,11 @@ TOOLS = 130
 PAGE = 25
 
 
-def version(name: str, status: VersionStatus = VersionStatus.ACTIVE) -> NewVersion:
-    return NewVersion(
-        name=name,
-        code=f"export const handler = () => {name!r};",
-        description=f"the {name} tool",
-        parameters={"type": "object", "properties": {}},
-        status=status,
-    )
-
-
 @pytest.fixture
-def foundry(db_url: str) -> Iterator[Foundry]:
+def foundry(db_url: str, new_version: NewVersionFactory) -> Iterator[Foundry]:
     with Foundry.open(db_url) as fd:
         for i in range(TOOLS):
-            fd.registry.add_version(version(f"tool_{i:03d}"))
+            fd.registry.add_version(new_version(f"tool_{i:03d}"))
         yield fd
 
 
@@ -96,7 +86,9 @@ def test_a_cursor_this_server_did_not_make_is_invalid_params(foundry: Foundry) -
     anyio.run(scenario)
 
 
-def test_a_tool_created_between_pages_is_seen_after_list_changed(foundry: Foundry) -> None:
+def test_a_tool_created_between_pages_is_seen_after_list_changed(
+    foundry: Foundry, new_version: NewVersionFactory
+) -> None:
     async def scenario() -> None:
         notes = Notifications()
         server = build_mcp_server(foundry, poll_interval_s=0.05, page_size=PAGE)
@@ -106,8 +98,8 @@ def test_a_tool_created_between_pages_is_seen_after_list_changed(foundry: Foundr
             assert second.next_cursor is not None
             # made by another Foundry (as by another process): only the watcher tells us
             with Foundry.open(str(foundry.registry.engine.url)) as other:
-                other.registry.add_version(version("aaa_early"))  # sorts before the cursor
-                other.registry.add_version(version("zzz_late"))  # sorts after it
+                other.registry.add_version(new_version("aaa_early"))  # sorts before the cursor
+                other.registry.add_version(new_version("zzz_late"))  # sorts after it
                 other.disable("tool_100")
             await notes.wait_list_changed(0)
             rest: list[str] = []
@@ -128,7 +120,9 @@ def test_a_tool_created_between_pages_is_seen_after_list_changed(foundry: Foundr
     anyio.run(scenario)
 
 
-def test_requests_read_the_registry_only_after_a_change(foundry: Foundry) -> None:
+def test_requests_read_the_registry_only_after_a_change(
+    foundry: Foundry, new_version: NewVersionFactory
+) -> None:
     """Served from memory while nothing changed; after a change, only the changed tool is
     projected again (the other entries are the very objects served before)."""
     from toolfoundry.foundry.meta_tools import builtin_tools
@@ -141,7 +135,7 @@ def test_requests_read_the_registry_only_after_a_change(foundry: Foundry) -> Non
     reads = listing.reads
     assert listing.tools() == list(before.values())
     assert listing.reads == reads  # no change event: no database read
-    foundry.registry.add_version(version("tool_007"))  # version 2 becomes current
+    foundry.registry.add_version(new_version("tool_007"))  # version 2 becomes current
     listing.invalidate()
     after = {tool.name: tool for tool in listing.tools()}
     assert listing.reads == reads + 1
@@ -152,7 +146,9 @@ def test_requests_read_the_registry_only_after_a_change(foundry: Foundry) -> Non
         ToolListing(foundry, meta, [], page_size=0)
 
 
-def test_a_page_asked_for_again_is_the_kept_result_until_a_change(foundry: Foundry) -> None:
+def test_a_page_asked_for_again_is_the_kept_result_until_a_change(
+    foundry: Foundry, new_version: NewVersionFactory
+) -> None:
     """Each page's result is kept from its first request; ``kept`` hands it out without a read
     or a wait (the event loop may call it), and nothing is kept across an invalidation."""
     from toolfoundry.foundry.meta_tools import builtin_tools
@@ -175,7 +171,7 @@ def test_a_page_asked_for_again_is_the_kept_result_until_a_change(foundry: Found
         listing.kept("not a cursor!")
     with listing._lock:  # a worker thread in the middle of a read: kept() does not wait
         assert listing.kept() is None
-    foundry.registry.add_version(version("aaa_first"))
+    foundry.registry.add_version(new_version("aaa_first"))
     listing.invalidate()
     assert listing.kept() is None
     after = listing.page(first.next_cursor)

@@ -8,24 +8,23 @@ import json
 import shutil
 import subprocess
 import sys
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
 
 import anyio
 import mcp_types as types
 import pytest
 from mcp.client.session import ClientSession
-from mcp.client.stdio import StdioServerParameters, stdio_client
+from tests.factories import McpSessionFactory
 
 from toolfoundry import Foundry
 from toolfoundry.spec.names import META_TOOL_NAMES
 
-from .test_mcp_support import POLL, by_name, env, http_session, serve_http, text_of
+from .test_mcp_support import by_name, env, http_session, serve_http, text_of
 
 SAMPLE = Path(__file__).parents[2] / "catalog" / "shop_project"
 META = list(META_TOOL_NAMES)
 OWN = ["price", "report", "restock", "stock_count", "stock_move"]
+NO_BYTECODE = {"PYTHONDONTWRITEBYTECODE": "1"}  # the project's own modules stay as they are
 
 # A registry tool that takes the name of one of the project's declared tools.
 PRICE_IN_REGISTRY = {
@@ -58,86 +57,74 @@ def project(tmp_path: Path) -> tuple[Path, str]:
     return root, url
 
 
-@asynccontextmanager
-async def session_in(
-    root: Path, url: str, errlog: Path, *extra: str
-) -> AsyncIterator[ClientSession]:
-    params = StdioServerParameters(
-        command=sys.executable,
-        args=["-m", "toolfoundry", "serve", "--db", url, "--poll", POLL, *extra],
-        env={**env(), "PYTHONDONTWRITEBYTECODE": "1"},
-        cwd=str(root),
-    )
-    with errlog.open("w") as log:
-        async with (
-            stdio_client(params, errlog=log) as (read, write),
-            ClientSession(read, write) as session,
-        ):
-            await session.initialize()
-            yield session
-
-
 def test_declared_tools_are_listed_and_called_over_stdio(
-    project: tuple[Path, str], tmp_path: Path
+    project: tuple[Path, str], tmp_path: Path, mcp_session: McpSessionFactory
 ) -> None:
     root, url = project
     errlog = tmp_path / "serve.log"
-    anyio.run(check_declared_tools, root, url, errlog)
+
+    async def scenario() -> None:
+        async with mcp_session(url, root, environ=NO_BYTECODE, errlog=log) as (session, _):
+            await check_declared_tools(session)
+
+    with errlog.open("w") as log:
+        anyio.run(scenario)
     warning = "registry tool 'price' is hidden by the project's declared tool of the same name"
     assert errlog.read_text().count(warning) == 1
 
 
-async def check_declared_tools(root: Path, url: str, errlog: Path) -> None:
-    async with session_in(root, url, errlog) as session:
-        tools = by_name(await session.list_tools())
-        assert sorted(tools) == sorted([*META, *OWN, "double"])
-        price = tools["price"]
-        # the declaration, not the registry's tool of the same name
-        assert price.description is not None
-        assert price.description.startswith("Price of an item in the shop.")
-        assert price.input_schema["properties"]["currency"]["enum"] == ["EUR", "USD"]
-        assert tools["restock"].output_schema is None  # a workflow returns its run, not its state
+async def check_declared_tools(session: ClientSession) -> None:
+    tools = by_name(await session.list_tools())
+    assert sorted(tools) == sorted([*META, *OWN, "double"])
+    price = tools["price"]
+    # the declaration, not the registry's tool of the same name
+    assert price.description is not None
+    assert price.description.startswith("Price of an item in the shop.")
+    assert price.input_schema["properties"]["currency"]["enum"] == ["EUR", "USD"]
+    assert tools["restock"].output_schema is None  # a workflow returns its run, not its state
 
-        called = await session.call_tool("price", {"item": "pear", "quantity": 2})
-        assert isinstance(called, types.CallToolResult)
-        assert called.is_error is False
-        assert json.loads(text_of(called)) == {"item": "pear", "total": 1.5, "currency": "EUR"}
+    called = await session.call_tool("price", {"item": "pear", "quantity": 2})
+    assert isinstance(called, types.CallToolResult)
+    assert called.is_error is False
+    assert json.loads(text_of(called)) == {"item": "pear", "total": 1.5, "currency": "EUR"}
 
-        bad = await session.call_tool("price", {"item": "pear", "currency": "JPY"})
-        assert isinstance(bad, types.CallToolResult)
-        assert bad.is_error is True
-        assert text_of(bad).startswith("invalid_arguments:")
+    bad = await session.call_tool("price", {"item": "pear", "currency": "JPY"})
+    assert isinstance(bad, types.CallToolResult)
+    assert bad.is_error is True
+    assert text_of(bad).startswith("invalid_arguments:")
 
-        raised = await session.call_tool("price", {"item": "plum"})
-        assert isinstance(raised, types.CallToolResult)
-        assert raised.is_error is True
-        assert "no such item: plum" in text_of(raised)
+    raised = await session.call_tool("price", {"item": "plum"})
+    assert isinstance(raised, types.CallToolResult)
+    assert raised.is_error is True
+    assert "no such item: plum" in text_of(raised)
 
-        moved = await session.call_tool("stock_move", {"item": "apple", "to": "back"})
-        assert isinstance(moved, types.CallToolResult)
-        assert json.loads(text_of(moved)) == {"moved": "apple", "to": "back"}
+    moved = await session.call_tool("stock_move", {"item": "apple", "to": "back"})
+    assert isinstance(moved, types.CallToolResult)
+    assert json.loads(text_of(moved)) == {"moved": "apple", "to": "back"}
 
-        flow = await session.call_tool("restock", {"item": "apple", "amount": 3})
-        assert isinstance(flow, types.CallToolResult)
-        assert flow.is_error is False
-        assert flow.structured_content is not None
-        assert flow.structured_content["outputs"]["ordered"] == ["3 x apple"]
+    flow = await session.call_tool("restock", {"item": "apple", "amount": 3})
+    assert isinstance(flow, types.CallToolResult)
+    assert flow.is_error is False
+    assert flow.structured_content is not None
+    assert flow.structured_content["outputs"]["ordered"] == ["3 x apple"]
 
-        report = await session.call_tool("report", {})
-        assert isinstance(report, types.CallToolResult)
-        assert json.loads(text_of(report)) == "sales report for the week"
+    report = await session.call_tool("report", {})
+    assert isinstance(report, types.CallToolResult)
+    assert json.loads(text_of(report)) == "sales report for the week"
 
-        doubled = await session.call_tool("double", {"n": 21})  # the registry still serves
-        assert isinstance(doubled, types.CallToolResult)
-        assert text_of(doubled) == "42"
+    doubled = await session.call_tool("double", {"n": 21})  # the registry still serves
+    assert isinstance(doubled, types.CallToolResult)
+    assert text_of(doubled) == "42"
 
 
-def test_source_option_and_a_bad_source(project: tuple[Path, str], tmp_path: Path) -> None:
+def test_source_option_and_a_bad_source(
+    project: tuple[Path, str], tmp_path: Path, mcp_session: McpSessionFactory
+) -> None:
     root, url = project
 
     async def scenario() -> None:
         extra = ("--source", "shop.cli:build_parser")
-        async with session_in(root, url, tmp_path / "serve.log", *extra) as session:
+        async with mcp_session(url, root, *extra, environ=NO_BYTECODE) as (session, _):
             tools = by_name(await session.list_tools())
             # without the declared price, the registry's price is served again
             expected = [*META, "stock_count", "stock_move", "price", "double"]

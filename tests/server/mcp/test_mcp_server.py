@@ -17,6 +17,7 @@ from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters
 from mcp.client.subscriptions import ToolsListChanged
 from mcp.shared.exceptions import MCPError
+from tests.factories import McpSessionFactory
 
 from toolfoundry import Foundry
 from toolfoundry.spec.names import META_TOOL_NAMES
@@ -28,7 +29,6 @@ from .test_mcp_support import (
     http_session,
     relaxed_config,
     serve_http,
-    stdio_session,
     text_of,
 )
 
@@ -212,9 +212,9 @@ async def check_other_process(session: ClientSession, notes: Notifications, url:
     assert text_of(disabled).startswith("not_active:")
 
 
-def test_stdio_end_to_end(db: str, tmp_path: Path) -> None:
+def test_stdio_end_to_end(db: str, tmp_path: Path, mcp_session: McpSessionFactory) -> None:
     async def scenario() -> None:
-        async with stdio_session(db, tmp_path) as (session, notes):
+        async with mcp_session(db, tmp_path) as (session, notes):
             caps = session.server_capabilities
             assert caps is not None
             assert caps.tools is not None

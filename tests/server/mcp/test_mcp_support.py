@@ -81,17 +81,25 @@ class Notifications:
 
 
 @asynccontextmanager
-async def stdio_session(url: str, cwd: Path) -> AsyncIterator[tuple[ClientSession, Notifications]]:
-    """``toolfoundry serve --db URL`` spawned by the SDK's stdio client, initialized."""
+async def stdio_session(
+    url: str,
+    cwd: Path,
+    *extra: str,
+    environ: dict[str, str] | None = None,
+    errlog: Any = None,
+) -> AsyncIterator[tuple[ClientSession, Notifications]]:
+    """``toolfoundry serve --db URL [extra...]`` spawned by the SDK's stdio client in ``cwd``,
+    initialized (the ``mcp_session`` fixture). ``environ`` adds to the server's environment;
+    ``errlog`` receives its stderr (default: this process's)."""
     params = StdioServerParameters(
         command=sys.executable,
-        args=["-m", "toolfoundry", "serve", "--db", url, "--poll", POLL],
-        env=env(),
+        args=["-m", "toolfoundry", "serve", "--db", url, "--poll", POLL, *extra],
+        env={**env(), **(environ or {})},
         cwd=str(cwd),
     )
     notes = Notifications()
     async with (
-        stdio_client(params) as (read, write),
+        stdio_client(params, errlog=errlog or sys.stderr) as (read, write),
         ClientSession(read, write, message_handler=notes) as session,
     ):
         await session.initialize()

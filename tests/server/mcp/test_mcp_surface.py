@@ -6,14 +6,11 @@ from __future__ import annotations
 
 import random
 import sys
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
 
 import anyio
 import pytest
-from mcp.client.session import ClientSession
-from mcp.client.stdio import StdioServerParameters, stdio_client
+from tests.factories import McpSessionFactory
 
 from toolfoundry import Foundry
 from toolfoundry.base.json_gate import encode
@@ -22,8 +19,6 @@ from toolfoundry.foundry.meta_tools import builtin_tools
 from toolfoundry.server.mcp.server import build_mcp_server, meta_tool_entries
 from toolfoundry.server.mcp.surface import COMPACT_TOKENS, compact_entries
 from toolfoundry.spec.names import META_TOOL_NAMES
-
-from .test_mcp_support import POLL, env
 
 BENCH = Path(__file__).resolve().parents[3] / "bench"
 
@@ -39,31 +34,20 @@ def seed(url: str, count: int) -> None:
         bulk(fd, count, random.Random(5))
 
 
-@asynccontextmanager
-async def session(url: str, cwd: Path, *extra: str) -> AsyncIterator[ClientSession]:
-    params = StdioServerParameters(
-        command=sys.executable,
-        args=["-m", "toolfoundry", "serve", "--db", url, "--poll", POLL, *extra],
-        env={**env(), "TOOLFOUNDRY_EMBEDDINGS": "off"},  # BM25 here: the listing is the point
-        cwd=str(cwd),
-    )
-    async with stdio_client(params) as (read, write), ClientSession(read, write) as client:
-        await client.initialize()
-        yield client
-
-
 def tokens(value: object) -> int:
     return len(encode(value)) // 4
 
 
 def test_the_compact_surface_is_the_meta_tools_within_budget_at_10000_tools(
-    tmp_path: Path,
+    tmp_path: Path, mcp_session: McpSessionFactory
 ) -> None:
     url = f"sqlite:///{tmp_path / 'big.db'}"
     seed(url, 10_000)
 
+    bm25 = {"TOOLFOUNDRY_EMBEDDINGS": "off"}  # BM25 here: the listing is the point
+
     async def run() -> None:
-        async with session(url, tmp_path, "--surface", "compact") as client:
+        async with mcp_session(url, tmp_path, "--surface", "compact", environ=bm25) as (client, _):
             listed = await client.list_tools()
             assert listed.next_cursor is None
             assert [t.name for t in listed.tools] == list(META_TOOL_NAMES)
@@ -80,7 +64,7 @@ def test_the_compact_surface_is_the_meta_tools_within_budget_at_10000_tools(
             )
             assert not called.is_error, called.content
             assert called.structured_content == {"result": "hello-world"}
-        async with session(url, tmp_path) as client:  # the default stays as it is
+        async with mcp_session(url, tmp_path, environ=bm25) as (client, _):  # the default
             first = await client.list_tools()
             assert first.next_cursor is not None
             assert [t.name for t in first.tools[: len(META_TOOL_NAMES)]] == list(META_TOOL_NAMES)

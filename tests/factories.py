@@ -1,0 +1,51 @@
+"""What the shared fixtures hand out (tests/conftest.py: ``new_version``, ``mcp_session``), with
+the types a test annotates them with. Import the types from here; ask for the fixtures."""
+
+from __future__ import annotations
+
+from contextlib import AbstractAsyncContextManager
+from typing import TYPE_CHECKING, Any, Protocol
+
+from toolfoundry.registry import NewVersion, VersionStatus
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from mcp.client.session import ClientSession
+    from tests.server.mcp.test_mcp_support import Notifications
+
+
+def new_version(
+    name: str, status: VersionStatus = VersionStatus.ACTIVE, **fields: Any
+) -> NewVersion:
+    """A small valid version of ``name``: a handler returning its name, no parameters, the
+    description ``The NAME tool``; ``fields`` replace or add any of NewVersion's fields."""
+    values: dict[str, Any] = {
+        "name": name,
+        "code": f"export function handler() {{ return {name!r}; }}",
+        "description": f"The {name} tool",
+        "parameters": {"type": "object", "properties": {}},
+        "status": status,
+    }
+    return NewVersion(**{**values, **fields})
+
+
+class NewVersionFactory(Protocol):
+    """The ``new_version`` fixture: :func:`new_version`."""
+
+    def __call__(self, name: str, status: VersionStatus = ..., **fields: Any) -> NewVersion: ...
+
+
+class McpSessionFactory(Protocol):
+    """The ``mcp_session`` fixture: ``async with mcp_session(url, cwd, *serve_args) as
+    (session, notifications)``, an initialized session of the official MCP client on a real
+    ``toolfoundry serve --db URL`` over stdio (tests/server/mcp/test_mcp_support.py)."""
+
+    def __call__(
+        self,
+        url: str,
+        cwd: Path,
+        *extra: str,
+        environ: dict[str, str] | None = None,
+        errlog: Any = None,
+    ) -> AbstractAsyncContextManager[tuple[ClientSession, Notifications]]: ...
