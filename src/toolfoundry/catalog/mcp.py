@@ -35,14 +35,19 @@ def mcp_annotations(spec: ToolSpec) -> dict[str, Any]:
 
 def output_schema(returns: JsonSchema | None) -> JsonSchema | None:
     """The ``outputSchema`` of a tool whose value matches ``returns``: an object schema as it
-    is; any other wrapped as ``{"result": value}``, the shape of the structured content every
-    call answers with for a value that is not an object (MCP takes only object schemas there),
-    so a declared return schema always reaches the client."""
+    is; one whose ``type`` rules objects out wrapped as ``{"result": value}``, the shape of
+    the structured content a call answers with for a value that is not an object (MCP takes
+    only object schemas there); none for a schema that allows objects among other values."""
     if returns is None:
         return None
     schema = without_dialect(returns)
-    if schema.get("type") == "object":
+    kind = schema.get("type")
+    if kind == "object":
         return schema
+    kinds = [kind] if isinstance(kind, str) else kind if isinstance(kind, list) else None
+    if kinds is None or "object" in kinds:
+        # the value may be an object, which is sent unwrapped: no one schema describes both
+        return None
     defs = schema.pop("$defs", None)
     wrapped: JsonSchema = {
         "type": "object",
