@@ -194,6 +194,17 @@ interface ToolsByName {
      * default: null
      */
     author?: string | null;
+    /**
+     * when an active tool already passes every test of this draft, the draft is refused as its duplicate unless it names that tool here and says why it differs: {"name": "...", "why": "..."}
+     *
+     * default: null; anyOf[0]: The active tool a draft differs from although that tool passes the draft's tests
+     */
+    distinct_from?: {
+      /** the active tool's name */
+      name: string;
+      /** how this tool differs (shown to reviewers) */
+      why: string;
+    } | null;
   }): Promise<{ [key: string]: unknown }>;
   /** Make an earlier version of a tool the current one (nothing is deleted). */
   rollback_tool(args: {

@@ -102,12 +102,17 @@ def test_failing_tests_are_reported_and_change_nothing(kit, fd):
     assert kit.snapshot(fd) == before
 
 
-def test_duplicate_code_is_named(fd):
+def test_duplicate_code_is_refused_naming_the_tool(fd, kit):
     fd.create_tool(slugify_draft())
+    before = kit.snapshot(fd)
     result = fd.create_tool(slugify_draft(name="make_slug"))
-    assert result.status == "active"
+    assert result.status == "rejected"
+    assert result.step.blockers == ("duplicate",)
     assert result.duplicate_of == "slugify"
-    assert any(f.rule == "duplicate" for f in result.findings)
+    (finding,) = [f for f in result.findings if f.rule == "duplicate"]
+    assert finding.severity.value == "error"
+    assert "call_tool with name 'slugify'" in finding.message
+    assert kit.snapshot(fd) == before
 
 
 MALFORMED = {
@@ -166,9 +171,24 @@ def test_behavioural_duplicate_is_named(fd, kit):
             tests=tests,
         )
     )
-    assert result.status == "active"
+    assert result.status == "rejected"
     assert result.duplicate_of == "slugify"
     assert [f.rule for f in result.findings] == ["behavioural_duplicate"]
+    said = fd.create_tool(
+        slugify_draft(
+            name="url_slug",
+            description="Make a URL slug from a title",
+            code=(DRAFTS / "slugify_better.js").read_text(),
+            tests=tests,
+            distinct_from={"name": "slugify", "why": "keeps accented letters"},
+        )
+    )
+    assert said.status == "active"
+    assert said.duplicate_of == "slugify"
+    assert [(f.rule, f.severity.value) for f in said.findings] == [
+        ("behavioural_duplicate", "warning")
+    ]
+    assert fd.show("url_slug").gate.distinct_from.why == "keeps accented letters"
     different = fd.create_tool(
         slugify_draft(
             name="url_slug",

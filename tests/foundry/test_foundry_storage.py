@@ -100,8 +100,11 @@ def test_twelve_concurrent_calls_never_store_over_the_key_limit(db_url: str) -> 
 
 def test_tools_sharing_a_namespace_never_store_over_its_quota(db_url: str) -> None:
     fd = open_foundry(db_url)
-    for name in ("share_a", "share_b"):
-        assert fd.create_tool(fill_draft(name, storage="shared")).status == "pending_approval"
+    # two writers of one shared namespace: the same code, so the second says why it exists
+    second = {"distinct_from": {"name": "share_a", "why": "a second writer of the namespace"}}
+    for name, said in (("share_a", {}), ("share_b", second)):
+        made = fd.create_tool({**fill_draft(name, storage="shared"), **said})
+        assert made.status == "pending_approval", made.to_dict()
         assert fd.approve(name, by="alice").status == "active"
     burst(fd, ["share_a", "share_b"], CHUNK)
     _, total = fd.registry.storage.usage("shared")

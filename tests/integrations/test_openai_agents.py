@@ -82,6 +82,7 @@ def test_tools_keep_their_own_schema_and_other_tools_stay(fd: Foundry) -> None:
     )
     draft = word_count_draft()
     draft["name"] = "letters"
+    draft["distinct_from"] = {"name": "word_count", "why": "a second name for it, on purpose"}
     script = Script([function_call("create_tool", draft, call_id="c1")], [assistant_message("ok")])
     agent = Agent(name="a", model=script.model, tools=[other, *tools])
     Runner.run_sync(agent, "go", run_config=OFFLINE)

@@ -87,6 +87,7 @@ def test_a_draft_with_every_field_matches_the_schema_and_is_created(fd: Foundry)
         "returns": {"type": "string"},
         "changes_tests": ["hi", 0],
         "author": "alice",
+        "distinct_from": None,  # no active tool passes its tests
         "from_run": None,  # code given: no run in its place
         "base_version": None,  # nor a patch of an earlier version's code
         "patch": None,

@@ -41,7 +41,7 @@ from toolfoundry.spec import (
     ToolSpec,
     validate_name,
 )
-from toolfoundry.spec.gate import Retirement, TestChange
+from toolfoundry.spec.gate import DistinctFrom, Retirement, TestChange
 from toolfoundry.spec.limits import DraftLimits as DraftLimits  # re-exported: drafts use it
 from toolfoundry.spec.names import META_TOOL_NAMES, looks_like, name_keys
 from toolfoundry.spec.tool import JsonSchema
@@ -71,6 +71,8 @@ class Draft:
     # what it retires, as the draft named it: a name, an index, or a name with its reason
     changes_tests: tuple[TestChange, ...] = ()
     author: str | None = None
+    # the active tool it says it differs from, though that tool passes its tests
+    distinct_from: DistinctFrom | None = None
 
     @property
     def parameters(self) -> JsonSchema:
@@ -120,6 +122,11 @@ class Draft:
             ]
         if self.author is not None:
             out["author"] = self.author
+        if self.distinct_from is not None:
+            out["distinct_from"] = {
+                "name": self.distinct_from.name,
+                "why": self.distinct_from.why,
+            }
         return out
 
 
@@ -182,6 +189,7 @@ def _parse(data: Mapping[str, Any] | str | bytes, limits: DraftLimits) -> Draft:
     author = given["author"]
     if author is not None and not isinstance(author, str):
         problems.append(Problem("$.author", "must be a string"))
+    distinct = _distinct_from(given["distinct_from"], problems)
     if capabilities is not None:
         located = located_fixtures(fixtures, (case.fixtures for case in tests))
         check_fixture_hosts(located, capabilities, problems)
@@ -202,7 +210,33 @@ def _parse(data: Mapping[str, Any] | str | bytes, limits: DraftLimits) -> Draft:
         returns_json=None if returns is None else canonical_json(returns),
         changes_tests=changes,
         author=author,
+        distinct_from=distinct,
     )
+
+
+# How long a draft's reason for differing from its behavioural twin may be.
+DISTINCT_WHY_CHARS = 2000
+
+
+def _distinct_from(value: Any, problems: list[Problem]) -> DistinctFrom | None:
+    if value is None:
+        return None
+    if not isinstance(value, Mapping) or set(value) != {"name", "why"}:
+        problems.append(Problem("$.distinct_from", 'must be {"name": "...", "why": "..."}'))
+        return None
+    name, why = value["name"], value["why"]
+    if not isinstance(name, str) or not name:
+        problems.append(Problem("$.distinct_from.name", "must be a tool's name"))
+    if not isinstance(why, str) or not why.strip() or len(why) > DISTINCT_WHY_CHARS:
+        problems.append(
+            Problem(
+                "$.distinct_from.why",
+                f"must say how the tool differs (1 to {DISTINCT_WHY_CHARS} characters)",
+            )
+        )
+    if not (isinstance(name, str) and isinstance(why, str)):
+        return None
+    return DistinctFrom(name, why.strip())
 
 
 def _load(

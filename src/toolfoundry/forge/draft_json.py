@@ -97,6 +97,14 @@ class TestChangeJson(TypedDict):
 
 
 @with_config(_CLOSED)
+class DistinctFromJson(TypedDict):
+    """The active tool a draft differs from although that tool passes the draft's tests."""
+
+    name: Annotated[str, Field(description="the active tool's name")]
+    why: Annotated[str, Field(description="how this tool differs (shown to reviewers)")]
+
+
+@with_config(_CLOSED)
 class DraftJson(TypedDict):
     """A tool draft: the forge checks its fields and reports every problem as a finding."""
 
@@ -227,6 +235,17 @@ class DraftJson(TypedDict):
             str | None,
             Field(
                 description="who wrote this version, kept in its record (default: the caller).",
+                default=None,
+            ),
+        ]
+    ]
+    distinct_from: NotRequired[
+        Annotated[
+            DistinctFromJson | None,
+            Field(
+                description="when an active tool already passes every test of this draft, "
+                "the draft is refused as its duplicate unless it names that tool here and "
+                'says why it differs: {"name": "...", "why": "..."}.',
                 default=None,
             ),
         ]

@@ -7,13 +7,14 @@ pointer move, search row and audit rows. Anything it refuses leaves the store un
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from typing_extensions import TypedDict
 
-from toolfoundry.base.json_gate import InvalidJson, JsonLimits, decode
+from toolfoundry.base.json_gate import InvalidJson, JsonLimits, decode, encode
 from toolfoundry.config import Config
 from toolfoundry.forge import (
     Draft,
@@ -176,6 +177,16 @@ class Intake:
             return self._result(report)
         findings = list(report.findings)
         duplicate_of = self._duplicate(parsed, report.code_sha256 or "", findings)
+        if any(f.rule in DUPLICATE_RULES and f.blocking for f in findings):
+            # the store stays unchanged: the model is told to call the tool that does it
+            twin_report = replace(
+                report,
+                status=VersionStatus.REJECTED,
+                step=StepResult(
+                    StepStatus.BLOCKED, blockers=("duplicate",), message=findings[-1].message
+                ),
+            )
+            return self._result(twin_report, findings=tuple(findings), duplicate_of=duplicate_of)
         try:
             version = self._register(parsed, report, previous, tuple(findings), by)
         except RegistryError as exc:  # disabled meanwhile: the registry's check, under its lock
@@ -298,17 +309,24 @@ class Intake:
                     suite=_suite(report.regression if previous else None),
                     regression=_regression_record(report.regression),
                     policy=report.decision,
+                    distinct_from=parsed.distinct_from,
                 ),
             ),
             actor=by,
         )
 
     def _duplicate(self, draft: Draft, sha256: str, findings: list[Finding]) -> str | None:
-        """Name an active tool with this exact code, or one that passes the draft's tests."""
+        """Name an active tool with this exact code, or one of the closest few (search, a
+        compatible schema) that passes every test of the draft, within the draft's time
+        budget; the finding says how to call it. An error, unless the draft's
+        ``distinct_from`` names that tool (then a warning, and the draft goes on)."""
         same = self.registry.find_active_by_sha(sha256, exclude=draft.name)
         if same is not None:
-            message = f"the active tool {same.name!r} has exactly this code; call it instead"
-            findings.append(Finding("duplicate", Severity.WARNING, message, path="$.code"))
+            message = f"the active tool {same.name!r} has exactly this code" + _how_to_call(
+                same.name, same.parameters
+            )
+            severity = _duplicate_severity(draft, same.name, self._duplicate_candidates > 0)
+            findings.append(Finding("duplicate", severity, message, path="$.code"))
             return same.name
         count = self._duplicate_candidates
         if count <= 0:
@@ -329,23 +347,23 @@ class Intake:
         from toolfoundry.forge.sandbox_runner import SandboxRunner
 
         runner = SandboxRunner(self._callees())
-        # the first match is enough to warn; behaves_like stops at the first failing test
-        twin = next(
-            (
-                c.name
-                for c in candidates
-                if behaves_like(c, draft, runner=runner, limits=self._run_limits)
-            ),
-            None,
-        )
+        # the draft's own time budget: a call's timeout per test, for all the candidates
+        deadline = time.monotonic() + self._run_limits.timeout_s * max(len(draft.tests), 1)
+        # the first match is enough; behaves_like stops at the first failing test
+        twin = None
+        for candidate in candidates:
+            if time.monotonic() > deadline:
+                break
+            if behaves_like(candidate, draft, runner=runner, limits=self._run_limits):
+                twin = candidate
+                break
         if twin is None:
             return None
-        message = (
-            f"the active tool {twin!r} already passes every test of this draft; "
-            "consider calling it, or improving it with a new version"
-        )
-        findings.append(Finding("behavioural_duplicate", Severity.WARNING, message, path="$.tests"))
-        return twin
+        message = f"the active tool {twin.name!r} already passes every test of this draft"
+        message += _how_to_call(twin.name, twin.parameters)
+        severity = _duplicate_severity(draft, twin.name, True)
+        findings.append(Finding("behavioural_duplicate", severity, message, path="$.tests"))
+        return twin.name
 
     def _result(
         self,
@@ -366,6 +384,32 @@ class Intake:
             duplicate_of=duplicate_of,
             report=report,
         )
+
+
+# the findings of the duplicate check (an error when it refuses the draft)
+DUPLICATE_RULES = frozenset({"duplicate", "behavioural_duplicate"})
+
+
+def _says_distinct(draft: Draft, twin: str) -> bool:
+    """Whether the draft's ``distinct_from`` names ``twin`` (with its reason)."""
+    return draft.distinct_from is not None and draft.distinct_from.name == twin
+
+
+def _duplicate_severity(draft: Draft, twin: str, check: bool) -> Severity:
+    """An error refuses the draft; with the check off (``duplicate_candidates = 0``) or the
+    twin named in ``distinct_from``, a warning."""
+    return Severity.ERROR if check and not _says_distinct(draft, twin) else Severity.WARNING
+
+
+def _how_to_call(name: str, parameters: Mapping[str, Any] | None) -> str:
+    """The rest of a duplicate's message: how to call the tool that does it already, and how
+    to say this draft differs."""
+    schema = encode(parameters) if parameters is not None else "{}"
+    return (
+        f": call it instead (call_tool with name {name!r}, or tools[{name!r}](args) in run_js; "
+        f"its parameters: {schema}), or improve it with a new version. If this tool differs, "
+        f'say how with distinct_from: {{"name": {encode(name)}, "why": "..."}}'
+    )
 
 
 def _identical(draft: Draft, history: list[ToolVersion]) -> ToolVersion | None:

@@ -190,6 +190,8 @@ def version_review(
             "parameters.json",
         ),
         "test_tally": suite_tally(v.test_results, v.gate).to_dict(),
+        # the active tool that passes this version's tests, and why the draft says it differs
+        "distinct_from": v.gate.distinct_from.to_dict() if v.gate.distinct_from else None,
     }
 
 

@@ -17,6 +17,7 @@ from toolfoundry.spec.gate import (
     EarlierTest,
     GateRecord,
     GateSuite,
+    DistinctFrom,
     RegressionRecord,
     Retirement,
     TestChange,
@@ -30,7 +31,11 @@ def gate_record(stored: Any) -> GateRecord:
     suite = stored.get("suite")
     regression = stored.get("regression")
     policy = stored.get("policy")
+    distinct = stored.get("distinct_from")
     return GateRecord(
+        distinct_from=DistinctFrom(str(distinct.get("name")), str(distinct.get("why")))
+        if isinstance(distinct, Mapping)
+        else None,
         changes_tests=tuple(_change(c) for c in stored.get("changes_tests") or ()),
         suite=None
         if not isinstance(suite, Mapping)
@@ -66,6 +71,8 @@ def stored_gate_record(record: GateRecord) -> dict[str, Any]:
         }
     out["regression"] = None if record.regression is None else _stored_regression(record.regression)
     out["policy"] = None if record.policy is None else record.policy.to_dict()
+    if record.distinct_from is not None:
+        out["distinct_from"] = record.distinct_from.to_dict()
     return out
 
 

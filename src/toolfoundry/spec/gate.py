@@ -15,6 +15,23 @@ from typing import Any
 
 
 @dataclass(frozen=True)
+class DistinctFrom:
+    """A draft's word that it is not a duplicate of an active tool that passes its tests.
+
+    Attributes:
+        name: the active tool it differs from.
+        why: how it differs, for the reviewers (the review page shows it).
+    """
+
+    name: str
+    why: str
+
+    def to_dict(self) -> dict[str, str]:
+        """The JSON (draft) form."""
+        return {"name": self.name, "why": self.why}
+
+
+@dataclass(frozen=True)
 class Retirement:
     """An earlier test a version no longer passes on purpose, and why.
 
@@ -103,12 +120,15 @@ class GateRecord:
             were kept (its suite is rebuilt from the tool's history).
         regression: the regression run, for an update of an active version.
         policy: the capability policy's decision.
+        distinct_from: what the draft said to differ from the active tool that passes its
+            tests (the duplicate check let it through on that word).
     """
 
     changes_tests: tuple[TestChange, ...] = ()
     suite: GateSuite | None = None
     regression: RegressionRecord | None = None
     policy: CapabilityDecision | None = None
+    distinct_from: DistinctFrom | None = None
 
 
 @dataclass(frozen=True)

@@ -90,7 +90,12 @@ def set_up(tmp_path: Path, server: str) -> str:
         "code": "export function handler({ text }) { return text.toUpperCase(); }",
         "tests": [{"input": {"text": "hi"}, "expected": "HI"}],
     }
-    later = {**weather, "name": "later", "description": "Waits for a person's approval."}
+    later = {
+        **weather,
+        "name": "later",
+        "description": "Waits for a person's approval.",
+        "distinct_from": {"name": "weather", "why": "a copy that is never approved"},
+    }
     with Foundry.open(db, config=config) as fd:
         assert fd.create_tool(word_count_draft()).status == "active"
         assert fd.create_tool(shout).status == "active"
