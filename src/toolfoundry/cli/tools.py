@@ -31,6 +31,8 @@ if TYPE_CHECKING:  # rich loads only when a table or a styled line is printed, n
     from rich.console import Console
     from rich.table import Table
 
+    from toolfoundry.forge.draft_json import FixtureJson
+
 
 def console() -> Console:
     from rich.console import Console
@@ -240,7 +242,7 @@ def suite_lines(v: ToolVersion) -> list[str]:
     return lines
 
 
-def fixture_text(f: dict[str, Any]) -> str:
+def fixture_text(f: FixtureJson) -> str:
     """A canned HTTP answer on one line: the request it answers, the status and the body."""
     body = str(f.get("body", ""))
     shown = body if len(body) <= 200 else body[:200] + f"... ({len(body)} characters)"

@@ -25,6 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from typing_extensions import TypedDict
+
 from toolfoundry.base.collector import gc_paused
 from toolfoundry.config import Config, load_config
 from toolfoundry.foundry import telemetry
@@ -43,6 +45,7 @@ from toolfoundry.registry import (
 from toolfoundry.registry.calls import CallStatements
 from toolfoundry.sandbox.process.executor import Executor, ProcessLimits
 from toolfoundry.spec import CallResult, StepResult, StepStatus, ToolSpec
+from toolfoundry.spec.status import StepJson
 
 if TYPE_CHECKING:  # loaded by the periodic checks only; the forge by the first create_tool
     from toolfoundry.forge import Draft, ToolRunner
@@ -51,6 +54,15 @@ if TYPE_CHECKING:  # loaded by the periodic checks only; the forge by the first 
     from toolfoundry.foundry.verify import ToolVerification, VerifyReport
     from toolfoundry.registry import Registry
     from toolfoundry.sandbox.policy import SandboxPolicy
+
+
+class DecisionJson(TypedDict):
+    """What ``approvals approve/reject --json`` and the HTTP API answer for a decision."""
+
+    name: str
+    version: int | None
+    status: str | None
+    step: StepJson
 
 
 @dataclass(frozen=True)
@@ -62,7 +74,7 @@ class Decision:
     status: str | None
     step: StepResult
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> DecisionJson:
         return {
             "name": self.name,
             "version": self.version,

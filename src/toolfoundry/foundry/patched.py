@@ -24,7 +24,7 @@ def gives_patch(draft: Mapping[str, Any]) -> bool:
     return any(draft.get(key) is not None for key in PATCH_KEYS)
 
 
-def draft_from_patch(registry: Registry, draft: Mapping[str, Any]) -> dict[str, Any]:
+def draft_from_patch(registry: Registry, draft: Mapping[str, Any]) -> dict[str, object]:
     """``draft`` with ``code`` made from ``base_version``'s code and ``patch``.
 
     Raises:
