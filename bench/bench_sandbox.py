@@ -333,6 +333,14 @@ def main() -> None:
     rows.extend(cold_rows(5))
 
     table(rows, opts.markdown)
+    fresh = rows[1][2]
+    if "quickjs" in fresh:
+        ratio = fresh["ours"] / fresh["quickjs"]
+        verdict = "met" if ratio <= 1.0 else "missed"
+        print(
+            f"goal: a trivial call in a pristine sandbox <= 1.0x native QuickJS's (back to back):"
+            f" {ratio:.2f}x, {verdict}"
+        )
     ours_only(engine, n)
     bombs()
     for note in (native_skip, racer_skip, *node.skip.values()):

@@ -1,9 +1,9 @@
 """What one JavaScript call is given: its host capabilities and its limits, from a policy.
 
-The one place a call is set up: a tool's call (``run.run_js``), the trusted call that compiles
-a bundled library (``run._compile_library``) and the engine's warm-up call
-(``WasmEngine._learn_hot_pages``) all come through :func:`set_up_call`, so a capability added to
-:class:`~toolfoundry.sandbox.SandboxPolicy` reaches the guest through one line here.
+The one place a call is set up: a tool's call (``run.run_js``) and the trusted call that
+compiles a bundled library (``run._compile_library``) both come through :func:`set_up_call`, so
+a capability added to :class:`~toolfoundry.sandbox.SandboxPolicy` reaches the guest through one
+line here.
 """
 
 from __future__ import annotations

@@ -1,12 +1,21 @@
-"""Guest instances and the two threads that serve them: the epoch ticker and the pool.
+"""Guest instances, the pool that prepares them, and the one timer that serves running calls.
 
-The ticker also advances the clock each running guest reads (``GuestClock``), so reading the
+A call's time limit is wasmtime's epoch interruption. :class:`CallTimer` is one thread that
+sleeps until the next thing a running call needs: its clock's next millisecond (only once the
+call has run that long) or its deadline. At a deadline it bumps the engine's epoch once; each
+store's epoch callback (:func:`_on_epoch`) ends its own call only if its own deadline has
+passed. A call that ends within its first millisecond costs the timer nothing: no wake-up,
+no lock held by another thread.
+
+The timer also advances the clock each running guest reads (``GuestClock``), so reading the
 time inside the guest never crosses into the host.
 """
 
 from __future__ import annotations
 
 import ctypes
+import heapq
+import itertools
 import threading
 import time
 from collections import deque
@@ -14,6 +23,8 @@ from collections.abc import Callable
 from typing import Any
 
 import wasmtime
+from wasmtime import _bindings
+from wasmtime import _ffi as ffi
 
 from toolfoundry.sandbox.js import wasm_calls
 
@@ -23,11 +34,11 @@ class GuestClock:
 
     Two 64-bit words: the wall clock at the call's start and the time elapsed since, both in
     whole multiples of ``resolution_ns``. Only this object writes them: :meth:`start`, before
-    the guest runs, then the ticker thread (:meth:`advance`) while the call runs, so the
+    the guest runs, then the timer thread (:meth:`advance`) while the call runs, so the
     elapsed time never goes back. Made with the instance, off the call path. The engine keeps
     linear memory from moving (``memory_may_move`` off), so the address stays valid until the
-    store is dropped, which happens only after the ticker has let go of the clock
-    (:meth:`EpochTicker.leave`).
+    store is dropped, which happens only after the timer has let go of the call
+    (:meth:`CallTimer.end`).
     """
 
     __slots__ = ("_start_ns", "_words", "resolution_ns")
@@ -50,111 +61,182 @@ class GuestClock:
         self._words[1] = elapsed - elapsed % self.resolution_ns
 
 
-class EpochTicker:
-    """Advances the engine's epoch, and the clocks of running guests, every tick while calls
-    run, and for a while after.
+class CallTimes:
+    """One store's running call as the timer and the epoch callback see it."""
 
-    Staying awake ``linger_s`` after the last call spares each call of a busy period the
-    thread wake-up (and the GIL hand-off it costs).
+    __slots__ = ("clock", "deadline", "generation", "passed", "started")
+
+    def __init__(self) -> None:
+        self.deadline = float("inf")  # time.monotonic() by which the call must end
+        self.passed = False  # set by the epoch callback when it ended the call
+        self.started = 0.0
+        self.clock: GuestClock | None = None
+        self.generation = 0  # a new one per call: the timer's older entries are stale
+
+
+# store key -> its call's times, read by the epoch callback (the C API hands the key back)
+_times: dict[int, CallTimes] = {}
+_keys = itertools.count(1)
+_EpochCallback = _bindings._wasmtime_store_epoch_deadline_callback.argtypes[1]
+_Finalizer = _bindings._wasmtime_store_epoch_deadline_callback.argtypes[3]
+_CONTINUE = 0  # WASMTIME_UPDATE_DEADLINE_CONTINUE
+_DEADLINE_MESSAGE = b"the call ran past its deadline"
+
+
+def _on_epoch(_context: Any, data: int | None, delta: Any, kind: Any) -> int:
+    """The epoch moved (some call's deadline came): end this store's call if its own deadline
+    has passed, else let it run until the next move."""
+    times = _times.get(data or 0)
+    if times is not None and time.monotonic() >= times.deadline:
+        times.passed = True
+        error = ffi.wasmtime_error_new(_DEADLINE_MESSAGE)
+        return ctypes.cast(error, ctypes.c_void_p).value or 0
+    delta[0] = 1
+    kind[0] = _CONTINUE
+    return 0
+
+
+def _forget(data: int | None) -> None:
+    _times.pop(data or 0, None)
+
+
+_on_epoch_c = _EpochCallback(_on_epoch)
+_forget_c = _Finalizer(_forget)
+
+
+class CallTimer:
+    """One thread that sleeps until a running call's next clock millisecond or deadline.
+
+    :meth:`begin` schedules the call's first event one tick after its start (or at its
+    deadline, if sooner) and wakes the thread only if that is now the earliest event;
+    :meth:`end` makes the call's entries stale without waking anyone. The thread writes a
+    guest's clock only under the lock :meth:`end` takes, so once ``end`` returns the store may
+    be dropped.
     """
 
-    def __init__(self, engine: wasmtime.Engine, tick_s: float, linger_s: float = 1.0) -> None:
+    def __init__(self, engine: wasmtime.Engine, tick_s: float) -> None:
         self._engine = engine
         self.tick_s = tick_s
-        self.linger_s = linger_s
-        self._active = 0
-        self._clocks: list[GuestClock] = []
-        self._idle = True
-        self._last = 0.0
+        self._heap: list[tuple[float, int, int, CallTimes]] = []
+        self._seq = itertools.count()
         self._cond = threading.Condition()
+        self._wakes_at = float("inf")
         self._thread: threading.Thread | None = None
 
-    def enter(self, clock: GuestClock | None = None) -> None:
-        """A call starts; the ticker advances ``clock`` until the matching :meth:`leave`."""
+    def begin(self, times: CallTimes) -> None:
+        """The call of ``times`` starts: tick its clock and end it at its deadline."""
         with self._cond:
-            self._active += 1
-            if clock is not None:
-                self._clocks.append(clock)
+            times.generation += 1
+            self._push(times, times.started)
             if self._thread is None:
-                self._thread = threading.Thread(target=self._loop, name="tf-epoch", daemon=True)
+                self._thread = threading.Thread(target=self._loop, name="tf-timer", daemon=True)
                 self._thread.start()
-            if self._idle:
+            if self._heap[0][0] < self._wakes_at:
                 self._cond.notify()
 
-    def leave(self, clock: GuestClock | None = None) -> None:
-        """A call ended: once this returns, ``clock`` is never written again."""
+    def end(self, times: CallTimes) -> None:
+        """The call ended: once this returns, its clock is never written again."""
         with self._cond:
-            self._active -= 1
-            if clock is not None:
-                self._clocks.remove(clock)
-            self._last = time.monotonic()
+            times.generation += 1
+            times.deadline = float("inf")
+
+    def _push(self, times: CallTimes, now: float) -> None:
+        ticks = int((now - times.started) / self.tick_s) + 1
+        when = min(times.started + ticks * self.tick_s, times.deadline)
+        if when <= now:  # the deadline has passed: keep the clock going until the call ends
+            when = times.started + ticks * self.tick_s
+        heapq.heappush(self._heap, (when, next(self._seq), times.generation, times))
 
     def _loop(self) -> None:
-        # Epochs follow the wall clock, not the number of wake-ups: a late wake-up (GIL, load)
-        # catches up at once, so a deadline in ticks is a deadline in time.
-        origin, done = time.monotonic(), 0
         while True:
             with self._cond:
-                if self._active == 0 and time.monotonic() - self._last > self.linger_s:
-                    self._idle = True
-                    while self._active == 0:
-                        self._cond.wait()
-                    self._idle = False
-                    origin = time.monotonic() - done * self.tick_s
-            time.sleep(self.tick_s)
-            due = int((time.monotonic() - origin) / self.tick_s)
-            for _ in range(due - done):
-                self._engine.increment_epoch()
-            done = max(done, due)
-            with self._cond:
-                for clock in self._clocks:
-                    clock.advance()
+                due = False
+                while not due:
+                    now = time.monotonic()
+                    while self._heap and self._heap[0][0] <= now:
+                        _, _, generation, times = heapq.heappop(self._heap)
+                        if generation != times.generation:
+                            continue  # that call has ended
+                        if times.clock is not None:
+                            times.clock.advance()
+                        due = due or now >= times.deadline
+                        self._push(times, now)
+                    if due:
+                        break
+                    self._wakes_at = self._heap[0][0] if self._heap else float("inf")
+                    self._cond.wait(None if not self._heap else self._wakes_at - now)
+                self._wakes_at = float("inf")
+            self._engine.increment_epoch()
 
 
 class Guest:
-    """One QuickJS instance in its own store."""
+    """One QuickJS instance in its own store.
 
-    __slots__ = (
-        "alloc",
-        "clock",
-        "eval_script",
-        "free",
-        "init",
-        "instance",
-        "memory",
-        "run",
-        "store",
-    )
+    The store is set up once, when the instance is made (off the call path, in the pool): its
+    memory cap (``memory_cap``, what :meth:`limit_memory` last set) and the epoch callback
+    that ends its call at its deadline (``times``, which also holds the guest's clock).
+    """
 
-    def __init__(self, engine: wasmtime.Engine, pre: Any) -> None:
+    __slots__ = ("_base", "clean", "instance", "memory", "memory_cap", "run", "store", "times")
+
+    def __init__(self, engine: wasmtime.Engine, pre: Any, memory_cap: int | None = None) -> None:
         self.store = wasmtime.Store(engine)
         self.store.set_epoch_deadline(1 << 40)
+        self.times = CallTimes()
+        key = next(_keys)
+        _times[key] = self.times
+        ffi.wasmtime_store_epoch_deadline_callback(
+            self.store.ptr(), _on_epoch_c, ctypes.c_void_p(key), _forget_c
+        )
+        self.memory_cap = 0
+        # True while no call ran, or the last one returned from the guest normally (no trap,
+        # no interruption): only then may its memory be put back and the instance reused
+        self.clean = True
+        if memory_cap is not None:
+            self.limit_memory(memory_cap)
         self.instance = pre.instantiate(self.store)
-        get = self._export
-        self.memory: wasmtime.Memory = get("memory")
-        self.clock: GuestClock | None = None  # set by the engine, which knows where it lives
-        self.alloc = wasm_calls.NumericCall(get("tf_alloc"), ("i32",), "i32")
-        self.free = wasm_calls.NumericCall(get("tf_free"), ("i32",), None)
-        self.init = wasm_calls.NumericCall(get("tf_init"), ("i32",), "i32")
-        self.eval_script = wasm_calls.NumericCall(
-            get("tf_eval_script"), ("i32", "i32", "i32"), "i32"
-        )
+        self.memory: wasmtime.Memory = self._export("memory")
+        self._base = wasm_calls.memory_base(self.store, self.memory)
         self.run = wasm_calls.NumericCall(
-            get("tf_run"), ("i32", "i32", "i32", "i32", "i64", "f64"), "i64"
+            self._export("tf_run"), ("i32", "i32", "i32", "i32", "i64", "f64"), "i64"
         )
+
+    # The guest's other entry points, made when used: a call needs only tf_run.
+    def alloc(self, size: int) -> int:
+        return int(self.numeric("tf_alloc", ("i32",), "i32")(self.store, size)) & 0xFFFFFFFF
+
+    def free(self, ptr: int) -> None:
+        self.numeric("tf_free", ("i32",), None)(self.store, ptr)
+
+    def init(self, js_stack_limit: int) -> int:
+        return int(self.numeric("tf_init", ("i32",), "i32")(self.store, js_stack_limit))
+
+    def eval_script(self, ptr: int, length: int, keep: int) -> int:
+        call = self.numeric("tf_eval_script", ("i32", "i32", "i32"), "i32")
+        return int(call(self.store, ptr, length, keep))
+
+    def numeric(self, name: str, params: tuple[str, ...], result: str | None) -> Any:
+        """The export ``name``, a function of numbers, ready to call."""
+        return wasm_calls.NumericCall(self._export(name), params, result)
+
+    def limit_memory(self, cap: int) -> None:
+        """Let linear memory grow to ``cap`` bytes and no further (``memory.grow`` fails)."""
+        self.store.set_limits(memory_size=cap)
+        self.memory_cap = cap
 
     def _export(self, name: str) -> Any:
         return wasm_calls.export(self.store, self.instance, name)
 
     def base(self) -> int:
-        return wasm_calls.memory_base(self.store, self.memory)
+        """Where linear memory starts: fixed for the store's life (memory never moves)."""
+        return self._base
 
     def size(self) -> int:
         return wasm_calls.memory_size(self.store, self.memory)
 
     def put(self, data: bytes) -> int:
         """Copy bytes into guest-allocated memory; return the guest pointer."""
-        ptr = int(self.alloc(self.store, max(len(data), 1)))
+        ptr = self.alloc(max(len(data), 1))
         if ptr == 0:
             raise MemoryError("guest allocation failed")
         ctypes.memmove(self.base() + ptr, data, len(data))
@@ -165,10 +247,10 @@ class Guest:
 
 
 class InstancePool:
-    """Ready guests, refilled by a background thread so a call only takes one.
+    """Ready guests: put back after a call (made pristine again), or made by a background
+    thread when one was dropped, so a call only takes one.
 
-    Used guests are handed back to be dropped by that thread too: freeing a store (unmapping
-    its memory) costs about as much as making one.
+    Dropped guests are freed by that thread too, off the call path.
     """
 
     def __init__(self, make: Callable[[], Guest], size: int) -> None:
@@ -186,16 +268,31 @@ class InstancePool:
             guest = self._ready.popleft() if self._ready else None
         return guest if guest is not None else self._make()
 
+    def put_back(self, guest: Guest) -> None:
+        """Keep a guest whose memory is pristine again, first in line (its pages are warm);
+        when that makes one too many, the last in line (made fresh, its pages cold) goes to
+        be freed on the pool thread."""
+        with self._cond:
+            self._ready.appendleft(guest)
+            if len(self._ready) <= max(self._size, 1):
+                return
+            self._used.append(self._ready.pop())
+            self._start()
+            self._cond.notify()
+
     def discard(self, holder: list[Guest]) -> None:
         """Take the guest out of ``holder`` (so the caller keeps no reference), then free it
         and refill the pool, both on the pool thread."""
         if self._size > 0:
             with self._cond:
                 self._used.append(holder.pop())
-                if self._thread is None:
-                    self._thread = threading.Thread(target=self._fill, name="tf-pool", daemon=True)
-                    self._thread.start()
+                self._start()
                 self._cond.notify()
+
+    def _start(self) -> None:
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._fill, name="tf-pool", daemon=True)
+            self._thread.start()
 
     def _fill(self) -> None:
         while True:
@@ -204,7 +301,6 @@ class InstancePool:
                     self._cond.wait()
                 used, self._used = self._used, []
             del used  # the stores are freed here, if the callers dropped their references
-            time.sleep(0.0005)  # let the caller that woke us finish before competing for the GIL
             with self._cond:
                 if len(self._ready) >= self._size:
                     continue

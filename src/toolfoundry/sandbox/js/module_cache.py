@@ -112,22 +112,3 @@ def prune(keep: int = KEEP) -> None:
     for old in modules[keep:]:
         for path in cache_dir().glob(old.stem + ".*"):
             path.unlink(missing_ok=True)
-
-
-def cached_bytes(key: str, suffix: str, produce: Callable[[], bytes]) -> bytes:
-    """Small derived data cached next to the modules (e.g. the hot-page list of a snapshot)."""
-    cached = cache_dir() / f"{key}.{suffix}"
-    try:
-        return cached.read_bytes()
-    except OSError:
-        pass
-    data = produce()
-    try:
-        cached.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=cached.parent, suffix=".tmp")
-        with os.fdopen(fd, "wb") as out:
-            out.write(data)
-        os.replace(tmp, cached)
-    except OSError:
-        pass
-    return data

@@ -27,6 +27,7 @@ from toolfoundry.spec import CallResult, ErrorKind
 _LIBRARY_COMPILE = SandboxPolicy(
     timeout_s=30.0, output_bytes=64, log_lines=0, log_bytes=0, storage_namespace="library-compile"
 )
+_DEFAULT_POLICY = SandboxPolicy()  # frozen: one for every call that names none
 _libraries_ready = threading.Event()
 _libraries_lock = threading.Lock()
 
@@ -56,7 +57,7 @@ def run_js(code: str, args: Any = None, policy: SandboxPolicy | None = None) -> 
     if not isinstance(code, str):
         return CallResult.failure(ErrorKind.INVALID_ARGUMENTS, "code must be a string")
     host, limits = set_up_call(
-        policy or SandboxPolicy(), started=started, libraries=default_catalog()
+        policy or _DEFAULT_POLICY, started=started, libraries=default_catalog()
     )
     try:
         result = engine.run(code, {} if args is None else args, limits, host)

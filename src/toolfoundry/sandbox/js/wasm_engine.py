@@ -1,21 +1,25 @@
 """QuickJS-NG in WebAssembly under wasmtime: the default :class:`Engine`.
 
 Every call gets a pristine instance of a module whose memory image is QuickJS right after its
-set-up, the polyfills and the prelude (baked once per machine, see ``snapshot.py``). A small
-pool prepares instances off the call path. Time is bounded by epoch interruption (a ticker
-thread), memory by the store's limiter; an instance is never reused, trap or not.
+set-up, the polyfills and the prelude (baked once per machine, see ``snapshot.py``). Instances
+come from wasmtime's pooling allocator: a store's linear memory is a slot that keeps the image
+mapped copy-on-write, and when the store is dropped wasmtime puts the slot back to the image
+(the written pages are discarded). An instance whose call returned normally is made pristine
+again and kept instead (:meth:`WasmEngine._reset`): the pages it wrote stay resident, so the
+next call takes no page faults there. A small pool of ready instances is filled off the call
+path. Time is bounded by epoch interruption (one timer
+thread, ``CallTimer``, that sleeps until a running call's next need), memory by the store's
+limiter; an instance that trapped or was interrupted is never used again.
 
 The memory cap is what the tool may allocate: linear memory may grow to the snapshot's baseline
 (the C stack, QuickJS, polyfills and prelude as initialised, measured per build) plus the cap.
-The clock the guest reads lives in its memory; the ticker advances it (``GuestClock``).
+The clock the guest reads lives in its memory; the timer advances it once a call has run a
+millisecond (``GuestClock``).
 """
 
 from __future__ import annotations
 
 import ctypes
-import json
-import math
-import mmap
 import os
 import threading
 import time
@@ -23,11 +27,11 @@ from pathlib import Path
 from typing import Any
 
 import wasmtime
+from wasmtime import _ffi as ffi
 
 from toolfoundry.base.json_gate import InvalidJson, encode_checked
 from toolfoundry.sandbox.answer import read_answer
 from toolfoundry.sandbox.js import wasm_calls
-from toolfoundry.sandbox.js.call_setup import set_up_call
 from toolfoundry.sandbox.js.engine import Limits
 from toolfoundry.sandbox.js.guest_imports import call_state, make_linker
 from toolfoundry.sandbox.js.host_calls import CallHost
@@ -37,9 +41,10 @@ from toolfoundry.sandbox.js.installation import (
     preparing,
     unavailable,
 )
-from toolfoundry.sandbox.js.instances import EpochTicker, Guest, GuestClock, InstancePool
-from toolfoundry.sandbox.js.module_cache import cache_key, cached_bytes, cached_module
-from toolfoundry.sandbox.js.modules import BUILD_DIR, LibraryCatalog, polyfills_source
+from toolfoundry.sandbox.js.instances import CallTimer, Guest, GuestClock, InstancePool
+from toolfoundry.sandbox.js.module_cache import cache_key, cached_module
+from toolfoundry.sandbox.js.modules import polyfills_source
+from toolfoundry.sandbox.js.page_scan import PageScan, PristineMemory
 from toolfoundry.sandbox.js.snapshot import bake
 from toolfoundry.sandbox.policy import SandboxPolicy
 from toolfoundry.spec import CallResult, ErrorKind
@@ -50,13 +55,15 @@ SHADOW_STACK_TOP = 1024 * 1024  # zig links the 1 MiB C stack first: [0, 1 MiB)
 JS_STACK_LIMIT = 640 * 1024  # QuickJS throws RangeError before the C stack runs out
 WASM_STACK = 2 * 1024 * 1024  # native stack for wasm frames; well under any thread's stack
 TICK_S = 0.001
-TICK_NS = 1_000_000  # the guest clock's resolution: one epoch tick
+TICK_NS = 1_000_000  # the guest clock's resolution: one tick
 HEAP_SPARE = 1024 * 1024
-_WARM_UP = "export async function handler(a) { console.log(a); return JSON.stringify(a) }"
-# The warm-up call that finds the pages a call writes: no libraries, room to spare.
-_WARM_UP_POLICY = SandboxPolicy(
-    timeout_s=10, memory_bytes=1 << 30, output_bytes=1 << 20, log_lines=10, log_bytes=1000
-)
+# The pooling allocator's slots: stores alive at once (ready, running, nested, being freed).
+SLOTS = 512
+WASM32_MAX_MEMORY = 1 << 32
+# At most this many written pages are copied back to reuse an instance (a small call writes
+# ~60); an instance that wrote more is dropped and wasmtime resets its slot.
+RESTORE_PAGES = 256
+_DEFAULT_CAP = SandboxPolicy().memory_bytes
 
 
 class _OsSeeds:
@@ -112,9 +119,10 @@ class WasmEngine:
         config = wasmtime.Config()
         config.epoch_interruption = True
         config.max_wasm_stack = WASM_STACK
-        # Linear memory stays where it was mapped, so the ticker thread may write a running
-        # guest's clock at an address taken at the call's start (instances.GuestClock).
+        # Linear memory stays where it was mapped (a pooled slot never moves anyway), so an
+        # address taken at the call's start stays valid (instances.GuestClock).
         config.memory_may_move = False
+        _pooling(config)
         self._engine = wasmtime.Engine(config)
         self._linker = make_linker(self._engine)
         wasm = wasm_path.read_bytes()
@@ -139,21 +147,27 @@ class WasmEngine:
         # the snapshot's free heap (HEAP_SPARE and what set-up freed) is the tool's to use
         in_use = probe.size() - (int(heap_free(probe.store)) & 0xFFFFFFFF)
         self.baseline_bytes = -(-in_use // PAGE) * PAGE
-        self._ticker = EpochTicker(self._engine, TICK_S)
-        learned = cached_bytes(key, "pages", lambda: json.dumps(self._learn_hot_pages()).encode())
-        try:
-            offsets = [int(o) for o in json.loads(learned)]
-        except (ValueError, TypeError):
-            offsets = self._learn_hot_pages()
-        # the list came from disk: it may only name pages inside the initial memory
-        self._hot_pages = [o for o in offsets if 0 <= o < probe.size() and o % mmap.PAGESIZE == 0]
-        self._pool = InstancePool(self.prepared, pool_size)
+        self._timer = CallTimer(self._engine, TICK_S)
+        self._default_cap = self.baseline_bytes + _DEFAULT_CAP
+        self._pool = InstancePool(self.fresh, pool_size)
+        # The probe only read static addresses: if it wrote no page, its memory is the image,
+        # kept (never run again) as the pristine bytes used instances are put back to.
+        self._pristine: PristineMemory | None = None
+        self._pristine_owner: Guest | None = None
+        scan = PageScan()
+        if scan.available:  # else every call gets a new instance
+            pristine = PristineMemory(probe.base(), probe.size(), scan, RESTORE_PAGES)
+            if not pristine.untouched():
+                probe = Guest(self._engine, self._pre)
+                pristine = PristineMemory(probe.base(), probe.size(), scan, RESTORE_PAGES)
+            if pristine.untouched():
+                self._pristine, self._pristine_owner = pristine, probe
 
     def _initialise(self, pre: Any) -> tuple[bytes, int]:
         """Run QuickJS's set-up, the polyfills and the prelude; return the memory image."""
         guest = Guest(self._engine, pre)
         wasm_calls.NumericCall(guest._export("_initialize"), (), None)(guest.store)
-        if guest.init(guest.store, JS_STACK_LIMIT) != 0:
+        if guest.init(JS_STACK_LIMIT) != 0:
             raise RuntimeError("QuickJS failed to initialise")
         scripts = [(polyfills_source(), 0), (prelude_source(), 1)]
         for source, keep in scripts:
@@ -161,47 +175,20 @@ class WasmEngine:
                 continue
             data = source.encode("utf-8")
             ptr = guest.put(data + b"\0")
-            err = int(guest.eval_script(guest.store, ptr, len(data), keep))
-            guest.free(guest.store, ptr)
+            err = guest.eval_script(ptr, len(data), keep)
+            guest.free(ptr)
             if err:
                 raise RuntimeError(f"prelude failed: {ctypes.string_at(guest.base() + err)!r}")
         # Grow the heap once now, so calls seldom grow memory (a syscall-heavy step).
-        guest.free(guest.store, guest.alloc(guest.store, HEAP_SPARE))
+        guest.free(guest.alloc(HEAP_SPARE))
         size = guest.size()
         return guest.read(SHADOW_STACK_TOP, size - SHADOW_STACK_TOP), size // PAGE
 
-    def _learn_hot_pages(self) -> list[int]:
-        """Offsets of the memory pages a small call writes (stack, allocator, GC state)."""
-        reference = self.fresh()
-        image = reference.read(0, reference.size())
-        guest = self.fresh()
-        host, limits = set_up_call(
-            _WARM_UP_POLICY,
-            started=time.monotonic(),
-            libraries=LibraryCatalog(BUILD_DIR / "no-libs" / "manifest.json"),
-        )
-        self.run_in(guest, _WARM_UP, {"x": [1, "a"]}, limits, host)
-        after = guest.read(0, len(image))
-        step = mmap.PAGESIZE
-        return [o for o in range(0, len(image), step) if after[o : o + step] != image[o : o + step]]
-
-    def prepared(self) -> Guest:
-        """A fresh instance whose usually-written pages are already copied (the pool's job).
-
-        Writing each byte back unchanged takes the copy-on-write faults here, off the call path;
-        the instance stays byte-for-byte pristine.
-        """
-        guest = self.fresh()
-        base = guest.base()
-        for offset in self._hot_pages:
-            cell = ctypes.c_ubyte.from_address(base + offset)
-            cell.value = cell.value
-        return guest
-
     def fresh(self) -> Guest:
-        """A new instance of the baked module: initialised QuickJS, no code run."""
-        guest = Guest(self._engine, self._pre)
-        guest.clock = GuestClock(guest.base() + self._clock, TICK_NS)
+        """A new instance of the baked module: initialised QuickJS, no code run, its store set
+        up for a call under the default memory cap."""
+        guest = Guest(self._engine, self._pre, self._default_cap)
+        guest.times.clock = GuestClock(guest.base() + self._clock, TICK_NS)
         return guest
 
     def take(self) -> Guest:
@@ -209,13 +196,32 @@ class WasmEngine:
         return self._pool.take()
 
     def run(self, module_code: str, args: Any, limits: Limits, host: CallHost) -> CallResult:
-        """Run one module in a pristine instance (see :class:`Engine`)."""
-        # Held in a list the pool empties, so the store is freed on the pool thread.
-        holder = [self.take()]
+        """Run one module in a pristine instance (see :class:`Engine`).
+
+        The instance is used again only when its memory is put back to the pristine bytes
+        (:meth:`_reset`); otherwise it is dropped, on the pool thread.
+        """
+        guest = self.take()
         try:
-            return self.run_in(holder[0], module_code, args, limits, host)
+            return self.run_in(guest, module_code, args, limits, host)
         finally:
-            self._pool.discard(holder)
+            if self._reset(guest):
+                self._pool.put_back(guest)
+            else:
+                self._pool.discard([guest])  # the list is emptied: freed on the pool thread
+            del guest
+
+    def _reset(self, guest: Guest) -> bool:
+        """Make a used instance pristine again, as a fresh one is; False when it cannot be.
+
+        Only after a call that returned from the guest normally: a trap or an interruption
+        may leave the C stack pointer (the module's one mutable global) mid-call; tables are
+        never written. Linear memory is then put back page by page (``PristineMemory``); a
+        grown memory is refused there.
+        """
+        if self._pristine is None or not guest.clean:
+            return False
+        return self._pristine.restore(guest.base(), guest.size())
 
     def release(self, holder: list[Guest]) -> None:
         """Hand back a used guest, given as ``[guest]``: the pool frees it and refills itself.
@@ -233,6 +239,7 @@ class WasmEngine:
         Reusing a guest for a second call keeps the first call's state: only benchmarks do it.
         """
         started = time.monotonic()
+        guest.clean = False  # until the guest returns normally
         try:
             # the JSON gate (depth, finite numbers, valid Unicode, JSON types), one serialization
             args_json = encode_checked(args)
@@ -240,7 +247,9 @@ class WasmEngine:
             problems = [p.problem() for p in exc.problems]
             message = f"args are not JSON the sandbox takes: {exc}"
             return CallResult.failure(ErrorKind.INVALID_ARGUMENTS, message, problems=problems)
-        guest.store.set_limits(memory_size=self.memory_limit(limits))
+        cap = self.memory_limit(limits)
+        if guest.memory_cap != cap:  # the pool's guests come with the default cap
+            guest.limit_memory(cap)
         try:
             code_b = module_code.encode("utf-8", "surrogatepass")
             args_b = args_json.encode("utf-8", "surrogatepass")
@@ -259,24 +268,30 @@ class WasmEngine:
             return self._fail(host, ErrorKind.TIMEOUT, "the time budget was spent before start")
         budget_ms = (limits.deadline - started) * 1000.0
         seed = _seeds.take()
-        guest.store.set_epoch_deadline(math.ceil(remaining / TICK_S) + 1)
+        # any move of the epoch asks this store's callback, which ends the call only once its
+        # own deadline has passed; the timer moves it when a running call's deadline comes
+        ffi.wasmtime_context_set_epoch_deadline(guest.store._context(), 1)
+        times = guest.times
+        times.deadline, times.passed, times.started = limits.deadline, False, started
+        if times.clock is None:
+            times.clock = GuestClock(guest.base() + self._clock, TICK_NS)
+        times.clock.start()
+        self._timer.begin(times)
         outer = getattr(call_state, "state", None)  # a host op may itself run a script
         call_state.state = (host, guest)
-        clock = guest.clock
-        if clock is None:
-            clock = guest.clock = GuestClock(guest.base() + self._clock, TICK_NS)
-        clock.start()
-        self._ticker.enter(clock)
         try:
             packed = guest.run(
                 guest.store, code_ptr, len(code_b), args_ptr, len(args_b), seed, budget_ms
             )
+            guest.clean = True
         except wasmtime.Trap as trap:
             return self._trapped(host, trap, guest, limits)
         except wasmtime.WasmtimeError as exc:
+            if times.passed:
+                return self._fail(host, ErrorKind.TIMEOUT, "the script ran past its time budget")
             return self._fail(host, ErrorKind.RUNTIME_ERROR, f"the engine failed: {exc}")
         finally:
-            self._ticker.leave(clock)
+            self._timer.end(times)
             call_state.state = outer
         packed &= (1 << 64) - 1
         ptr, length = packed >> 32, packed & 0xFFFFFFFF
@@ -384,3 +399,24 @@ def default_engine() -> WasmEngine:
             with preparing():  # SandboxUnavailable when a file is missing or damaged
                 _default = WasmEngine()
         return _default
+
+
+def _pooling(config: wasmtime.Config) -> None:
+    """Instances from wasmtime's pooling allocator (wasmtime-py 50 exposes it only through its
+    C bindings): memory slots that keep the snapshot's image mapped between stores and put it
+    back on release (see the module's docstring). ``SLOTS`` bounds the stores alive at once."""
+    pool = ffi.wasmtime_pooling_allocation_config_new()
+    try:
+        for setter in (
+            ffi.wasmtime_pooling_allocation_config_total_core_instances_set,
+            ffi.wasmtime_pooling_allocation_config_total_memories_set,
+            ffi.wasmtime_pooling_allocation_config_total_tables_set,
+            ffi.wasmtime_pooling_allocation_config_max_unused_warm_slots_set,
+        ):
+            setter(pool, SLOTS)
+        ffi.wasmtime_pooling_allocation_config_max_memory_size_set(pool, WASM32_MAX_MEMORY)
+        # keep_resident stays 0: a dropped store's written pages are discarded, so a new
+        # instance owns no page and page_scan.PristineMemory sees only what its calls wrote
+        ffi.wasmtime_pooling_allocation_strategy_set(config.ptr(), pool)
+    finally:
+        ffi.wasmtime_pooling_allocation_config_delete(pool)
