@@ -24,6 +24,7 @@ STORE_COMMANDS: dict[str, tuple[str, ...]] = {
     "create": ("draft.json",),
     "demo": (),
     "describe": (),
+    "js run": ("draft.json",),  # with --db its tools reach the registry (code mode)
     "serve": (),
     "tools audit": (),
     "tools diff": ("nosuch", "1", "2"),

@@ -83,14 +83,16 @@ def test_the_defaults_are_written_once():
     assert (bounded.timeout_s, bounded.output_bytes) == (0.5, 300)
 
 
+# 0: no duplicate check, no wait in line, no calls through `tools` (or no nesting of them)
+ZERO_ACCEPTED = ("duplicate_candidates", "python_queue_s", "inner_call_depth", "inner_calls")
 HOSTILE_NUMBERS = ["inf", "-inf", "nan", "-1", "0", "1e300", "9" * 5000, "true", '"2"']
 
 
 @pytest.mark.parametrize("key", [*LIMIT_KEYS, "max_requests"])
 @pytest.mark.parametrize("number", HOSTILE_NUMBERS)
 def test_config_refuses_a_non_finite_or_out_of_range_limit(tmp_path, key, number):
-    if key in ("duplicate_candidates", "python_queue_s") and number == "0":
-        return  # 0 turns the duplicate check off, and refuses at once what cannot wait
+    if key in ZERO_ACCEPTED and number == "0":
+        return  # 0 turns a check off, refuses at once what cannot wait, or forbids inner calls
     section = "fetch" if key == "max_requests" else "limits"
     path = tmp_path / "toolfoundry.toml"
     path.write_text(f"[{section}]\n{key} = {number}\n")
