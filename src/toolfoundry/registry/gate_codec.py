@@ -14,10 +14,10 @@ from typing import Any
 
 from toolfoundry.spec.gate import (
     CapabilityDecision,
+    DistinctFrom,
     EarlierTest,
     GateRecord,
     GateSuite,
-    DistinctFrom,
     RegressionRecord,
     Retirement,
     TestChange,
