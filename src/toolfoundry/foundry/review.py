@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 from toolfoundry.forge import code_diff, explain_capabilities
 from toolfoundry.foundry import Foundry
@@ -15,7 +15,36 @@ from toolfoundry.sandbox.host.netguard import FetchError
 from toolfoundry.spec.gate import suite_tally
 
 
-def gating_suite(v: ToolVersion) -> dict[str, Any]:
+class SuiteEntry(TypedDict):
+    """One test of the suite as the reviewer reads it: ``expected``, ``error`` and
+    ``error_kind`` as the case has them; ``result`` how it went when it ran."""
+
+    label: str
+    version: int
+    input: Any
+    expected: NotRequired[Any]
+    error: NotRequired[Any]
+    error_kind: NotRequired[Any]
+    # always given, after the case's keys (NotRequired only so they can come in that order)
+    fixtures: NotRequired[list[Any]]
+    result: NotRequired[dict[str, Any] | None]
+
+
+class GatingSuite(TypedDict):
+    """The tests a version was gated by, and the earlier tests it retired (with why)."""
+
+    tests: list[SuiteEntry]
+    retired: list[dict[str, str]]
+
+
+class CredentialState(TypedDict):
+    """Whether requests to a host would carry a credential now, and why (never the value)."""
+
+    resolves: bool
+    resolution: str
+
+
+def gating_suite(v: ToolVersion) -> GatingSuite:
     """The tests ``v`` was gated by, each with its input, expected value (or expected error),
     its own fixtures and how it went; then the earlier tests it retired, with the reasons.
 
@@ -25,7 +54,7 @@ def gating_suite(v: ToolVersion) -> dict[str, Any]:
     """
     suite, regression = v.gate.suite, v.gate.regression
     own_results = {r.get("name"): r for r in v.test_results}
-    tests: list[dict[str, Any]] = []
+    tests: list[SuiteEntry] = []
     for earlier in suite.earlier if suite else ():
         ran = regression.result(earlier.label) if regression else None
         tests.append(_entry(earlier.label, earlier.version, earlier.case, ran))
@@ -39,11 +68,14 @@ def gating_suite(v: ToolVersion) -> dict[str, Any]:
 
 def _entry(
     label: str, version: int, case: Mapping[str, Any], result: Mapping[str, Any] | None
-) -> dict[str, Any]:
-    out: dict[str, Any] = {"label": label, "version": version, "input": case.get("input")}
-    for key in ("expected", "error", "error_kind"):
-        if key in case:
-            out[key] = case[key]
+) -> SuiteEntry:
+    out: SuiteEntry = {"label": label, "version": version, "input": case.get("input")}
+    if "expected" in case:
+        out["expected"] = case["expected"]
+    if "error" in case:
+        out["error"] = case["error"]
+    if "error_kind" in case:
+        out["error_kind"] = case["error_kind"]
     out["fixtures"] = list(case.get("fixtures") or [])
     out["result"] = None
     if result is not None:
@@ -74,7 +106,7 @@ def capability_changes(v: ToolVersion, approved: ToolVersion | None) -> dict[str
     }
 
 
-def credential_state(host: str, bindings: Sequence[Credential]) -> dict[str, Any]:
+def credential_state(host: str, bindings: Sequence[Credential]) -> CredentialState:
     """Whether requests to ``host`` would carry a credential now: the binding in
     ``[[fetch.credentials]]`` and whether its value can be read (never the value itself)."""
     binding = next((c for c in bindings if c.binds(host)), None)
