@@ -20,10 +20,10 @@ def fenced(name: str, lang: str) -> list[str]:
     return re.findall(rf"```{lang}\n(.*?)```", text, re.S)
 
 
-def test_documented_configuration_loads_with_every_section():
+def test_documented_configuration_loads_with_every_section() -> None:
     (toml,) = fenced("configuration.md", "toml")
     config = parse_config(tomllib.loads(toml))
-    assert config.registry_url.startswith("postgresql+psycopg://")
+    assert (config.registry_url or "").startswith("postgresql+psycopg://")
     assert config.policy.approve == "risky"
     assert config.policy.auto_approve_network == ("api.github.com",)
     assert config.fetch.credentials[0].env == "GITHUB_TOKEN"
@@ -36,7 +36,7 @@ def test_documented_configuration_loads_with_every_section():
     )
 
 
-def test_documented_configuration_shows_every_key_the_loader_accepts():
+def test_documented_configuration_shows_every_key_the_loader_accepts() -> None:
     (toml,) = fenced("configuration.md", "toml")
     data = tomllib.loads(toml)
     shown = set(re.findall(r"^#?\s*(\w+) =", toml, re.M))  # set, or a commented alternative
@@ -57,7 +57,7 @@ def test_documented_configuration_shows_every_key_the_loader_accepts():
     assert credential <= shown, f"[[fetch.credentials]] misses {credential - shown}"
 
 
-def test_documented_host_patterns_mean_what_the_doc_says():
+def test_documented_host_patterns_mean_what_the_doc_says() -> None:
     policy = FetchPolicy(allow=("*.example.com", "api.example.com:8443"))
 
     def allows(url: str) -> bool:
@@ -73,7 +73,7 @@ def test_documented_host_patterns_mean_what_the_doc_says():
     )
 
 
-def test_documented_mcp_client_configuration_is_json():
+def test_documented_mcp_client_configuration_is_json() -> None:
     documents = [json.loads(block) for block in fenced("mcp.md", "json")]  # each one parses
     (config,) = [doc for doc in documents if "mcpServers" in doc]
     server = config["mcpServers"]["toolfoundry"]

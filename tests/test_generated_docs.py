@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib.util
 import shutil
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,7 +32,7 @@ class Outcome:
 
 
 @pytest.fixture
-def generate(capsys: pytest.CaptureFixture[str]):  # type: ignore[no-untyped-def]
+def generate(capsys: pytest.CaptureFixture[str]) -> Callable[..., Outcome]:
     """Run the script's main as ``python scripts/generated_docs.py --root ROOT ...`` does."""
 
     def run(root: Path, *flags: str) -> Outcome:
@@ -49,12 +50,14 @@ def copy(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def test_committed_documents_match_the_code(generate) -> None:
+def test_committed_documents_match_the_code(generate: Callable[..., Outcome]) -> None:
     result = generate(REPO, "--check")
     assert result.returncode == 0, result.stderr
 
 
-def test_check_names_every_drifted_file_and_write_repairs_them(generate, copy: Path) -> None:
+def test_check_names_every_drifted_file_and_write_repairs_them(
+    generate: Callable[..., Outcome], copy: Path
+) -> None:
     api = copy / "docs/openapi.json"
     api.write_text(api.read_text().replace('"createTool"', '"makeTool"'))
     (copy / "docs/cli.md").unlink()
@@ -72,7 +75,9 @@ def test_check_names_every_drifted_file_and_write_repairs_them(generate, copy: P
     assert (copy / "README.md").read_text() == (REPO / "README.md").read_text()
 
 
-def test_readme_without_markers_is_a_clear_error(generate, copy: Path) -> None:
+def test_readme_without_markers_is_a_clear_error(
+    generate: Callable[..., Outcome], copy: Path
+) -> None:
     readme = copy / "README.md"
     readme.write_text(readme.read_text().replace("<!-- cli-reference: end -->", ""))
     result = generate(copy, "--check")

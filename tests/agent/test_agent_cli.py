@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
+from typing import TYPE_CHECKING
 
+import pytest
 from click.testing import CliRunner
 
 from toolfoundry.cli import main
@@ -11,8 +14,13 @@ from toolfoundry.foundry import Foundry
 
 from .conftest import DOUBLE_DRAFT, answer, calls
 
+if TYPE_CHECKING:
+    from tests.agent.conftest import VendorServer
 
-def test_agent_command_runs_a_compat_model_and_prints_json(vendor, tmp_path):
+
+def test_agent_command_runs_a_compat_model_and_prints_json(
+    vendor: VendorServer, tmp_path: Path
+) -> None:
     db = f"sqlite:///{tmp_path / 'r.db'}"
     vendor.play(
         calls("compat", ("create_tool", DOUBLE_DRAFT)),
@@ -44,7 +52,9 @@ def test_agent_command_runs_a_compat_model_and_prints_json(vendor, tmp_path):
         assert fd.usage("double").calls == 1
 
 
-def test_agent_command_prints_each_turn_and_exits_1_at_a_limit(vendor, tmp_path):
+def test_agent_command_prints_each_turn_and_exits_1_at_a_limit(
+    vendor: VendorServer, tmp_path: Path
+) -> None:
     vendor.play(*[calls("compat", ("run_js", {"code": "export default 1"})) for _ in range(3)])
     result = CliRunner().invoke(
         main,
@@ -68,7 +78,7 @@ def test_agent_command_prints_each_turn_and_exits_1_at_a_limit(vendor, tmp_path)
     assert "max_turns" in result.output
 
 
-def test_bad_model_is_a_usage_error(tmp_path):
+def test_bad_model_is_a_usage_error(tmp_path: Path) -> None:
     result = CliRunner().invoke(
         main, ["agent", "x", "--model", "nope:thing", "--db", f"sqlite:///{tmp_path / 'r.db'}"]
     )
@@ -76,7 +86,7 @@ def test_bad_model_is_a_usage_error(tmp_path):
     assert "unknown provider 'nope'" in result.output
 
 
-def test_a_replay_is_labelled_and_stops_cleanly_when_the_library_differs(tmp_path):
+def test_a_replay_is_labelled_and_stops_cleanly_when_the_library_differs(tmp_path: Path) -> None:
     # the demo's "reuse" session expects slugify in the library; this store has none
     result = CliRunner().invoke(
         main,
@@ -95,7 +105,9 @@ def test_a_replay_is_labelled_and_stops_cleanly_when_the_library_differs(tmp_pat
     assert "diverged, slugify not offered" in result.output
 
 
-def test_ask_prompts_at_the_terminal_and_records_the_answer(vendor, tmp_path):
+def test_ask_prompts_at_the_terminal_and_records_the_answer(
+    vendor: VendorServer, tmp_path: Path
+) -> None:
     from .test_agent_loop import NETWORK_DRAFT
 
     # one store per answer: the same draft sent again to the same store is an unchanged
@@ -112,7 +124,9 @@ def test_ask_prompts_at_the_terminal_and_records_the_answer(vendor, tmp_path):
             assert fd.history("fx_rate")[-1].status.value == status
 
 
-def test_model_and_base_url_come_from_toolfoundry_toml(vendor, tmp_path):
+def test_model_and_base_url_come_from_toolfoundry_toml(
+    vendor: VendorServer, tmp_path: Path
+) -> None:
     config = tmp_path / "toolfoundry.toml"
     config.write_text(
         f'[provider]\nmodel = "compat:from-config"\nbase_url = "{vendor.base_url("compat")}"\n'
@@ -127,14 +141,18 @@ def test_model_and_base_url_come_from_toolfoundry_toml(vendor, tmp_path):
     assert vendor.bodies()[0]["model"] == "from-config"
 
 
-def test_no_model_anywhere_is_a_usage_error(tmp_path, monkeypatch):
+def test_no_model_anywhere_is_a_usage_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(tmp_path)
     result = CliRunner().invoke(main, ["agent", "hi", "--db", f"sqlite:///{tmp_path / 'r.db'}"])
     assert result.exit_code == 2
     assert "--model" in result.output
 
 
-def test_a_recorded_live_session_replays_offline_through_the_real_parts(vendor, tmp_path):
+def test_a_recorded_live_session_replays_offline_through_the_real_parts(
+    vendor: VendorServer, tmp_path: Path
+) -> None:
     record = tmp_path / "session.json"
     vendor.play(
         calls("openai", ("create_tool", DOUBLE_DRAFT), text="writing double"),
@@ -178,7 +196,7 @@ def test_a_recorded_live_session_replays_offline_through_the_real_parts(vendor, 
         assert fd.usage("double").calls == 1
 
 
-def test_record_refuses_a_file_that_is_not_a_recording(tmp_path):
+def test_record_refuses_a_file_that_is_not_a_recording(tmp_path: Path) -> None:
     bad = tmp_path / "bad.json"
     bad.write_text('{"format": "something-else"}')
     result = CliRunner().invoke(

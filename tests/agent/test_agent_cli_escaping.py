@@ -4,6 +4,8 @@ terminal: control characters escaped, rich markup shown as text (issue 11, termi
 from __future__ import annotations
 
 import json
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from click.testing import CliRunner
 
@@ -11,10 +13,15 @@ from toolfoundry.cli import main
 
 from .conftest import answer, calls
 
+if TYPE_CHECKING:
+    from tests.agent.conftest import VendorServer
+
 HOSTILE = "\x1b[1A\x1b[2K \x1b]52;c;ZXZpbA==\x07 \u202e [bold red]loud[/bold red]"
 
 
-def test_model_text_tool_calls_and_results_are_shown_escaped(vendor, tmp_path):
+def test_model_text_tool_calls_and_results_are_shown_escaped(
+    vendor: VendorServer, tmp_path: Path
+) -> None:
     code = f"console.log({json.dumps(HOSTILE)}); export default {json.dumps(HOSTILE)}"
     vendor.play(
         calls("compat", ("run_js", {"code": code, "note": HOSTILE}), text=HOSTILE),

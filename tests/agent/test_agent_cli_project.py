@@ -9,6 +9,7 @@ import shutil
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from click.testing import CliRunner
@@ -17,6 +18,9 @@ from toolfoundry.cli import main
 from toolfoundry.foundry import Foundry
 
 from .conftest import answer, calls
+
+if TYPE_CHECKING:
+    from tests.agent.conftest import VendorServer
 
 SAMPLE = Path(__file__).parents[1] / "catalog" / "shop_project"
 OWN = {"price", "report", "restock", "stock_count", "stock_move"}
@@ -41,7 +45,7 @@ def shop(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
             del sys.modules[name]
 
 
-def test_agent_offers_and_calls_the_project_s_tools(vendor, shop: Path) -> None:
+def test_agent_offers_and_calls_the_project_s_tools(vendor: VendorServer, shop: Path) -> None:
     db = f"sqlite:///{shop / 'r.db'}"
     with Foundry.open(db) as fd:  # a registry tool the declared price hides
         assert fd.create_tool(ZERO_PRICE).status == "active"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -13,9 +14,13 @@ from toolfoundry.agent import (
     defer,
     run_agent,
 )
+from toolfoundry.foundry import Foundry
 from toolfoundry.spec.names import META_TOOL_NAMES
 
 from .conftest import answer, calls
+
+if TYPE_CHECKING:
+    from tests.agent.conftest import VendorServer
 
 NETWORK_DRAFT = {
     "name": "fx_rate",
@@ -72,7 +77,7 @@ def offered(body: dict) -> set[str]:
     return {t["function"]["name"] for t in body["tools"]}
 
 
-def test_max_turns_stops_a_model_that_never_answers(vendor, foundry):
+def test_max_turns_stops_a_model_that_never_answers(vendor: VendorServer, foundry: Foundry) -> None:
     vendor.play(*[calls("openai", ("add", {"a": i, "b": 1})) for i in range(5)])
     run = run_agent("loop forever", vendor.provider("openai"), foundry, max_turns=2)
 
@@ -83,7 +88,9 @@ def test_max_turns_stops_a_model_that_never_answers(vendor, foundry):
     assert foundry.usage("add").calls == 2  # both turns' calls ran
 
 
-def test_token_budget_counts_usage_from_the_wire_and_bounds_each_turn(vendor, foundry):
+def test_token_budget_counts_usage_from_the_wire_and_bounds_each_turn(
+    vendor: VendorServer, foundry: Foundry
+) -> None:
     # every tool-call answer reports 82 prompt + 17 completion tokens (wire fixture)
     vendor.play(*[calls("openai", ("add", {"a": 1, "b": 1})) for _ in range(5)])
     run = run_agent("spend", vendor.provider("openai"), foundry, max_tokens=150, turn_tokens=4096)
@@ -95,13 +102,17 @@ def test_token_budget_counts_usage_from_the_wire_and_bounds_each_turn(vendor, fo
     assert vendor.bodies()[1]["max_completion_tokens"] == 150 - 99
 
 
-def test_wall_time_limit_is_checked_before_each_turn(vendor, foundry):
+def test_wall_time_limit_is_checked_before_each_turn(
+    vendor: VendorServer, foundry: Foundry
+) -> None:
     run = run_agent("anything", vendor.provider("openai"), foundry, max_seconds=0)
     assert run.stop_reason is StopReason.MAX_SECONDS
     assert vendor.requests == []
 
 
-def test_large_library_offers_top_k_for_the_task_then_what_search_tools_found(vendor, foundry):
+def test_large_library_offers_top_k_for_the_task_then_what_search_tools_found(
+    vendor: VendorServer, foundry: Foundry
+) -> None:
     for name, description, expression, example, expected in LIBRARY:
         result = foundry.create_tool(
             {
@@ -132,10 +143,12 @@ def test_large_library_offers_top_k_for_the_task_then_what_search_tools_found(ve
     assert run.turns[1].outcomes[0].result["value"] == "cba"
 
 
-def test_pending_tool_is_approved_by_the_callback_and_offered_next_turn(vendor, foundry):
+def test_pending_tool_is_approved_by_the_callback_and_offered_next_turn(
+    vendor: VendorServer, foundry: Foundry
+) -> None:
     seen = []
 
-    def approver(request):
+    def approver(request: pytest.FixtureRequest):
         seen.append(request)
         return approve_as("alice", "read-only GET")(request)
 
@@ -161,7 +174,9 @@ def test_pending_tool_is_approved_by_the_callback_and_offered_next_turn(vendor, 
     assert run.created == ["fx_rate v1"]
 
 
-def test_deferred_approval_leaves_the_version_pending_and_tells_the_model(vendor, foundry):
+def test_deferred_approval_leaves_the_version_pending_and_tells_the_model(
+    vendor: VendorServer, foundry: Foundry
+) -> None:
     vendor.play(calls("anthropic", ("create_tool", NETWORK_DRAFT)), answer("anthropic", "ok"))
     run = run_agent("euro rate tool", vendor.provider("anthropic"), foundry, approval=defer)
 
@@ -182,7 +197,7 @@ def test_deferred_approval_leaves_the_version_pending_and_tells_the_model(vendor
     assert run.created == []
 
 
-def test_every_turn_is_stored_with_the_run(vendor, foundry):
+def test_every_turn_is_stored_with_the_run(vendor: VendorServer, foundry: Foundry) -> None:
     vendor.play(
         calls("openai", ("add", {"a": 1, "b": 2}), text="adding"),
         calls("openai", ("no_such_tool", {})),
@@ -207,7 +222,9 @@ def test_every_turn_is_stored_with_the_run(vendor, foundry):
     assert summary["turns"] == 3
 
 
-def test_unreadable_arguments_are_reported_not_guessed(vendor, foundry):
+def test_unreadable_arguments_are_reported_not_guessed(
+    vendor: VendorServer, foundry: Foundry
+) -> None:
     broken = calls("openai", ("add", {}))
     broken["choices"][0]["message"]["tool_calls"][0]["function"]["arguments"] = '{"a": 1, "b":'
     vendor.play(broken, answer("openai", "sorry"))
@@ -224,7 +241,7 @@ def test_unreadable_arguments_are_reported_not_guessed(vendor, foundry):
 
 
 @pytest.mark.postgres
-def test_a_replayed_session_runs_and_is_stored_on_postgresql(pg_url):
+def test_a_replayed_session_runs_and_is_stored_on_postgresql(pg_url: str) -> None:
     from toolfoundry.agent import provider_for
     from toolfoundry.foundry import Foundry
 
@@ -242,7 +259,9 @@ def test_a_replayed_session_runs_and_is_stored_on_postgresql(pg_url):
 
 
 @pytest.mark.parametrize("kind", ["openai", "openai-responses", "anthropic"])
-def test_an_answer_cut_at_the_turn_limit_is_not_reported_as_completed(kind, vendor, foundry):
+def test_an_answer_cut_at_the_turn_limit_is_not_reported_as_completed(
+    kind: str, vendor: VendorServer, foundry: Foundry
+) -> None:
     cut = answer(kind, "The answer is")
     if kind == "openai":
         cut["choices"][0]["finish_reason"] = "length"
@@ -259,7 +278,9 @@ def test_an_answer_cut_at_the_turn_limit_is_not_reported_as_completed(kind, vend
     assert run.final_text == "The answer is"
 
 
-def test_declared_python_tools_are_offered_and_called_next_to_the_registry(vendor, foundry):
+def test_declared_python_tools_are_offered_and_called_next_to_the_registry(
+    vendor: VendorServer, foundry: Foundry
+) -> None:
     from toolfoundry.declare import from_function
 
     def shout(text: str, times: int = 1) -> str:

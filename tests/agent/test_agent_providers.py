@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
 from toolfoundry.agent import ProviderError, StopReason, provider_for, run_agent
 from toolfoundry.agent.providers import ReplayProvider, ToolNames
+from toolfoundry.foundry import Foundry
 from toolfoundry.spec import ToolSpec
 
 
@@ -22,7 +24,7 @@ from toolfoundry.spec import ToolSpec
         ("replay:demo#reuse", "replay:demo#reuse"),
     ],
 )
-def test_one_string_chooses_the_provider(model, model_id, monkeypatch):
+def test_one_string_chooses_the_provider(model, model_id, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
     assert provider_for(model).model_id == model_id
@@ -38,7 +40,7 @@ def test_one_string_chooses_the_provider(model, model_id, monkeypatch):
         ("replay:demo#nope", "no session 'nope'"),
     ],
 )
-def test_bad_model_strings_are_configuration_errors(model, needle):
+def test_bad_model_strings_are_configuration_errors(model, needle) -> None:
     with pytest.raises(ProviderError) as caught:
         provider_for(model)
     assert caught.value.kind == "configuration"
@@ -49,25 +51,27 @@ def test_bad_model_strings_are_configuration_errors(model, needle):
     ("model", "variable"),
     [("openai:gpt-4o-mini", "OPENAI_API_KEY"), ("anthropic:claude-x", "ANTHROPIC_API_KEY")],
 )
-def test_missing_keys_name_the_variable(model, variable, monkeypatch):
+def test_missing_keys_name_the_variable(model, variable, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv(variable, raising=False)
     with pytest.raises(ProviderError, match=variable):
         provider_for(model)
 
 
-def test_compat_needs_no_key_and_reads_its_base_url_from_the_environment(monkeypatch):
+def test_compat_needs_no_key_and_reads_its_base_url_from_the_environment(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     monkeypatch.delenv("TOOLFOUNDRY_COMPAT_API_KEY", raising=False)
     monkeypatch.setenv("TOOLFOUNDRY_COMPAT_BASE_URL", "http://127.0.0.1:8080/v1")
     provider = provider_for("compat:llama")
     assert str(provider._client.base_url).rstrip("/") == "http://127.0.0.1:8080/v1"
 
 
-def test_unknown_options_are_refused():
+def test_unknown_options_are_refused() -> None:
     with pytest.raises(ProviderError, match="unknown provider options"):
         provider_for("compat:m", temperature=0.2)
 
 
-def test_names_are_sanitised_per_request_with_a_reverse_map():
+def test_names_are_sanitised_per_request_with_a_reverse_map() -> None:
     names = ToolNames(["ok_name", "has.dot", "has_dot", "9lives", "x" * 80])
     assert names.wire("ok_name") == "ok_name"
     assert names.wire("has.dot") == "has_dot"
@@ -81,7 +85,7 @@ def test_names_are_sanitised_per_request_with_a_reverse_map():
     assert names.specs([spec])[0].name == names.wire("has_dot")
 
 
-def recording(tmp_path, turns):
+def recording(tmp_path: Path, turns):
     path = tmp_path / "rec.json"
     data = {
         "format": "toolfoundry-replay/1",
@@ -92,7 +96,9 @@ def recording(tmp_path, turns):
     return str(path)
 
 
-def test_replay_stops_when_the_real_results_drift_from_the_recording(tmp_path, foundry):
+def test_replay_stops_when_the_real_results_drift_from_the_recording(
+    tmp_path: Path, foundry: Foundry
+) -> None:
     path = recording(
         tmp_path,
         [
@@ -106,14 +112,16 @@ def test_replay_stops_when_the_real_results_drift_from_the_recording(tmp_path, f
     assert "'\"value\": 3'" in run.stop_message
 
 
-def test_replay_refuses_to_call_a_tool_the_loop_did_not_offer(tmp_path, foundry):
+def test_replay_refuses_to_call_a_tool_the_loop_did_not_offer(
+    tmp_path: Path, foundry: Foundry
+) -> None:
     path = recording(tmp_path, [{"tool_calls": [{"name": "later_tool", "arguments": {}}]}])
     run = run_agent("t", provider_for(f"replay:{path}"), foundry)
     assert run.stop_reason is StopReason.PROVIDER_ERROR
     assert "later_tool not offered" in run.stop_message
 
 
-def test_replay_picks_the_session_by_task_and_ends_cleanly(foundry):
+def test_replay_picks_the_session_by_task_and_ends_cleanly(foundry: Foundry) -> None:
     provider = ReplayProvider("demo")
     task = provider.recording.sessions["reuse"]["task"]
     foundry.create_tool(
@@ -132,7 +140,7 @@ def test_replay_picks_the_session_by_task_and_ends_cleanly(foundry):
     assert run.turns[0].outcomes[0].result["value"] == "found-again-after-a-restart"
 
 
-def test_a_recording_must_say_its_format(tmp_path):
+def test_a_recording_must_say_its_format(tmp_path: Path) -> None:
     path = tmp_path / "x.json"
     path.write_text('{"sessions": {}}')
     with pytest.raises(ProviderError, match="toolfoundry-replay/1"):

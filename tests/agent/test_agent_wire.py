@@ -7,14 +7,19 @@ what the loop returns.
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 import pytest
 
 from toolfoundry.agent import StopReason, run_agent
 from toolfoundry.catalog import anthropic_tools, openai_chat_tools, openai_responses_tools
+from toolfoundry.foundry import Foundry
 from toolfoundry.foundry.meta_tools import builtin_tools
 
 from .conftest import DOUBLE_DRAFT, KINDS, answer, calls
+
+if TYPE_CHECKING:
+    from tests.agent.conftest import VendorServer
 
 
 def tool_names(kind: str, body: dict) -> list[str]:
@@ -47,7 +52,9 @@ def tool_results(kind: str, body: dict) -> list[dict]:
     ]
 
 
-def test_openai_chat_single_call_sends_the_catalog_projection_and_the_tool_result(vendor, foundry):
+def test_openai_chat_single_call_sends_the_catalog_projection_and_the_tool_result(
+    vendor: VendorServer, foundry: Foundry
+) -> None:
     vendor.play(calls("openai", ("add", {"a": 2, "b": 40})), answer("openai", "42"))
     run = run_agent("add 2 and 40", vendor.provider("openai"), foundry)
 
@@ -73,7 +80,9 @@ def test_openai_chat_single_call_sends_the_catalog_projection_and_the_tool_resul
     assert result["content"]["value"] == 42
 
 
-def test_openai_chat_parallel_calls_answer_each_id_in_order(vendor, foundry):
+def test_openai_chat_parallel_calls_answer_each_id_in_order(
+    vendor: VendorServer, foundry: Foundry
+) -> None:
     vendor.play(
         calls("openai", ("add", {"a": 1, "b": 1}), ("add", {"a": 10, "b": 20, "c": 3})),
         answer("openai", "2 and 33"),
@@ -88,7 +97,9 @@ def test_openai_chat_parallel_calls_answer_each_id_in_order(vendor, foundry):
     assert [r["content"]["value"] for r in results] == [2, 33]
 
 
-def test_openai_strict_nulls_for_optional_arguments_are_restored(vendor, foundry):
+def test_openai_strict_nulls_for_optional_arguments_are_restored(
+    vendor: VendorServer, foundry: Foundry
+) -> None:
     # strict mode makes `c` required-but-nullable; a model writing null means "left out"
     vendor.play(calls("openai", ("add", {"a": 1, "b": 2, "c": None})), answer("openai", "3"))
     run_agent("1+2", vendor.provider("openai"), foundry)
@@ -101,7 +112,9 @@ def test_openai_strict_nulls_for_optional_arguments_are_restored(vendor, foundry
 
 
 @pytest.mark.parametrize("kind", KINDS)
-def test_tool_errors_go_back_structured_so_the_model_can_repair(kind, vendor, foundry):
+def test_tool_errors_go_back_structured_so_the_model_can_repair(
+    kind, vendor: VendorServer, foundry: Foundry
+) -> None:
     vendor.play(
         calls(kind, ("add", {"a": "two", "b": 2})),
         calls(kind, ("add", {"a": 2, "b": 2})),
@@ -130,7 +143,9 @@ def test_tool_errors_go_back_structured_so_the_model_can_repair(kind, vendor, fo
     assert not run.turns[1].outcomes[0].is_error
 
 
-def test_responses_sends_items_back_with_store_false(vendor, foundry):
+def test_responses_sends_items_back_with_store_false(
+    vendor: VendorServer, foundry: Foundry
+) -> None:
     vendor.play(
         calls("openai-responses", ("add", {"a": 5, "b": 6}), ("add", {"a": 1, "b": 0})),
         answer("openai-responses", "11 and 1"),
@@ -156,7 +171,9 @@ def test_responses_sends_items_back_with_store_false(vendor, foundry):
     assert [o["content"]["value"] for o in outputs] == [11, 1]
 
 
-def test_anthropic_system_apart_tool_choice_and_results_merged_in_one_user_turn(vendor, foundry):
+def test_anthropic_system_apart_tool_choice_and_results_merged_in_one_user_turn(
+    vendor: VendorServer, foundry: Foundry
+) -> None:
     vendor.play(
         calls("anthropic", ("add", {"a": 1, "b": 2}), ("add", {"a": 3, "b": 4}), text="Adding."),
         answer("anthropic", "3 and 7"),
@@ -183,7 +200,9 @@ def test_anthropic_system_apart_tool_choice_and_results_merged_in_one_user_turn(
     assert [r["content"]["value"] for r in results] == [3, 7]
 
 
-def test_compat_tolerates_object_arguments_missing_ids_and_types(vendor, foundry):
+def test_compat_tolerates_object_arguments_missing_ids_and_types(
+    vendor: VendorServer, foundry: Foundry
+) -> None:
     def play_once() -> list[str]:
         vendor.requests.clear()
         vendor.play(
@@ -210,8 +229,8 @@ def test_compat_tolerates_object_arguments_missing_ids_and_types(vendor, foundry
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_same_task_through_every_vendor_creates_a_tool_and_calls_it_next_turn(
-    kind, vendor, foundry
-):
+    kind, vendor: VendorServer, foundry: Foundry
+) -> None:
     """Switching vendor is one string: the same scripted task through all four kinds."""
     vendor.play(
         calls(kind, ("create_tool", DOUBLE_DRAFT), text="No tool doubles; writing one."),
@@ -233,7 +252,9 @@ def test_same_task_through_every_vendor_creates_a_tool_and_calls_it_next_turn(
     assert foundry.usage("double").calls == 1
 
 
-def test_vendor_refusal_stops_the_run_with_a_clear_reason(vendor, foundry):
+def test_vendor_refusal_stops_the_run_with_a_clear_reason(
+    vendor: VendorServer, foundry: Foundry
+) -> None:
     from .conftest import wire
 
     vendor.play((400, wire("openai_error_400.json")))
@@ -253,7 +274,9 @@ def test_vendor_refusal_stops_the_run_with_a_clear_reason(vendor, foundry):
         ("compat", "tool_choice", "required"),
     ],
 )
-def test_tool_choice_is_translated_per_vendor(kind, field, wanted, vendor, foundry):
+def test_tool_choice_is_translated_per_vendor(
+    kind, field, wanted, vendor: VendorServer, foundry: Foundry
+) -> None:
     from toolfoundry.agent.providers import Message
 
     vendor.play(answer(kind, "fine"))
@@ -287,8 +310,8 @@ def test_tool_choice_is_translated_per_vendor(kind, field, wanted, vendor, found
     ],
 )
 def test_every_vendor_tells_a_refusal_from_an_unreadable_answer(
-    kind, answer_, error_kind, says, vendor
-):
+    kind, answer_, error_kind, says, vendor: VendorServer
+) -> None:
     from toolfoundry.agent.providers import Message, ProviderError
 
     vendor.play(answer_)

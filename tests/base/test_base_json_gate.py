@@ -231,7 +231,7 @@ def test_the_depth_passes_are_exact_whatever_the_strings_hold(value: Any) -> Non
             assert caught.value.reason == "too_deep"
 
 
-def test_a_gated_value_is_encoded_once_and_rechecked_under_other_limits():
+def test_a_gated_value_is_encoded_once_and_rechecked_under_other_limits() -> None:
     value = {"a": [[1]], "t": "\u2028"}
     checked = gated(value)
     assert checked.text == encode_checked(value) == '{"a":[[1]],"t":"\\u2028"}'

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import time
+from typing import Any
 
 import pytest
 
@@ -92,7 +93,9 @@ def test_a_catastrophic_pattern_answers_in_milliseconds() -> None:
         ({"type": "nonsense"}, "$.type", "nonsense"),
     ],
 )
-def test_schemas_that_cannot_be_used_are_located(schema: dict, path: str, words: str) -> None:
+def test_schemas_that_cannot_be_used_are_located(
+    schema: dict[str, Any], path: str, words: str
+) -> None:
     problems = schema_problems(schema)
     assert problems, schema
     assert any(p.path.startswith(path) and words in p.message for p in problems), problems
@@ -179,14 +182,14 @@ def test_a_deep_value_against_a_recursive_schema_is_refused_not_a_crash() -> Non
     # jsonschema-rs follows "$ref": "#" down the value in native code: 100 000 levels
     # overflowed its stack and ended the process (SIGSEGV) before this check.
     compiled = compile_schema({"type": "array", "items": {"$ref": "#"}})
-    deep: list = []
+    deep: list[Any] = []
     for _ in range(100_000):
         deep = [deep]
     assert compiled.problems(deep, at="$.x") == [
         Problem("$.x", f"nests deeper than {JSON_LIMITS.max_depth} levels")
     ]
     assert compiled.is_valid(deep) is False
-    shallow: list = []
+    shallow: list[Any] = []
     for _ in range(JSON_LIMITS.max_depth - 1):
         shallow = [shallow]
     assert compiled.is_valid(shallow)

@@ -47,9 +47,13 @@ def test_get_or_make_makes_once_and_threads_keep_the_bound() -> None:
     made: list[int] = []
     cache: SizedLRU[int, str] = SizedLRU(64, 64 * 100, lambda k, v: text_cost(v, overhead=0))
 
+    def making(text: str) -> str:
+        made.append(1)
+        return text
+
     def work(offset: int) -> None:
         for i in range(500):
-            cache.get_or_make((i + offset) % 200, lambda: made.append(1) or "y" * 100)
+            cache.get_or_make((i + offset) % 200, lambda: making("y" * 100))
             assert cache.size <= 64 * 100
 
     threads = [threading.Thread(target=work, args=(n * 7,)) for n in range(4)]
@@ -61,5 +65,5 @@ def test_get_or_make_makes_once_and_threads_keep_the_bound() -> None:
     assert cache.size == 100 * len(cache)
     before = len(made)
     key = next(k for k in range(200) if cache.get(k) is not None)
-    cache.get_or_make(key, lambda: made.append(1) or "z")
+    cache.get_or_make(key, lambda: making("z"))
     assert len(made) == before  # a kept key is not made again

@@ -38,7 +38,8 @@ def chromium() -> Path:
 @pytest.fixture
 def artifacts(request: pytest.FixtureRequest) -> Path:
     """Where this test saves screenshots when it fails (created only then)."""
-    return ARTIFACTS / request.node.name
+    name: str = request.node.name
+    return ARTIFACTS / name
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,10 @@
 """`toolfoundry demo` (the README's first command) runs the whole cycle offline."""
 
+from __future__ import annotations
+
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -10,7 +13,7 @@ from toolfoundry.foundry import Foundry
 
 
 @pytest.mark.slow
-def test_demo_runs_the_whole_cycle_on_a_fresh_store(tmp_path):
+def test_demo_runs_the_whole_cycle_on_a_fresh_store(tmp_path: Path) -> None:
     proc = subprocess.run(
         [sys.executable, "-m", "toolfoundry", "demo"],
         cwd=tmp_path,

@@ -27,7 +27,7 @@ def registry(tmp_path: Path) -> str:
     return db
 
 
-def test_js_run_with_db_reaches_the_registrys_tools(tmp_path: Path):
+def test_js_run_with_db_reaches_the_registrys_tools(tmp_path: Path) -> None:
     db = registry(tmp_path)
     file = tmp_path / "snippet.js"
     file.write_text(SNIPPET)
@@ -43,7 +43,7 @@ def test_js_run_with_db_reaches_the_registrys_tools(tmp_path: Path):
         assert row.caller == f"run:{out['run_id']}"
 
 
-def test_js_run_without_db_opens_nothing(tmp_path: Path):
+def test_js_run_without_db_opens_nothing(tmp_path: Path) -> None:
     file = tmp_path / "snippet.js"
     file.write_text(SNIPPET)
     proc = subprocess.run(

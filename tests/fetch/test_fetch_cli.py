@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from click.testing import CliRunner
 
 from toolfoundry.cli import main
+
+if TYPE_CHECKING:
+    from tests.fetch.conftest import LoopbackServer
 
 HOSTILE = """
 export async function handler({ urls }) {
@@ -19,7 +24,7 @@ export async function handler({ urls }) {
 """
 
 
-def test_js_run_refuses_ssrf_tricks(tmp_path, canary):
+def test_js_run_refuses_ssrf_tricks(tmp_path: Path, canary: LoopbackServer) -> None:
     script = tmp_path / "hostile.js"
     script.write_text(HOSTILE)
     port = canary.port
@@ -62,14 +67,16 @@ def test_js_run_refuses_ssrf_tricks(tmp_path, canary):
         ("--credential", "*.example.com:Authorization:TOKEN"),
     ],
 )
-def test_js_run_rejects_malformed_fetch_flags(tmp_path, flag, value):
+def test_js_run_rejects_malformed_fetch_flags(tmp_path: Path, flag, value) -> None:
     script = tmp_path / "ok.js"
     script.write_text("export default 1;")
     result = CliRunner().invoke(main, ["js", "run", str(script), flag, value])
     assert result.exit_code == 2, result.output
 
 
-def test_js_run_reaches_an_allowed_plain_http_loopback_server(tmp_path, allowed, monkeypatch):
+def test_js_run_reaches_an_allowed_plain_http_loopback_server(
+    tmp_path: Path, allowed: LoopbackServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
     script = tmp_path / "get.js"
     script.write_text(
         "export async function handler({ url }) {"
@@ -104,7 +111,9 @@ def test_js_run_reaches_an_allowed_plain_http_loopback_server(tmp_path, allowed,
     assert allowed.hits[-1].headers.get("Authorization") == "Bearer s3cret"
 
 
-def test_js_run_refusals_name_the_flags_that_work_there(tmp_path, allowed):
+def test_js_run_refusals_name_the_flags_that_work_there(
+    tmp_path: Path, allowed: LoopbackServer
+) -> None:
     """``js run`` has no toolfoundry.toml to edit: its refusal of plain http names
     ``--allow-host http://HOST`` (and of a private address ``--allow-private``), and following
     what it says reaches the server."""

@@ -5,12 +5,17 @@ from __future__ import annotations
 import base64
 import json
 import logging
+import ssl
 import time
+from typing import TYPE_CHECKING
 
 import pytest
 
 from toolfoundry.sandbox.host.credentials import Credential, CredentialError
 from toolfoundry.sandbox.host.fetch import FetchPolicy, FetchPolicyError, FetchRecord
+
+if TYPE_CHECKING:
+    from tests.fetch.conftest import FetchCall, LoopbackServer
 
 SECRET = "Bearer s3cr3t-7f1c9a"
 ENV = "TF_FETCH_TEST_TOKEN"
@@ -41,21 +46,27 @@ def _leaks(answer: dict) -> bool:
     return SECRET in text or SECRET.encode() in body or "s3cr3t" in text
 
 
-def test_credential_arrives_at_its_host(allowed, fetch, token):
+def test_credential_arrives_at_its_host(
+    allowed: LoopbackServer, fetch: FetchCall, token: str
+) -> None:
     out = fetch(_policy(allowed), f"http://api.test:{allowed.port}/echo")
     assert out["status"] == 200
     assert allowed.hits[0].headers["Authorization"] == SECRET
     assert not _leaks(out)  # the echoed request is redacted on the way back
 
 
-def test_credential_is_not_sent_to_other_hosts(allowed, fetch, token):
+def test_credential_is_not_sent_to_other_hosts(
+    allowed: LoopbackServer, fetch: FetchCall, token: str
+) -> None:
     for host in ("other.test", "sub.api.test", "x.api.test"):
         out = fetch(_policy(allowed), f"http://{host}:{allowed.port}/echo")
         assert out["status"] == 200
     assert [h.headers.get("Authorization") for h in allowed.hits] == [None, None, None]
 
 
-def test_script_value_for_the_credential_header_is_replaced(allowed, fetch, token):
+def test_script_value_for_the_credential_header_is_replaced(
+    allowed: LoopbackServer, fetch: FetchCall, token: str
+) -> None:
     headers = [("authorization", "Bearer attacker"), ("AUTHORIZATION", "x")]
     fetch(_policy(allowed), f"http://api.test:{allowed.port}/echo", headers=headers)
     raw = allowed.hits[0].headers
@@ -63,13 +74,17 @@ def test_script_value_for_the_credential_header_is_replaced(allowed, fetch, toke
     assert "attacker" not in json.dumps(raw)
 
 
-def test_script_may_send_its_own_authorization_elsewhere(allowed, fetch, token):
+def test_script_may_send_its_own_authorization_elsewhere(
+    allowed: LoopbackServer, fetch: FetchCall, token: str
+) -> None:
     headers = [("Authorization", "Bearer mine")]
     fetch(_policy(allowed), f"http://other.test:{allowed.port}/echo", headers=headers)
     assert allowed.hits[0].headers["Authorization"] == "Bearer mine"
 
 
-def test_reflected_secret_is_stripped_from_headers_and_body(allowed, fetch, token):
+def test_reflected_secret_is_stripped_from_headers_and_body(
+    allowed: LoopbackServer, fetch: FetchCall, token: str
+) -> None:
     out = fetch(_policy(allowed), f"http://api.test:{allowed.port}/echo-auth")
     assert out["status"] == 200
     assert not any(k.lower() == "x-seen-auth" for k, _ in out["headers"])
@@ -77,7 +92,9 @@ def test_reflected_secret_is_stripped_from_headers_and_body(allowed, fetch, toke
     assert not _leaks(out)
 
 
-def test_credential_with_port_binding(allowed, fetch, token):
+def test_credential_with_port_binding(
+    allowed: LoopbackServer, fetch: FetchCall, token: str
+) -> None:
     bound = (Credential(f"api.test:{allowed.port + 1}", "X-Api-Key", env=ENV),)
     fetch(_policy(allowed, credentials=bound), f"http://api.test:{allowed.port}/echo")
     assert "X-Api-Key" not in allowed.hits[0].headers
@@ -86,7 +103,7 @@ def test_credential_with_port_binding(allowed, fetch, token):
     assert allowed.hits[1].headers["X-Api-Key"] == SECRET
 
 
-def test_secret_store_lookup(allowed, fetch):
+def test_secret_store_lookup(allowed: LoopbackServer, fetch: FetchCall) -> None:
     store = {"github": SECRET}
     policy = _policy(
         allowed,
@@ -97,7 +114,9 @@ def test_secret_store_lookup(allowed, fetch):
     assert allowed.hits[0].headers["Authorization"] == SECRET
 
 
-def test_missing_credential_refuses_and_names_only_the_source(allowed, fetch, monkeypatch):
+def test_missing_credential_refuses_and_names_only_the_source(
+    allowed: LoopbackServer, fetch: FetchCall, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.delenv(ENV, raising=False)
     out = fetch(_policy(allowed), f"http://api.test:{allowed.port}/echo")
     assert out["error"]["kind"] == "capability_denied"
@@ -105,7 +124,9 @@ def test_missing_credential_refuses_and_names_only_the_source(allowed, fetch, mo
     assert allowed.hits == []
 
 
-def test_credential_with_line_breaks_is_refused_without_echo(allowed, fetch, monkeypatch):
+def test_credential_with_line_breaks_is_refused_without_echo(
+    allowed: LoopbackServer, fetch: FetchCall, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv(ENV, "abc\r\nX-Injected: 1")
     out = fetch(_policy(allowed), f"http://api.test:{allowed.port}/echo")
     assert out["error"]["kind"] == "capability_denied"
@@ -113,7 +134,9 @@ def test_credential_with_line_breaks_is_refused_without_echo(allowed, fetch, mon
     assert allowed.hits == []
 
 
-def test_errors_after_the_credential_is_added_do_not_quote_it(allowed, fetch, token):
+def test_errors_after_the_credential_is_added_do_not_quote_it(
+    allowed: LoopbackServer, fetch: FetchCall, token: str
+) -> None:
     policy = _policy(allowed, read_timeout=0.2, max_response_bytes=10)
     slow = fetch(policy, f"http://api.test:{allowed.port}/slow?s=1")
     big = fetch(policy, f"http://api.test:{allowed.port}/echo")
@@ -122,7 +145,9 @@ def test_errors_after_the_credential_is_added_do_not_quote_it(allowed, fetch, to
         assert not _leaks(out)
 
 
-def test_audit_and_logs_never_hold_the_secret(allowed, fetch, token, caplog):
+def test_audit_and_logs_never_hold_the_secret(
+    allowed: LoopbackServer, fetch: FetchCall, token: str, caplog: pytest.LogCaptureFixture
+) -> None:
     records: list[FetchRecord] = []
     caplog.set_level(logging.DEBUG)
     fetch(_policy(allowed, records), f"http://api.test:{allowed.port}/echo")
@@ -133,7 +158,9 @@ def test_audit_and_logs_never_hold_the_secret(allowed, fetch, token, caplog):
     assert SECRET not in caplog.text
 
 
-def test_credential_is_added_only_after_the_address_check(canary, fetch, token):
+def test_credential_is_added_only_after_the_address_check(
+    canary: LoopbackServer, fetch: FetchCall, token: str
+) -> None:
     policy = FetchPolicy(
         allow=(f"api.test:{canary.port}",),
         allow_http=("api.test",),
@@ -145,7 +172,9 @@ def test_credential_is_added_only_after_the_address_check(canary, fetch, token):
     assert canary.hits == []
 
 
-def test_credential_over_tls(tls_server, client_tls, fetch, token):
+def test_credential_over_tls(
+    tls_server: LoopbackServer, client_tls: ssl.SSLContext, fetch: FetchCall, token: str
+) -> None:
     policy = FetchPolicy(
         allow=(f"secure.test:{tls_server.port}",),
         allow_private=("secure.test",),
@@ -172,12 +201,12 @@ def test_credential_over_tls(tls_server, client_tls, fetch, token):
         ({"host": "0x7f000001", "header": "A", "env": "X"}, "non-canonical"),
     ],
 )
-def test_malformed_credentials(kwargs, message):
+def test_malformed_credentials(kwargs, message) -> None:
     with pytest.raises(CredentialError, match=message):
         Credential(**kwargs)
 
 
-def test_cli_credential_form():
+def test_cli_credential_form() -> None:
     cred = Credential.parse("API.Example.com.:8443:X-Api-Key:EXAMPLE_KEY")
     assert cred.header == "X-Api-Key"
     assert cred.env == "EXAMPLE_KEY"
@@ -189,7 +218,7 @@ def test_cli_credential_form():
         FetchPolicy.from_cli(credentials=["nope"])
 
 
-def test_handler_never_raises_even_for_garbage(allowed, token):
+def test_handler_never_raises_even_for_garbage(allowed: LoopbackServer, token: str) -> None:
     policy = _policy(allowed)
     handler = policy.handler(deadline=time.monotonic() + 5, tool="t")
     for junk in (None, 42, [], {"url": None}, {"url": "http://api.test/", "method": 7}):

@@ -5,10 +5,14 @@ from __future__ import annotations
 import base64
 import json
 import time
+from typing import TYPE_CHECKING
 
 import pytest
 
 from toolfoundry.sandbox.host.fixtures import FixtureError, FixtureFetch
+
+if TYPE_CHECKING:
+    from tests.fetch.conftest import LoopbackServer
 
 
 def _handle(provider: FixtureFetch, url: str, method: str = "GET") -> dict:
@@ -16,7 +20,7 @@ def _handle(provider: FixtureFetch, url: str, method: str = "GET") -> dict:
     return handler.handle({"url": url, "method": method, "headers": [], "body": None})
 
 
-def test_matching_fixture_answers_and_network_stays_untouched(canary):
+def test_matching_fixture_answers_and_network_stays_untouched(canary: LoopbackServer) -> None:
     provider = FixtureFetch(
         [
             {
@@ -45,12 +49,12 @@ def test_matching_fixture_answers_and_network_stays_untouched(canary):
         "HTTPS://api.example.com/x?q=1",
     ],
 )
-def test_urls_match_after_canonicalisation(spelling):
+def test_urls_match_after_canonicalisation(spelling: str) -> None:
     provider = FixtureFetch([{"url": "https://api.example.com/x?q=1", "body": "hit"}])
     assert base64.b64decode(_handle(provider, spelling)["body"]) == b"hit"
 
 
-def test_method_is_part_of_the_match():
+def test_method_is_part_of_the_match() -> None:
     provider = FixtureFetch(
         [
             {"url": "https://api.example.com/items", "method": "POST", "status": 201},
@@ -63,7 +67,7 @@ def test_method_is_part_of_the_match():
     assert out["error"]["kind"] == "capability_denied"
 
 
-def test_unmatched_request_lists_the_fixtures():
+def test_unmatched_request_lists_the_fixtures() -> None:
     provider = FixtureFetch(
         [{"url": "https://a.example/1"}, {"url": "https://b.example/2", "method": "PUT"}]
     )
@@ -75,26 +79,26 @@ def test_unmatched_request_lists_the_fixtures():
     assert "PUT https://b.example/2" in message
 
 
-def test_no_fixtures_means_the_network_is_cut():
+def test_no_fixtures_means_the_network_is_cut() -> None:
     out = _handle(FixtureFetch([]), "https://api.example.com/")
     assert out["error"]["kind"] == "capability_denied"
     assert "network is cut" in out["error"]["message"]
 
 
-def test_json_body_is_serialised_with_a_content_type():
+def test_json_body_is_serialised_with_a_content_type() -> None:
     provider = FixtureFetch([{"url": "https://api.example.com/j", "body": {"temp": 21.5}}])
     out = _handle(provider, "https://api.example.com/j")
     assert json.loads(base64.b64decode(out["body"])) == {"temp": 21.5}
     assert ["Content-Type", "application/json"] in out["headers"]
 
 
-def test_hostile_urls_get_the_same_refusals_as_real_fetch():
+def test_hostile_urls_get_the_same_refusals_as_real_fetch() -> None:
     provider = FixtureFetch([{"url": "https://api.example.com/"}])
     for url in ("file:///etc/passwd", "http://2130706433/", "https://u@api.example.com/"):
         assert _handle(provider, url)["error"]["kind"] == "capability_denied"
 
 
-def test_request_cap_applies():
+def test_request_cap_applies() -> None:
     provider = FixtureFetch([{"url": "https://api.example.com/"}], max_requests=1)
     handler = provider.handler(deadline=time.monotonic() + 1, tool="t")
     request = {"url": "https://api.example.com/", "method": "GET", "headers": []}
@@ -117,6 +121,6 @@ def test_request_cap_applies():
         ([{"url": "https://x.test/"}, {"url": "https://X.test/"}], r"fixtures\[1\] repeats"),
     ],
 )
-def test_malformed_fixtures_are_reported_with_their_place(fixtures, where):
+def test_malformed_fixtures_are_reported_with_their_place(fixtures, where) -> None:
     with pytest.raises(FixtureError, match=where):
         FixtureFetch(fixtures)

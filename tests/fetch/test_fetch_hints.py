@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from toolfoundry.sandbox.host.fetch import FetchPolicy
+
+if TYPE_CHECKING:
+    from tests.fetch.conftest import FetchCall, LoopbackServer
 
 DENIED = "capability_denied"
 
 
-def test_plain_http_names_allow_http(canary, fetch):
+def test_plain_http_names_allow_http(canary: LoopbackServer, fetch: FetchCall) -> None:
     policy = FetchPolicy(allow=(f"127.0.0.1:{canary.port}",), allow_private=("127.0.0.1",))
     out = fetch(policy, f"http://127.0.0.1:{canary.port}/")
     assert out["error"]["kind"] == DENIED
@@ -18,7 +23,7 @@ def test_plain_http_names_allow_http(canary, fetch):
     assert canary.hits == []
 
 
-def test_a_private_address_names_allow_private(canary, fetch):
+def test_a_private_address_names_allow_private(canary: LoopbackServer, fetch: FetchCall) -> None:
     policy = FetchPolicy(allow=(f"127.0.0.1:{canary.port}",), allow_http=("127.0.0.1",))
     out = fetch(policy, f"http://127.0.0.1:{canary.port}/")
     assert out["error"]["kind"] == DENIED

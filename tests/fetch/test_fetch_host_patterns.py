@@ -17,7 +17,7 @@ from toolfoundry.sandbox.host.netguard import parse_url
 from toolfoundry.spec import Capabilities
 
 
-def test_the_fetch_policy_uses_the_one_pattern_type():
+def test_the_fetch_policy_uses_the_one_pattern_type() -> None:
     assert fetch_module.HostPattern is HostPattern
 
 
@@ -38,7 +38,7 @@ def test_the_fetch_policy_uses_the_one_pattern_type():
         ("[::1]:8080", "[0:0::1]:8080", True),
     ],
 )
-def test_covers(outer, inner, covered):
+def test_covers(outer, inner, covered) -> None:
     assert HostPattern.parse(outer).covers(HostPattern.parse(inner)) is covered
     assert pattern_covered(inner, [outer]) is covered
 
@@ -46,7 +46,7 @@ def test_covers(outer, inner, covered):
 @pytest.mark.parametrize(
     "text", ["https://api.example.com", "a/b", "user@host", "*", "*.", "host:0", "host:x", ""]
 )
-def test_not_patterns(text):
+def test_not_patterns(text: str) -> None:
     with pytest.raises(HostPatternError):
         HostPattern.parse(text)
     assert pattern_problem(text)
@@ -60,10 +60,10 @@ def test_not_patterns(text):
         ("*.bücher.example", "https://shop.xn--bcher-kva.example/x"),
     ],
 )
-def test_idn_hosts_match_in_either_form_at_call_time(pattern, url):
+def test_idn_hosts_match_in_either_form_at_call_time(pattern, url) -> None:
     assert FetchPolicy(allow=(pattern,)).allows(parse_url(url))
 
 
-def test_idn_hosts_match_in_either_form_in_the_approval_policy():
+def test_idn_hosts_match_in_either_form_in_the_approval_policy() -> None:
     policy = CapabilityPolicy(auto_approve_network=("bücher.example",))
     assert not policy.decide(Capabilities(network=("xn--bcher-kva.example",))).needs_approval

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import time
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -16,6 +17,9 @@ from toolfoundry.sandbox import SandboxPolicy, run_js
 from toolfoundry.sandbox.host.credentials import Credential
 from toolfoundry.sandbox.host.fetch import FetchPolicy, FetchRecord
 from toolfoundry.spec import ErrorKind
+
+if TYPE_CHECKING:
+    from tests.fetch.conftest import LoopbackServer
 
 SECRET = "Bearer js-s3cr3t-42"
 ENV = "TF_FETCH_JS_TOKEN"
@@ -66,7 +70,7 @@ SSRF_URLS = [
 
 
 @pytest.mark.parametrize("url", SSRF_URLS)
-def test_ssrf_from_javascript_is_denied(canary, url):
+def test_ssrf_from_javascript_is_denied(canary: LoopbackServer, url) -> None:
     code = "export async function handler({ url }) { return (await fetch(url)).status }"
     result = _run(code, _canary_policy(canary.port), {"url": url.format(port=canary.port)})
     assert not result.ok
@@ -76,7 +80,9 @@ def test_ssrf_from_javascript_is_denied(canary, url):
     _host_survives()
 
 
-def test_script_catching_denials_keeps_trying_and_still_gets_nothing(canary):
+def test_script_catching_denials_keeps_trying_and_still_gets_nothing(
+    canary: LoopbackServer,
+) -> None:
     code = """
     export async function handler({ urls }) {
       const out = [];
@@ -95,7 +101,7 @@ def test_script_catching_denials_keeps_trying_and_still_gets_nothing(canary):
     assert canary.hits == []
 
 
-def test_redirect_follow_option_is_ignored(allowed, canary):
+def test_redirect_follow_option_is_ignored(allowed: LoopbackServer, canary: LoopbackServer) -> None:
     policy = FetchPolicy(
         allow=(f"127.0.0.1:{allowed.port}",),
         allow_http=("127.0.0.1",),
@@ -125,7 +131,7 @@ def test_redirect_follow_option_is_ignored(allowed, canary):
         {"X-Ok": "a\nb"},
     ],
 )
-def test_header_injection_from_javascript(allowed, headers):
+def test_header_injection_from_javascript(allowed: LoopbackServer, headers: dict[str, Any]) -> None:
     policy = FetchPolicy(
         allow=(f"127.0.0.1:{allowed.port}",),
         allow_http=("127.0.0.1",),
@@ -138,7 +144,9 @@ def test_header_injection_from_javascript(allowed, headers):
     assert allowed.hits == []
 
 
-def test_url_object_that_changes_between_reads_is_parsed_once(allowed, canary):
+def test_url_object_that_changes_between_reads_is_parsed_once(
+    allowed: LoopbackServer, canary: LoopbackServer
+) -> None:
     policy = FetchPolicy(
         allow=(f"127.0.0.1:{allowed.port}",),
         allow_http=("127.0.0.1",),
@@ -160,7 +168,7 @@ def test_url_object_that_changes_between_reads_is_parsed_once(allowed, canary):
     assert canary.hits == []
 
 
-def test_raw_host_hook_is_not_reachable():
+def test_raw_host_hook_is_not_reachable() -> None:
     code = """
     export function handler() {
       return [typeof globalThis.__host, typeof globalThis.std, typeof globalThis.os,
@@ -173,7 +181,7 @@ def test_raw_host_hook_is_not_reachable():
     assert result.value[3] == []
 
 
-def test_overwritten_fetch_globals_gain_nothing(canary):
+def test_overwritten_fetch_globals_gain_nothing(canary: LoopbackServer) -> None:
     code = """
     export async function handler({ url }) {
       globalThis.Request = class { constructor() { this.url = url } };
@@ -189,7 +197,7 @@ def test_overwritten_fetch_globals_gain_nothing(canary):
     assert canary.hits == []
 
 
-def test_dns_rebinding_from_javascript(rebind_pair):
+def test_dns_rebinding_from_javascript(rebind_pair: tuple[LoopbackServer, LoopbackServer]) -> None:
     target, bound_canary = rebind_pair
     answers = iter([["127.0.0.1"], ["127.0.0.2"], ["127.0.0.2"]])
     policy = FetchPolicy(
@@ -215,7 +223,7 @@ def test_dns_rebinding_from_javascript(rebind_pair):
     assert bound_canary.hits == []
 
 
-def test_allowed_fetch_from_javascript_reads_json(allowed):
+def test_allowed_fetch_from_javascript_reads_json(allowed: LoopbackServer) -> None:
     records: list[FetchRecord] = []
     policy = FetchPolicy(
         allow=(f"127.0.0.1:{allowed.port}",),
@@ -237,7 +245,7 @@ def test_allowed_fetch_from_javascript_reads_json(allowed):
     assert [(r.tool, r.method, r.status) for r in records] == [("hostile", "POST", 200)]
 
 
-def test_request_cap_from_a_loop(allowed):
+def test_request_cap_from_a_loop(allowed: LoopbackServer) -> None:
     policy = FetchPolicy(
         allow=(f"127.0.0.1:{allowed.port}",),
         allow_http=("127.0.0.1",),
@@ -256,7 +264,7 @@ def test_request_cap_from_a_loop(allowed):
     assert len(allowed.hits) == 3
 
 
-def test_slow_server_is_cut_by_the_call_budget(allowed):
+def test_slow_server_is_cut_by_the_call_budget(allowed: LoopbackServer) -> None:
     policy = FetchPolicy(
         allow=(f"127.0.0.1:{allowed.port}",),
         allow_http=("127.0.0.1",),
@@ -299,7 +307,7 @@ def _leaked(result) -> bool:
     return "s3cr3t" in text
 
 
-def test_credential_exfiltration_by_reading_the_echo(allowed, token):
+def test_credential_exfiltration_by_reading_the_echo(allowed: LoopbackServer, token: str) -> None:
     code = """
     export async function handler({ base }) {
       const r = await fetch(base + "/echo");
@@ -319,7 +327,7 @@ def test_credential_exfiltration_by_reading_the_echo(allowed, token):
     assert not _leaked(result)
 
 
-def test_credential_exfiltration_to_another_host(allowed, token):
+def test_credential_exfiltration_to_another_host(allowed: LoopbackServer, token: str) -> None:
     code = """
     export async function handler({ port }) {
       // Bounce through the credential host's redirect to a host the script controls.
@@ -340,7 +348,9 @@ def test_credential_exfiltration_to_another_host(allowed, token):
     assert allowed.hits[1].headers["x-copy"] == "none"
 
 
-def test_credential_exfiltration_through_error_messages(allowed, token):
+def test_credential_exfiltration_through_error_messages(
+    allowed: LoopbackServer, token: str
+) -> None:
     code = """
     export async function handler({ base }) {
       const msgs = [];

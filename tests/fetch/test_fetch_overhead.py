@@ -6,13 +6,18 @@ such as a refusal that starts resolving names or a connection that stops being c
 
 from __future__ import annotations
 
+import ssl
 import statistics
 import time
+from typing import TYPE_CHECKING
 
 import pytest
 
 from toolfoundry.sandbox import SandboxPolicy, run_js
 from toolfoundry.sandbox.host.fetch import FetchPolicy
+
+if TYPE_CHECKING:
+    from tests.fetch.conftest import LoopbackServer
 
 pytestmark = pytest.mark.slow
 
@@ -27,7 +32,9 @@ def _median_ms(fn, rounds: int) -> float:
     return statistics.median(samples)
 
 
-def test_fetch_overhead(allowed, tls_server, client_tls):
+def test_fetch_overhead(
+    allowed: LoopbackServer, tls_server: LoopbackServer, client_tls: ssl.SSLContext
+) -> None:
     http_policy = FetchPolicy(
         allow=(f"127.0.0.1:{allowed.port}", f"svc.test:{allowed.port}"),
         allow_http=("127.0.0.1", "svc.test"),

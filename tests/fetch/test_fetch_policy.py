@@ -35,7 +35,7 @@ from toolfoundry.sandbox.host.netguard import (
         ("https://my_host.example/", "https://my_host.example/"),
     ],
 )
-def test_urls_are_canonicalised(url, canonical):
+def test_urls_are_canonicalised(url, canonical) -> None:
     assert str(parse_url(url)) == canonical
 
 
@@ -57,7 +57,7 @@ def test_urls_are_canonicalised(url, canonical):
         "https:///path",
     ],
 )
-def test_malformed_urls_are_refused(url):
+def test_malformed_urls_are_refused(url) -> None:
     with pytest.raises(FetchError) as caught:
         parse_url(url)
     assert caught.value.kind == "capability_denied"
@@ -82,11 +82,11 @@ def test_malformed_urls_are_refused(url):
         ("4000::1", False),  # outside global unicast
     ],
 )
-def test_address_classes(address, public):
+def test_address_classes(address, public) -> None:
     assert (address_problem(ipaddress.ip_address(address)) is None) is public
 
 
-def test_own_interface_addresses_include_loopback():
+def test_own_interface_addresses_include_loopback() -> None:
     mine = local_addresses()
     assert ipaddress.ip_address("127.0.0.1") in mine
 
@@ -104,19 +104,19 @@ def test_own_interface_addresses_include_loopback():
         ("[::1]:8080", "::1", 8080, True),
     ],
 )
-def test_host_patterns(pattern, host, port, matches):
+def test_host_patterns(pattern, host, port, matches) -> None:
     assert HostPattern.parse(pattern).matches(host, port) is matches
 
 
 @pytest.mark.parametrize(
     "pattern", ["*", "*.1.2.3.4", "a.*.example.com", "0x7f000001", "", "host:99999", "ex ample"]
 )
-def test_bad_host_patterns(pattern):
+def test_bad_host_patterns(pattern: str) -> None:
     with pytest.raises(FetchPolicyError):
         FetchPolicy(allow=(pattern,))
 
 
-def test_from_cli():
+def test_from_cli() -> None:
     policy = FetchPolicy.from_cli(
         allow_hosts=["api.example.com", "http://127.0.0.1:8000", "https://*.example.org"],
         allow_private=["127.0.0.1", "10.0.0.0/8", "intranet.example"],
@@ -135,7 +135,7 @@ def test_from_cli():
     assert not policy.private_allowed("x", ipaddress.ip_address("192.168.0.4"))
 
 
-def test_from_config():
+def test_from_config() -> None:
     policy = FetchPolicy.from_config(
         {
             "allow": ["api.github.com", "http://localhost:8080"],
@@ -168,11 +168,11 @@ def test_from_config():
         ({"allow_private": ["10.0.0.0/33"]}, "CIDR"),
     ],
 )
-def test_bad_config_tables(table, message):
+def test_bad_config_tables(table, message) -> None:
     with pytest.raises(FetchPolicyError, match=message):
         FetchPolicy.from_config(table)
 
 
-def test_scheme_in_a_plain_pattern_gets_a_pointed_message():
+def test_scheme_in_a_plain_pattern_gets_a_pointed_message() -> None:
     with pytest.raises(FetchPolicyError, match="allow_http"):
         FetchPolicy(allow=("http://127.0.0.1:8000",))

@@ -20,6 +20,7 @@ import threading
 import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 from urllib.parse import quote, quote_plus, unquote_to_bytes
 
@@ -269,7 +270,9 @@ ROUTES = [
 
 
 @pytest.mark.parametrize("route", ROUTES)
-def test_reflected_form_never_reaches_the_script(route, reflector, token, caplog):
+def test_reflected_form_never_reaches_the_script(
+    route, reflector: type[Reflector], token: str, caplog: pytest.LogCaptureFixture
+) -> None:
     caplog.set_level(logging.DEBUG)
     records: list[FetchRecord] = []
     handler = _policy(reflector.port, records).handler(deadline=time.monotonic() + 5, tool="t")
@@ -283,14 +286,16 @@ def test_reflected_form_never_reaches_the_script(route, reflector, token, caplog
     _check_clean([_script_view(answer)], records, caplog)
 
 
-def test_reason_phrase_is_redacted_in_place(reflector, token):
+def test_reason_phrase_is_redacted_in_place(reflector: type[Reflector], token: str) -> None:
     handler = _policy(reflector.port, []).handler(deadline=time.monotonic() + 5, tool="t")
     answer = handler.handle({"url": f"http://api.test:{reflector.port}/reason"})
     assert answer["status"] == 200
     assert answer["statusText"] == "[redacted]"
 
 
-def test_headers_holding_a_form_are_dropped_and_others_kept(reflector, token):
+def test_headers_holding_a_form_are_dropped_and_others_kept(
+    reflector: type[Reflector], token: str
+) -> None:
     handler = _policy(reflector.port, []).handler(deadline=time.monotonic() + 5, tool="t")
     answer = handler.handle({"url": f"http://api.test:{reflector.port}/halves"})
     names = [k.lower() for k, _ in answer["headers"]]
@@ -299,7 +304,9 @@ def test_headers_holding_a_form_are_dropped_and_others_kept(reflector, token):
     assert "content-length" in names
 
 
-def test_range_pieces_across_requests(reflector, token, caplog):
+def test_range_pieces_across_requests(
+    reflector: type[Reflector], token: str, caplog: pytest.LogCaptureFixture
+) -> None:
     caplog.set_level(logging.DEBUG)
     records: list[FetchRecord] = []
     handler = _policy(reflector.port, records).handler(deadline=time.monotonic() + 5, tool="t")
@@ -315,7 +322,9 @@ def test_range_pieces_across_requests(reflector, token, caplog):
     _check_clean([b"".join(views)], records, caplog)
 
 
-def test_secret_replayed_by_another_host_later_in_the_call(reflector, token, caplog):
+def test_secret_replayed_by_another_host_later_in_the_call(
+    reflector: type[Reflector], token: str, caplog: pytest.LogCaptureFixture
+) -> None:
     records: list[FetchRecord] = []
     handler = _policy(reflector.port, records).handler(deadline=time.monotonic() + 5, tool="t")
     handler.handle({"url": f"http://api.test:{reflector.port}/reason"})
@@ -325,7 +334,9 @@ def test_secret_replayed_by_another_host_later_in_the_call(reflector, token, cap
     _check_clean([_script_view(answer)], records, caplog)
 
 
-def test_basic_credential_decoded_user_and_password(reflector, monkeypatch, caplog):
+def test_basic_credential_decoded_user_and_password(
+    reflector: type[Reflector], monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
     value = "Basic " + base64.b64encode(BASIC_USER).decode()
     monkeypatch.setenv(ENV, value)
     handler = _policy(reflector.port, []).handler(deadline=time.monotonic() + 5, tool="t")
@@ -338,26 +349,26 @@ def test_basic_credential_decoded_user_and_password(reflector, monkeypatch, capl
 # --- the redactor on its own: piece length, mixed data, speed of the hostile case ----------
 
 
-def test_min_piece():
+def test_min_piece() -> None:
     assert min_piece(5) == 5  # a short secret: only the whole value
     assert min_piece(20) == 8
     assert min_piece(100) == 25  # quarters of a long secret are still caught
 
 
-def test_pieces_shorter_than_the_minimum_are_left_alone():
+def test_pieces_shorter_than_the_minimum_are_left_alone() -> None:
     redactor = Redactor((SECRET,))
     short = RAW[10:17]  # 7 bytes: below the minimum piece, documented as out of reach
     assert redactor.redact(b"a " + short + b" b") == b"a " + short + b" b"
     assert redactor.redact(b"a " + RAW[10:18] + b" b") == b"a [redacted] b"
 
 
-def test_ordinary_data_is_untouched():
+def test_ordinary_data_is_untouched() -> None:
     redactor = Redactor((SECRET,))
     data = json.dumps({"items": [{"id": i, "name": f"item-{i}%20x\\u0041"} for i in range(500)]})
     assert redactor.redact(data.encode()) == data.encode()
 
 
-def test_many_copies_and_hostile_escapes_in_one_body():
+def test_many_copies_and_hostile_escapes_in_one_body() -> None:
     redactor = Redactor((SECRET, "token-two-0123456789abcdef"))
     chunk = RAW + b"|" + quote(SECRET, safe="").encode() + b"|" + RAW.hex().encode() + b"|"
     data = chunk * 300 + b"%41" * 20_000
@@ -367,7 +378,7 @@ def test_many_copies_and_hostile_escapes_in_one_body():
 
 
 @pytest.mark.parametrize("value", ['Bearer ab\tcd"ef\\gh%ij', "Bearer ab cd+ef/gh=ij"])
-def test_secrets_with_characters_json_and_urls_escape(value):
+def test_secrets_with_characters_json_and_urls_escape(value: str) -> None:
     redactor = Redactor((value,))
     for encoded in (json.dumps({"t": value}), quote(value, safe=""), quote_plus(value)):
         data = ("x" * 70_000 + encoded + "y").encode()
@@ -377,7 +388,7 @@ def test_secrets_with_characters_json_and_urls_escape(value):
         ), encoded
 
 
-def test_text_with_lone_surrogates_and_non_latin_secret():
+def test_text_with_lone_surrogates_and_non_latin_secret() -> None:
     redactor = Redactor(("Bearer ключ-секрет-42",))
     text = "\ud800 seen Bearer ключ-секрет-42 \udfff"
     assert redactor.redact_text(text) == "\ud800 seen [redacted] \udfff"
@@ -435,7 +446,9 @@ def _result_text(result: Any) -> str:
     )
 
 
-def test_hostile_script_cannot_reconstruct_the_secret(reflector, token, caplog):
+def test_hostile_script_cannot_reconstruct_the_secret(
+    reflector: type[Reflector], token: str, caplog: pytest.LogCaptureFixture
+) -> None:
     from toolfoundry.sandbox import SandboxPolicy, run_js
 
     caplog.set_level(logging.DEBUG)
@@ -451,7 +464,9 @@ def test_hostile_script_cannot_reconstruct_the_secret(reflector, token, caplog):
     assert not recoverable(json.dumps([r.to_dict() for r in records]))
 
 
-def test_js_run_cli_output_holds_no_form_of_the_secret(tmp_path, reflector, token):
+def test_js_run_cli_output_holds_no_form_of_the_secret(
+    tmp_path: Path, reflector: type[Reflector], token: str
+) -> None:
     from click.testing import CliRunner
 
     from toolfoundry.cli import main
@@ -484,7 +499,7 @@ def test_js_run_cli_output_holds_no_form_of_the_secret(tmp_path, reflector, toke
 
 
 @pytest.mark.parametrize("shift", [-40, -7, 0, 3, 50])
-def test_escaped_copy_across_a_window_of_the_escaped_views(shift):
+def test_escaped_copy_across_a_window_of_the_escaped_views(shift: int) -> None:
     redactor = Redactor((SECRET,))
     every_byte = "".join(f"%{b:02X}" for b in RAW).encode()
     every_char = "".join(f"\\u{b:04x}" for b in RAW).encode()
@@ -494,8 +509,8 @@ def test_escaped_copy_across_a_window_of_the_escaped_views(shift):
 
 
 def test_foundry_call_of_an_approved_tool_holds_no_form_of_the_secret(
-    tmp_path, reflector, token, caplog
-):
+    tmp_path: Path, reflector: type[Reflector], token: str, caplog: pytest.LogCaptureFixture
+) -> None:
     from toolfoundry import Foundry
     from toolfoundry.config import parse_config
 

@@ -9,10 +9,14 @@ from __future__ import annotations
 
 import itertools
 import time
+from typing import TYPE_CHECKING
 
 import pytest
 
 from toolfoundry.sandbox.host.fetch import FetchPolicy
+
+if TYPE_CHECKING:
+    from tests.fetch.conftest import FetchCall, LoopbackServer
 
 DENIED = "capability_denied"
 
@@ -41,14 +45,16 @@ def _loopback_open(port: int) -> FetchPolicy:
         "127.0.0.0x1",
     ],
 )
-def test_non_canonical_ipv4_is_refused(canary, fetch, host):
+def test_non_canonical_ipv4_is_refused(canary: LoopbackServer, fetch: FetchCall, host: str) -> None:
     out = fetch(_loopback_open(canary.port), f"http://{host}:{canary.port}/")
     assert out["error"]["kind"] == DENIED
     assert "non-canonical" in out["error"]["message"]
     assert canary.hits == []
 
 
-def test_canonical_loopback_reaches_canary_when_explicitly_allowed(canary, fetch):
+def test_canonical_loopback_reaches_canary_when_explicitly_allowed(
+    canary: LoopbackServer, fetch: FetchCall
+) -> None:
     # The control for the test above: the same policy does let the dotted form through.
     out = fetch(_loopback_open(canary.port), f"http://127.0.0.1:{canary.port}/probe")
     assert out["status"] == 200
@@ -75,7 +81,9 @@ IPV6_FORMS = [
 
 
 @pytest.mark.parametrize(("host", "reason"), IPV6_FORMS)
-def test_ipv6_literals_that_reach_private_space_are_refused(canary, fetch, host, reason):
+def test_ipv6_literals_that_reach_private_space_are_refused(
+    canary: LoopbackServer, fetch: FetchCall, host, reason
+) -> None:
     policy = FetchPolicy(allow=(f"{host}:{canary.port}",), allow_http=(host,))
     out = fetch(policy, f"http://{host}:{canary.port}/")
     assert out["error"]["kind"] == DENIED
@@ -83,7 +91,9 @@ def test_ipv6_literals_that_reach_private_space_are_refused(canary, fetch, host,
     assert canary.hits == []
 
 
-def test_ipv6_loopback_canary_is_reachable_when_allowed(canary, fetch, has_ipv6):
+def test_ipv6_loopback_canary_is_reachable_when_allowed(
+    canary: LoopbackServer, fetch: FetchCall, has_ipv6: bool
+) -> None:
     if not has_ipv6:
         pytest.skip("no IPv6 loopback on this machine")
     policy = FetchPolicy(
@@ -111,7 +121,9 @@ def test_ipv6_loopback_canary_is_reachable_when_allowed(canary, fetch, has_ipv6)
         ("192.0.0.170", "IETF"),
     ],
 )
-def test_private_ipv4_literals_are_refused_without_allow_private(canary, fetch, host, reason):
+def test_private_ipv4_literals_are_refused_without_allow_private(
+    canary: LoopbackServer, fetch: FetchCall, host, reason
+) -> None:
     policy = FetchPolicy(allow=(f"{host}:{canary.port}",), allow_http=(host,))
     out = fetch(policy, f"http://{host}:{canary.port}/")
     assert out["error"]["kind"] == DENIED
@@ -122,7 +134,9 @@ def test_private_ipv4_literals_are_refused_without_allow_private(canary, fetch, 
 @pytest.mark.parametrize(
     "spelling", ["localhost", "LOCALHOST", "localhost.", "LocalHost.", "%6c%6fcalhost"]
 )
-def test_localhost_in_the_allowlist_is_still_loopback(canary, fetch, spelling):
+def test_localhost_in_the_allowlist_is_still_loopback(
+    canary: LoopbackServer, fetch: FetchCall, spelling: str
+) -> None:
     policy = FetchPolicy(allow=(f"localhost:{canary.port}",), allow_http=("localhost",))
     out = fetch(policy, f"http://{spelling}:{canary.port}/")
     assert out["error"]["kind"] == DENIED
@@ -130,7 +144,9 @@ def test_localhost_in_the_allowlist_is_still_loopback(canary, fetch, spelling):
     assert canary.hits == []
 
 
-def test_fullwidth_digits_canonicalise_to_loopback(canary, fetch):
+def test_fullwidth_digits_canonicalise_to_loopback(
+    canary: LoopbackServer, fetch: FetchCall
+) -> None:
     policy = FetchPolicy(allow=(f"127.0.0.1:{canary.port}",), allow_http=("127.0.0.1",))
     out = fetch(policy, f"http://１２７．０．０．１:{canary.port}/")
     assert out["error"]["kind"] == DENIED
@@ -149,7 +165,9 @@ def test_fullwidth_digits_canonicalise_to_loopback(canary, fetch):
         ("intranet.test", ["10.1.2.3"]),
     ],
 )
-def test_allowlisted_name_resolving_to_private_address_is_refused(canary, fetch, name, answer):
+def test_allowlisted_name_resolving_to_private_address_is_refused(
+    canary: LoopbackServer, fetch: FetchCall, name, answer
+) -> None:
     policy = FetchPolicy(
         allow=(f"{name}:{canary.port}",), allow_http=(name,), resolver=lambda host: answer
     )
@@ -159,7 +177,9 @@ def test_allowlisted_name_resolving_to_private_address_is_refused(canary, fetch,
     assert canary.hits == []
 
 
-def test_allow_private_for_one_address_does_not_cover_another(canary, fetch):
+def test_allow_private_for_one_address_does_not_cover_another(
+    canary: LoopbackServer, fetch: FetchCall
+) -> None:
     policy = FetchPolicy(
         allow=(f"svc.test:{canary.port}",),
         allow_http=("svc.test",),
@@ -172,7 +192,9 @@ def test_allow_private_for_one_address_does_not_cover_another(canary, fetch):
     assert canary.hits == []
 
 
-def test_dns_rebinding_uses_the_first_checked_address(rebind_pair, fetch):
+def test_dns_rebinding_uses_the_first_checked_address(
+    rebind_pair: tuple[LoopbackServer, LoopbackServer], fetch: FetchCall
+) -> None:
     target, bound_canary = rebind_pair
     answers = itertools.chain([["127.0.0.1"]], itertools.repeat(["127.0.0.2"]))
     calls: list[str] = []
@@ -200,7 +222,9 @@ def test_dns_rebinding_uses_the_first_checked_address(rebind_pair, fetch):
     assert bound_canary.hits == []
 
 
-def test_redirect_to_private_address_is_returned_not_followed(allowed, canary, fetch):
+def test_redirect_to_private_address_is_returned_not_followed(
+    allowed: LoopbackServer, canary: LoopbackServer, fetch: FetchCall
+) -> None:
     policy = FetchPolicy(
         allow=(f"127.0.0.1:{allowed.port}",),
         allow_http=("127.0.0.1",),
@@ -232,7 +256,7 @@ def test_redirect_to_private_address_is_returned_not_followed(allowed, canary, f
         "https:127.0.0.1:{port}/",
     ],
 )
-def test_forbidden_schemes_and_forms(canary, fetch, url):
+def test_forbidden_schemes_and_forms(canary: LoopbackServer, fetch: FetchCall, url: str) -> None:
     policy = FetchPolicy(
         allow=("allowed.test", f"127.0.0.1:{canary.port}"), allow_private=("127.0.0.1",)
     )
@@ -241,7 +265,7 @@ def test_forbidden_schemes_and_forms(canary, fetch, url):
     assert canary.hits == []
 
 
-def test_plain_http_needs_an_opt_in(canary, fetch):
+def test_plain_http_needs_an_opt_in(canary: LoopbackServer, fetch: FetchCall) -> None:
     policy = FetchPolicy(allow=(f"127.0.0.1:{canary.port}",), allow_private=("127.0.0.1",))
     out = fetch(policy, f"http://127.0.0.1:{canary.port}/")
     assert out["error"]["kind"] == DENIED
@@ -262,7 +286,7 @@ def test_plain_http_needs_an_opt_in(canary, fetch):
         "http://allowed.test/",  # port 80 is not the allowed 443
     ],
 )
-def test_ports_must_match_the_allowlist(fetch, url):
+def test_ports_must_match_the_allowlist(fetch: FetchCall, url: str) -> None:
     calls: list[str] = []
     policy = FetchPolicy(
         allow=("allowed.test",), allow_http=("allowed.test",), resolver=calls.append
@@ -285,7 +309,7 @@ def test_ports_must_match_the_allowlist(fetch, url):
         "http://allowed.test\t@127.0.0.1:{port}/",
     ],
 )
-def test_userinfo_and_parser_confusion(canary, fetch, url):
+def test_userinfo_and_parser_confusion(canary: LoopbackServer, fetch: FetchCall, url: str) -> None:
     policy = FetchPolicy(
         allow=(f"allowed.test:{canary.port}",),
         allow_http=("allowed.test",),
@@ -300,7 +324,9 @@ def test_userinfo_and_parser_confusion(canary, fetch, url):
 @pytest.mark.parametrize(
     "host", ["evil-allowed.test", "allowed.test.evil.test", "xallowed.test", "allowed.tes"]
 )
-def test_wildcards_respect_the_dot_boundary(canary, fetch, host):
+def test_wildcards_respect_the_dot_boundary(
+    canary: LoopbackServer, fetch: FetchCall, host: str
+) -> None:
     calls: list[str] = []
     policy = FetchPolicy(
         allow=(f"*.allowed.test:{canary.port}",),
@@ -316,7 +342,7 @@ def test_wildcards_respect_the_dot_boundary(canary, fetch, host):
     assert [h.headers["Host"] for h in canary.hits] == [f"api.allowed.test:{canary.port}"]
 
 
-def test_empty_allowlist_refuses_everything(canary, fetch):
+def test_empty_allowlist_refuses_everything(canary: LoopbackServer, fetch: FetchCall) -> None:
     out = fetch(FetchPolicy(allow_private=("127.0.0.1",)), f"https://127.0.0.1:{canary.port}/")
     assert out["error"]["kind"] == DENIED
     assert "allowed: none" in out["error"]["message"]

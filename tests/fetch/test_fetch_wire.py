@@ -6,10 +6,14 @@ import base64
 import json
 import ssl
 import time
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from toolfoundry.sandbox.host.fetch import FetchPolicy, FetchRecord
+
+if TYPE_CHECKING:
+    from tests.fetch.conftest import FetchCall, LoopbackServer
 
 
 def _policy(server, **extra) -> FetchPolicy:
@@ -25,7 +29,9 @@ def _json(out) -> dict:
     return json.loads(base64.b64decode(out["body"]))
 
 
-def test_get_returns_status_headers_body_and_canonical_url(allowed, fetch):
+def test_get_returns_status_headers_body_and_canonical_url(
+    allowed: LoopbackServer, fetch: FetchCall
+) -> None:
     out = fetch(_policy(allowed), f"http://127.0.0.1:{allowed.port}/echo?q=1#frag")
     assert out["status"] == 200
     assert out["statusText"] == "OK"
@@ -37,7 +43,7 @@ def test_get_returns_status_headers_body_and_canonical_url(allowed, fetch):
 
 
 @pytest.mark.parametrize("method", ["POST", "PUT", "PATCH", "DELETE", "post"])
-def test_methods_with_bodies(allowed, fetch, method):
+def test_methods_with_bodies(allowed: LoopbackServer, fetch: FetchCall, method: str) -> None:
     body = base64.b64encode(b'{"a": 1}').decode()
     out = fetch(
         _policy(allowed),
@@ -52,20 +58,22 @@ def test_methods_with_bodies(allowed, fetch, method):
     assert echo["headers"]["Content-Length"] == "8"  # the host's count, not the script's
 
 
-def test_head_has_no_body(allowed, fetch):
+def test_head_has_no_body(allowed: LoopbackServer, fetch: FetchCall) -> None:
     out = fetch(_policy(allowed), f"{allowed.base}/echo", method="HEAD")
     assert out["status"] == 200
     assert out["body"] == ""
 
 
 @pytest.mark.parametrize("method", ["TRACE", "CONNECT", "OPTIONS", "PROPFIND", "GET\r\nX: y"])
-def test_other_methods_are_refused(allowed, fetch, method):
+def test_other_methods_are_refused(allowed: LoopbackServer, fetch: FetchCall, method: str) -> None:
     out = fetch(_policy(allowed), f"{allowed.base}/echo", method=method)
     assert out["error"]["kind"] == "capability_denied"
     assert allowed.hits == []
 
 
-def test_path_is_sent_as_parsed_with_unsafe_characters_escaped(allowed, fetch):
+def test_path_is_sent_as_parsed_with_unsafe_characters_escaped(
+    allowed: LoopbackServer, fetch: FetchCall
+) -> None:
     out = fetch(_policy(allowed), f"{allowed.base}/a b/ü?x=<y>")
     assert _json(out)["path"] == "/a%20b/%C3%BC?x=%3Cy%3E"
 
@@ -94,7 +102,9 @@ def test_path_is_sent_as_parsed_with_unsafe_characters_escaped(allowed, fetch):
         ("", "1"),
     ],
 )
-def test_forbidden_or_injected_headers_are_refused(allowed, fetch, name, value):
+def test_forbidden_or_injected_headers_are_refused(
+    allowed: LoopbackServer, fetch: FetchCall, name, value
+) -> None:
     out = fetch(_policy(allowed), f"{allowed.base}/echo", headers=[(name, value)])
     assert out["error"]["kind"] == "capability_denied"
     assert allowed.hits == []
@@ -112,7 +122,9 @@ def test_forbidden_or_injected_headers_are_refused(allowed, fetch, name, value):
         {"url": "http://127.0.0.1/", "method": "GET", "body": "aGk="},
     ],
 )
-def test_malformed_requests_get_structured_errors(allowed, request_):
+def test_malformed_requests_get_structured_errors(
+    allowed: LoopbackServer, request_: str | dict[str, Any]
+) -> None:
     policy = _policy(allowed)
     if isinstance(request_, dict) and isinstance(request_.get("url"), str):
         request_["url"] = f"http://127.0.0.1:{allowed.port}/"
@@ -123,8 +135,8 @@ def test_malformed_requests_get_structured_errors(allowed, request_):
 
 
 def test_https_connects_to_the_pinned_address_with_sni_and_cert_on_the_name(
-    tls_server, client_tls, fetch
-):
+    tls_server: LoopbackServer, client_tls: ssl.SSLContext, fetch: FetchCall
+) -> None:
     policy = FetchPolicy(
         allow=(f"secure.test:{tls_server.port}",),
         allow_private=("secure.test",),
@@ -136,7 +148,9 @@ def test_https_connects_to_the_pinned_address_with_sni_and_cert_on_the_name(
     assert _json(out)["headers"]["Host"] == f"secure.test:{tls_server.port}"
 
 
-def test_https_certificate_for_another_name_fails(tls_server, client_tls, fetch):
+def test_https_certificate_for_another_name_fails(
+    tls_server: LoopbackServer, client_tls: ssl.SSLContext, fetch: FetchCall
+) -> None:
     policy = FetchPolicy(
         allow=(f"other.test:{tls_server.port}",),
         allow_private=("127.0.0.1",),
@@ -149,7 +163,9 @@ def test_https_certificate_for_another_name_fails(tls_server, client_tls, fetch)
     assert tls_server.hits == []
 
 
-def test_https_untrusted_certificate_fails_with_default_trust(tls_server, fetch):
+def test_https_untrusted_certificate_fails_with_default_trust(
+    tls_server: LoopbackServer, fetch: FetchCall
+) -> None:
     policy = FetchPolicy(
         allow=(f"secure.test:{tls_server.port}",),
         allow_private=("127.0.0.1",),
@@ -161,7 +177,7 @@ def test_https_untrusted_certificate_fails_with_default_trust(tls_server, fetch)
     assert tls_server.hits == []
 
 
-def test_response_size_cap(allowed, fetch):
+def test_response_size_cap(allowed: LoopbackServer, fetch: FetchCall) -> None:
     policy = _policy(allowed, max_response_bytes=1000)
     assert base64.b64decode(fetch(policy, f"{allowed.base}/bytes?n=1000")["body"]) == b"x" * 1000
     out = fetch(policy, f"{allowed.base}/bytes?n=1001")
@@ -169,7 +185,9 @@ def test_response_size_cap(allowed, fetch):
     assert "1000-byte limit" in out["error"]["message"]
 
 
-def test_gzip_is_decoded_and_a_compression_bomb_stops_at_the_cap(allowed, fetch):
+def test_gzip_is_decoded_and_a_compression_bomb_stops_at_the_cap(
+    allowed: LoopbackServer, fetch: FetchCall
+) -> None:
     policy = _policy(allowed, max_response_bytes=100_000)
     small = fetch(policy, f"{allowed.base}/gzip?n=5000")
     assert base64.b64decode(small["body"]) == b"\0" * 5000
@@ -181,7 +199,7 @@ def test_gzip_is_decoded_and_a_compression_bomb_stops_at_the_cap(allowed, fetch)
     assert time.monotonic() - started < 2
 
 
-def test_read_timeout(allowed, fetch):
+def test_read_timeout(allowed: LoopbackServer, fetch: FetchCall) -> None:
     policy = _policy(allowed, read_timeout=0.3)
     started = time.monotonic()
     out = fetch(policy, f"{allowed.base}/slow?s=1.5")
@@ -190,14 +208,14 @@ def test_read_timeout(allowed, fetch):
     assert 0.25 < elapsed < 1.0
 
 
-def test_call_deadline_bounds_every_request(allowed, fetch):
+def test_call_deadline_bounds_every_request(allowed: LoopbackServer, fetch: FetchCall) -> None:
     started = time.monotonic()
     out = fetch(_policy(allowed), f"{allowed.base}/slow?s=1.5", budget=0.3)
     assert out["error"]["kind"] == "timeout"
     assert time.monotonic() - started < 1.0
 
 
-def test_total_timeout_stops_a_slow_drip(allowed, fetch):
+def test_total_timeout_stops_a_slow_drip(allowed: LoopbackServer, fetch: FetchCall) -> None:
     policy = _policy(allowed, total_timeout=0.5, read_timeout=5)
     started = time.monotonic()
     out = fetch(policy, f"{allowed.base}/drip?s=0.05")
@@ -205,13 +223,13 @@ def test_total_timeout_stops_a_slow_drip(allowed, fetch):
     assert time.monotonic() - started < 1.3
 
 
-def test_spent_budget_fails_fast(allowed, fetch):
+def test_spent_budget_fails_fast(allowed: LoopbackServer, fetch: FetchCall) -> None:
     out = fetch(_policy(allowed), f"{allowed.base}/echo", budget=-1)
     assert out["error"]["kind"] == "timeout"
     assert allowed.hits == []
 
 
-def test_dns_timeout(fetch):
+def test_dns_timeout(fetch: FetchCall) -> None:
     def hung(host: str) -> list[str]:
         time.sleep(3)
         return ["127.0.0.1"]
@@ -224,7 +242,7 @@ def test_dns_timeout(fetch):
     assert time.monotonic() - started < 1.0
 
 
-def test_resolver_failure_and_garbage_answers(fetch):
+def test_resolver_failure_and_garbage_answers(fetch: FetchCall) -> None:
     def broken(host: str) -> list[str]:
         raise OSError("no such host")
 
@@ -238,7 +256,7 @@ def test_resolver_failure_and_garbage_answers(fetch):
     assert out["error"]["kind"] == "runtime_error"
 
 
-def test_request_cap_per_call(allowed):
+def test_request_cap_per_call(allowed: LoopbackServer) -> None:
     policy = _policy(allowed, max_requests=2)
     handler = policy.handler(deadline=time.monotonic() + 5, tool="t")
     request = {"url": f"{allowed.base}/echo", "method": "GET", "headers": []}
@@ -251,7 +269,7 @@ def test_request_cap_per_call(allowed):
     assert policy.handler(deadline=time.monotonic() + 5, tool="t").handle(request)["status"] == 200
 
 
-def test_connection_refused_is_a_runtime_error(canary, fetch):
+def test_connection_refused_is_a_runtime_error(canary: LoopbackServer, fetch: FetchCall) -> None:
     policy = FetchPolicy(
         allow=("127.0.0.1:1",), allow_http=("127.0.0.1",), allow_private=("127.0.0.1",)
     )
@@ -260,7 +278,12 @@ def test_connection_refused_is_a_runtime_error(canary, fetch):
     assert "could not connect" in out["error"]["message"]
 
 
-def test_proxy_environment_is_ignored(allowed, canary, fetch, monkeypatch):
+def test_proxy_environment_is_ignored(
+    allowed: LoopbackServer,
+    canary: LoopbackServer,
+    fetch: FetchCall,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     for name in ("HTTP_PROXY", "http_proxy", "HTTPS_PROXY", "https_proxy", "ALL_PROXY"):
         monkeypatch.setenv(name, f"http://127.0.0.1:{canary.port}")
     monkeypatch.delenv("NO_PROXY", raising=False)
@@ -271,7 +294,7 @@ def test_proxy_environment_is_ignored(allowed, canary, fetch, monkeypatch):
     assert len(allowed.hits) == 1
 
 
-def test_every_request_is_audited(allowed, canary):
+def test_every_request_is_audited(allowed: LoopbackServer, canary: LoopbackServer) -> None:
     records: list[FetchRecord] = []
     policy = _policy(allowed, audit=records.append)
     handler = policy.handler(deadline=time.monotonic() + 5, tool="weather")
@@ -303,21 +326,23 @@ def test_every_request_is_audited(allowed, canary):
     assert canary.hits == []
 
 
-def test_a_failing_auditor_does_not_change_the_answer(allowed, fetch):
+def test_a_failing_auditor_does_not_change_the_answer(
+    allowed: LoopbackServer, fetch: FetchCall
+) -> None:
     def explode(record: FetchRecord) -> None:
         raise RuntimeError("audit store down")
 
     assert fetch(_policy(allowed, audit=explode), f"{allowed.base}/echo")["status"] == 200
 
 
-def test_redirect_status_comes_back_as_is(allowed, fetch):
+def test_redirect_status_comes_back_as_is(allowed: LoopbackServer, fetch: FetchCall) -> None:
     out = fetch(_policy(allowed), f"{allowed.base}/redirect?to=/echo", redirect="follow")
     assert out["status"] == 302
     assert ["Location", "/echo"] in out["headers"]
     assert [h.path for h in allowed.hits] == ["/redirect?to=/echo"]
 
 
-def test_ssl_context_default_verifies(fetch):
+def test_ssl_context_default_verifies(fetch: FetchCall) -> None:
     from toolfoundry.sandbox.host.fetch import default_ssl_context
 
     context = default_ssl_context()

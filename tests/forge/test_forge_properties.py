@@ -9,7 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from toolfoundry.forge import DraftError, check_javascript, forge_draft, json_equal, parse_draft
-from toolfoundry.forge.draft import DRAFT_FIELDS
+from toolfoundry.forge.draft_json import DRAFT_FIELDS
+from toolfoundry.spec import Problem
 
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
@@ -25,7 +26,7 @@ DRAFTS = st.dictionaries(KEYS, JSON, max_size=8)
 @settings(max_examples=60, deadline=None)
 @given(DRAFTS)
 def test_parse_draft_raises_only_draft_errors(data: dict[str, Any]) -> None:
-    problems = ()
+    problems: tuple[Problem, ...] = ()
     try:
         parse_draft(data)
     except DraftError as exc:

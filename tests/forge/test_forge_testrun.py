@@ -65,7 +65,7 @@ def cases(raw: list[dict[str, Any]], **extra: Any) -> tuple[TestCase, ...]:
 
 
 def run(code: str, raw: list[dict[str, Any]], **kwargs: Any) -> list[Any]:
-    extra = {k: kwargs.pop(k) for k in ("capabilities", "fixtures") if k in kwargs}
+    extra: dict[str, Any] = {k: kwargs.pop(k) for k in ("capabilities", "fixtures") if k in kwargs}
     tests = cases(raw, **extra)
     fixtures = parse_draft(
         {

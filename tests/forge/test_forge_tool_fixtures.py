@@ -47,7 +47,7 @@ FIXTURES = [
 ]
 
 
-def test_a_case_keeps_its_tool_fixtures_next_to_its_fetch_fixtures():
+def test_a_case_keeps_its_tool_fixtures_next_to_its_fetch_fixtures() -> None:
     parsed = parse_draft(draft(FIXTURES))
     [case] = parsed.tests
     assert [f.url for f in case.fixtures] == ["https://api.example.com/x"]
@@ -81,7 +81,9 @@ def test_a_case_keeps_its_tool_fixtures_next_to_its_fetch_fixtures():
         ({"tool": "w", "value": 1, "extra": 1}, "$.tests[0].fixtures[0].extra", "unknown field"),
     ],
 )
-def test_a_malformed_tool_fixture_is_located(fixture: dict[str, Any], path: str, message: str):
+def test_a_malformed_tool_fixture_is_located(
+    fixture: dict[str, Any], path: str, message: str
+) -> None:
     with pytest.raises(DraftError) as err:
         parse_draft(draft([fixture]))
     found = {p.path: p.message for p in err.value.problems}
@@ -89,7 +91,7 @@ def test_a_malformed_tool_fixture_is_located(fixture: dict[str, Any], path: str,
     assert message in found[path]
 
 
-def test_a_repeated_call_and_a_draft_level_tool_fixture_are_refused():
+def test_a_repeated_call_and_a_draft_level_tool_fixture_are_refused() -> None:
     twice = [{"tool": "w", "value": 1}, {"tool": "w", "args": {}, "value": 2}]
     with pytest.raises(DraftError) as err:
         parse_draft(draft(twice))
@@ -100,13 +102,13 @@ def test_a_repeated_call_and_a_draft_level_tool_fixture_are_refused():
     assert {p.path for p in err.value.problems} == {"$.fixtures[0]"}
 
 
-def test_the_fixtures_answer_the_calls_in_a_real_sandbox():
+def test_the_fixtures_answer_the_calls_in_a_real_sandbox() -> None:
     parsed = parse_draft(draft(FIXTURES))
     result = run_case(SandboxRunner(), parsed.code, parsed.tests[0], limits=CallLimits())
     assert result.passed, result
 
 
-def test_a_call_no_fixture_answers_is_refused_with_the_fixture_to_add():
+def test_a_call_no_fixture_answers_is_refused_with_the_fixture_to_add() -> None:
     parsed = parse_draft(draft(FIXTURES[:2]))  # no answer for version 2
     result = run_case(SandboxRunner(), parsed.code, parsed.tests[0], limits=CallLimits())
     assert not result.passed
@@ -130,7 +132,7 @@ class Callees:
         pass
 
 
-def test_calls_no_fixture_answers_go_to_the_runners_callees():
+def test_calls_no_fixture_answers_go_to_the_runners_callees() -> None:
     callees = Callees()
     parsed = parse_draft(draft(FIXTURES[:2]))
     result = run_case(SandboxRunner(callees), parsed.code, parsed.tests[0], limits=CallLimits())
@@ -138,7 +140,7 @@ def test_calls_no_fixture_answers_go_to_the_runners_callees():
     assert callees.seen == ["weather"]  # only the version-2 call; the first had its fixture
 
 
-def test_matching_is_on_canonical_arguments():
+def test_matching_is_on_canonical_arguments() -> None:
     [fixture] = parse_draft(draft([FIXTURES[1]])).tests[0].tool_fixtures
     session = TestTools([fixture]).handler(deadline=0, caller=None)
     answer = session.call(ToolRequest("weather", {"city": "Oslo"}))

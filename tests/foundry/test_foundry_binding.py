@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from typing import TYPE_CHECKING
 
 import pytest
 from sqlalchemy import text
@@ -13,6 +14,9 @@ from toolfoundry.forge import forge_draft
 from toolfoundry.registry import NewVersion, Registry, RegistryError, VersionStatus
 from toolfoundry.registry.sqlite_file import SCHEMA_HEAD
 from toolfoundry.spec import Capabilities, capabilities_hash, code_sha256
+
+if TYPE_CHECKING:
+    from tests.foundry.conftest import Kit
 
 NETWORK = Capabilities(network=("api.example.com",))
 
@@ -30,7 +34,7 @@ def pending(name: str = "weather", code: str = "export const handler = () => 1;"
     )
 
 
-def test_a_version_added_without_hashes_can_be_approved(db_url):
+def test_a_version_added_without_hashes_can_be_approved(db_url: str) -> None:
     registry = Registry.open(db_url)
     stored = registry.add_version(pending())
     assert stored.sha256 == code_sha256(stored.code)
@@ -43,7 +47,7 @@ def test_a_version_added_without_hashes_can_be_approved(db_url):
         assert approval.capability_hash == stored.capability_hash
 
 
-def test_the_forge_and_the_registry_bind_the_same_hashes(fd, kit):
+def test_the_forge_and_the_registry_bind_the_same_hashes(fd: Foundry, kit: type[Kit]) -> None:
     draft = kit.slugify()
     report = forge_draft(draft)
     created = fd.create_tool(draft)
@@ -55,7 +59,7 @@ def test_the_forge_and_the_registry_bind_the_same_hashes(fd, kit):
     )
 
 
-def test_a_version_stored_with_the_retired_hash_is_approvable_after_migration(db_url):
+def test_a_version_stored_with_the_retired_hash_is_approvable_after_migration(db_url: str) -> None:
     registry = Registry.open(db_url)
     stored = registry.add_version(pending())
     # what add_version stored before there was one algorithm: sha256 of the compact dict
@@ -76,7 +80,7 @@ def test_a_version_stored_with_the_retired_hash_is_approvable_after_migration(db
         assert fd.approve("weather", by="alice").status == "active"
 
 
-def test_a_row_edited_after_it_was_stored_stays_refused_after_migration(db_url):
+def test_a_row_edited_after_it_was_stored_stays_refused_after_migration(db_url: str) -> None:
     registry = Registry.open(db_url)
     stored = registry.add_version(pending())
     with registry.engine.begin() as conn:
@@ -99,7 +103,9 @@ def test_a_row_edited_after_it_was_stored_stays_refused_after_migration(db_url):
         ("description", "Slugs \udfff for titles", "U+DFFF"),
     ],
 )
-def test_a_lone_surrogate_is_refused_at_create_with_its_place(fd, kit, field, value, code_point):
+def test_a_lone_surrogate_is_refused_at_create_with_its_place(
+    fd: Foundry, kit: type[Kit], field, value, code_point
+) -> None:
     before = kit.snapshot(fd)
     result = fd.create_tool(kit.slugify(**{field: value}))
     assert result.status == "rejected"
@@ -110,13 +116,13 @@ def test_a_lone_surrogate_is_refused_at_create_with_its_place(fd, kit, field, va
     assert kit.snapshot(fd) == before
 
 
-def test_code_sha256_never_raises_and_is_utf8_for_valid_text():
+def test_code_sha256_never_raises_and_is_utf8_for_valid_text() -> None:
     assert code_sha256("é") == hashlib.sha256("é".encode()).hexdigest()
     assert len(code_sha256("\ud800")) == 64  # one function, the same answer everywhere
     assert code_sha256("\ud800") != code_sha256("\udfff")
 
 
-def test_the_registry_refuses_a_lone_surrogate_with_a_kind(db_url):
+def test_the_registry_refuses_a_lone_surrogate_with_a_kind(db_url: str) -> None:
     registry = Registry.open(db_url)
     with pytest.raises(RegistryError) as caught:
         registry.add_version(pending(code="export const handler = () => '\ud800';"))

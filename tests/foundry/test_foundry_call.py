@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import TYPE_CHECKING
+
 import pytest
 
 from toolfoundry import Foundry
 from toolfoundry.config import ConfigError, parse_config
 from toolfoundry.registry import AuditEvent
 from toolfoundry.spec import StepStatus
+
+if TYPE_CHECKING:
+    from tests.foundry.conftest import Kit
 
 STORE = {
     "name": "counter",
@@ -29,7 +35,7 @@ STORE = {
 }
 
 
-def test_invalid_arguments_report_every_problem_with_its_path(fd, kit):
+def test_invalid_arguments_report_every_problem_with_its_path(fd: Foundry, kit: type[Kit]) -> None:
     fd.create_tool(
         kit.slugify(
             name="pairs",
@@ -88,7 +94,7 @@ def _nest(depth: int) -> object:
         (True, "$.value", "string"),  # valid JSON, refused by the schema
     ],
 )
-def test_hostile_arguments_are_refused_before_the_sandbox(fd, value, path, words):
+def test_hostile_arguments_are_refused_before_the_sandbox(fd: Foundry, value, path, words) -> None:
     fd.create_tool(ECHO)
     out = fd.call("echo", {"value": value})
     assert out.error is not None
@@ -97,7 +103,7 @@ def test_hostile_arguments_are_refused_before_the_sandbox(fd, value, path, words
     assert words in out.error.problems[0].message.lower()
 
 
-def test_the_sandbox_runs_on_the_arguments_that_passed_the_gate(fd):
+def test_the_sandbox_runs_on_the_arguments_that_passed_the_gate(fd: Foundry) -> None:
     fd.create_tool(ECHO)
     value = {"t": "caf\u00e9 \u2028 \u202e \x00 \U0001f600", "n": [2**53, -0.5, 1e300]}
     out = fd.call("echo", {"value": value})
@@ -105,13 +111,13 @@ def test_the_sandbox_runs_on_the_arguments_that_passed_the_gate(fd):
     assert out.value == value
 
 
-def test_unknown_tools_and_versions_are_not_found(fd, kit):
+def test_unknown_tools_and_versions_are_not_found(fd: Foundry, kit: type[Kit]) -> None:
     assert fd.call("nope", {}).error.kind.value == "not_found"
     fd.create_tool(kit.slugify())
     assert fd.call("slugify", {"text": "x"}, version=7).error.kind.value == "not_found"
 
 
-def test_pinned_versions_and_rollback(fd, kit):
+def test_pinned_versions_and_rollback(fd: Foundry, kit: type[Kit]) -> None:
     fd.create_tool(kit.slugify())
     fd.create_tool(kit.slugify(code=kit.better))
     assert fd.call("slugify", {"text": "-a-"}).value == "a"
@@ -121,7 +127,7 @@ def test_pinned_versions_and_rollback(fd, kit):
     assert [v.version for v in fd.history("slugify")] == [1, 2]
 
 
-def test_call_details_name_the_version_that_answered(fd, kit):
+def test_call_details_name_the_version_that_answered(fd: Foundry, kit: type[Kit]) -> None:
     fd.create_tool(kit.slugify())
     fd.create_tool(kit.slugify(code=kit.better))
     assert fd.call("slugify", {"text": "x"}).details["version"] == 2
@@ -130,7 +136,9 @@ def test_call_details_name_the_version_that_answered(fd, kit):
     assert "version" not in fd.call("missing", {}).details
 
 
-def test_disabled_and_pending_tools_are_not_active(fd, kit, weather_server):
+def test_disabled_and_pending_tools_are_not_active(
+    fd: Foundry, kit: type[Kit], weather_server: str
+) -> None:
     fd = Foundry(fd.registry, kit.loopback(weather_server))
     fd.create_tool(kit.slugify())
     fd.disable("slugify")
@@ -145,7 +153,7 @@ def test_disabled_and_pending_tools_are_not_active(fd, kit, weather_server):
     assert fd.usage("weather").failures == {"not_active": 1}
 
 
-def test_usage_and_called_audit_rows(fd, kit):
+def test_usage_and_called_audit_rows(fd: Foundry, kit: type[Kit]) -> None:
     fd.create_tool(kit.slugify())
     for text in ("a", "b", "c"):
         assert fd.call("slugify", {"text": text}).ok
@@ -160,7 +168,7 @@ def test_usage_and_called_audit_rows(fd, kit):
     assert [e.detail["ok"] for e in called] == [True, True, True, False]
 
 
-def test_storage_capability_persists_in_the_registry(db_url):
+def test_storage_capability_persists_in_the_registry(db_url: str) -> None:
     first = Foundry.open(db_url)
     assert first.create_tool(STORE).status == "active"  # own namespace: no approval needed
     assert [first.call("counter", {"key": "k"}).value for _ in range(3)] == [1, 2, 3]
@@ -171,7 +179,9 @@ def test_storage_capability_persists_in_the_registry(db_url):
     second.close()
 
 
-def test_network_tool_waits_for_approval_then_reaches_the_server(db_url, kit, weather_server):
+def test_network_tool_waits_for_approval_then_reaches_the_server(
+    db_url: str, kit: type[Kit], weather_server: str
+) -> None:
     config = parse_config(
         {"fetch": {"allow_http": [weather_server], "allow_private": ["127.0.0.1"]}}
     )
@@ -191,7 +201,9 @@ def test_network_tool_waits_for_approval_then_reaches_the_server(db_url, kit, we
     fd.close()
 
 
-def test_configured_allowlist_narrows_an_approved_tool(db_url, kit, weather_server):
+def test_configured_allowlist_narrows_an_approved_tool(
+    db_url: str, kit: type[Kit], weather_server: str
+) -> None:
     with Foundry.open(db_url, config=kit.loopback(weather_server)) as before:
         assert before.create_tool(kit.weather(weather_server)).status == "pending_approval"
     # then the operator narrows [fetch] allow: the approved tool may no longer reach its host
@@ -212,14 +224,14 @@ def test_configured_allowlist_narrows_an_approved_tool(db_url, kit, weather_serv
     fd.close()
 
 
-def test_approve_and_reject_report_blocked_steps(fd, kit):
+def test_approve_and_reject_report_blocked_steps(fd: Foundry, kit: type[Kit]) -> None:
     fd.create_tool(kit.slugify())
     nothing = fd.approve("slugify", by="alice")
     assert nothing.step.blockers == ("not_pending",)
     assert fd.reject("ghost", by="alice", reason="x").step.blockers == ("not_found",)
 
 
-def test_bad_configuration_is_one_clear_error(tmp_path):
+def test_bad_configuration_is_one_clear_error(tmp_path: Path) -> None:
     path = tmp_path / "toolfoundry.toml"
     path.write_text('[fetch]\nallow = "everything"\n[limits]\ntimeout_s = -1\n[colour]\n')
     with pytest.raises(ConfigError) as err:
@@ -230,7 +242,7 @@ def test_bad_configuration_is_one_clear_error(tmp_path):
     assert "[colour]" in message
 
 
-def test_catalog_and_active_specs(fd, kit):
+def test_catalog_and_active_specs(fd: Foundry, kit: type[Kit]) -> None:
     fd.create_tool(kit.slugify())
     (spec,) = fd.active_specs()
     assert spec.name == "slugify"

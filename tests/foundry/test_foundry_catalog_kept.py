@@ -3,11 +3,16 @@ unchanged, and renders again as soon as it changes, from this Foundry or another
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from toolfoundry import Foundry
 from toolfoundry.catalog import FORMATS, render
 
+if TYPE_CHECKING:
+    from tests.foundry.conftest import Kit
 
-def test_the_kept_catalogue_follows_every_change(fd, kit, db_url):
+
+def test_the_kept_catalogue_follows_every_change(fd: Foundry, kit: type[Kit], db_url: str) -> None:
     assert fd.create_tool(kit.slugify()).status == "active"
     first = fd.catalog("openai")
     assert fd.catalog("openai") is first  # nothing changed: the kept text

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from click.testing import CliRunner
@@ -10,9 +12,12 @@ from click.testing import CliRunner
 from toolfoundry import Foundry
 from toolfoundry.cli import main
 
+if TYPE_CHECKING:
+    from tests.foundry.conftest import Kit
+
 
 @pytest.fixture
-def cli(db_url):
+def cli(db_url: str):
     runner = CliRunner()
 
     def run(*args: str, input: str | None = None):
@@ -26,7 +31,7 @@ def _json(result):
     return json.loads(result.stdout)
 
 
-def test_create_and_call(cli, kit, tmp_path):
+def test_create_and_call(cli, kit: type[Kit], tmp_path: Path) -> None:
     created = cli("create", str(kit.slugify_path), "--json")
     assert created.exit_code == 0, created.output
     body = _json(created)
@@ -45,7 +50,7 @@ def test_create_and_call(cli, kit, tmp_path):
     assert human.stdout.strip() == "hi-there"
 
 
-def test_call_failures_and_usage_errors(cli, kit):
+def test_call_failures_and_usage_errors(cli, kit: type[Kit]) -> None:
     cli("create", str(kit.slugify_path))
     bad = cli("call", "slugify", "--args", '{"text": 3}', "--json")
     assert bad.exit_code == 1
@@ -62,7 +67,9 @@ def test_call_failures_and_usage_errors(cli, kit):
     "content",
     [b"{not json", b"\xff\xfe\x00", b'{"name": "x", "code": 1}', b'{"name": "create_tool"}'],
 )
-def test_create_refuses_malformed_drafts_and_changes_nothing(cli, db_url, kit, tmp_path, content):
+def test_create_refuses_malformed_drafts_and_changes_nothing(
+    cli, db_url: str, kit: type[Kit], tmp_path: Path, content: bytes
+) -> None:
     path = tmp_path / "draft.json"
     path.write_bytes(content)
     fd = Foundry.open(db_url)
@@ -77,12 +84,12 @@ def test_create_refuses_malformed_drafts_and_changes_nothing(cli, db_url, kit, t
     fd.close()
 
 
-def test_create_missing_file_is_a_usage_error(cli, tmp_path):
+def test_create_missing_file_is_a_usage_error(cli, tmp_path: Path) -> None:
     result = cli("create", str(tmp_path / "nope.json"))
     assert result.exit_code == 2
 
 
-def test_tools_commands(cli, kit, tmp_path):
+def test_tools_commands(cli, kit: type[Kit], tmp_path: Path) -> None:
     cli("create", str(kit.slugify_path))
     better = tmp_path / "v2.json"
     better.write_text(json.dumps(kit.slugify(code=kit.better)))
@@ -115,7 +122,9 @@ def test_tools_commands(cli, kit, tmp_path):
     assert _json(cli("tools", "usage", "slugify", "--json"))["failures"] == {"not_active": 1}
 
 
-def test_approvals_commands(cli, kit, tmp_path, weather_server, monkeypatch):
+def test_approvals_commands(
+    cli, kit: type[Kit], tmp_path: Path, weather_server: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(tmp_path)  # the loopback server's http fixture needs [fetch] allow_http
     (tmp_path / "toolfoundry.toml").write_text(kit.loopback_config(weather_server))
     draft = tmp_path / "weather.json"
@@ -149,7 +158,7 @@ def test_approvals_commands(cli, kit, tmp_path, weather_server, monkeypatch):
     assert _json(cli("approvals", "list", "--json")) == []
 
 
-def test_create_from_stdin_and_call_a_pinned_version(cli, kit):
+def test_create_from_stdin_and_call_a_pinned_version(cli, kit: type[Kit]) -> None:
     assert cli("create", "-", input=kit.slugify_path.read_text()).exit_code == 0
     better = json.dumps(kit.slugify(code=kit.better))
     assert cli("create", "-", "--json", input=better).exit_code == 0

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from click.testing import CliRunner
@@ -14,9 +14,12 @@ from tests.shared_drafts import network_draft
 
 from toolfoundry.cli import main
 
+if TYPE_CHECKING:
+    from tests.foundry.conftest import Kit
+
 
 @pytest.fixture
-def cli(db_url):
+def cli(db_url: str):
     runner = CliRunner()
 
     def run(*args: str) -> Any:
@@ -31,7 +34,7 @@ def write(tmp_path: Path, name: str, draft: dict[str, Any]) -> str:
     return str(path)
 
 
-def test_a_failing_test_shows_expected_against_got(cli, kit, tmp_path) -> None:
+def test_a_failing_test_shows_expected_against_got(cli, kit: type[Kit], tmp_path: Path) -> None:
     broken = kit.slugify(
         tests=[{"name": "basic", "input": {"text": "Hello World"}, "expected": "hello_world"}]
     )
@@ -49,7 +52,9 @@ def test_a_failing_test_shows_expected_against_got(cli, kit, tmp_path) -> None:
     ]
 
 
-def test_the_step_message_counts_earlier_versions_tests(cli, kit, tmp_path) -> None:
+def test_the_step_message_counts_earlier_versions_tests(
+    cli, kit: type[Kit], tmp_path: Path
+) -> None:
     first = cli("create", str(kit.slugify_path))
     assert "all 2 test(s) passed; the tool is active" in first.stdout
     v2 = kit.slugify(
@@ -63,7 +68,9 @@ def test_the_step_message_counts_earlier_versions_tests(cli, kit, tmp_path) -> N
     )
 
 
-def test_tools_show_lists_the_suite_a_version_was_gated_by(cli, kit, tmp_path) -> None:
+def test_tools_show_lists_the_suite_a_version_was_gated_by(
+    cli, kit: type[Kit], tmp_path: Path
+) -> None:
     cli("create", str(kit.slugify_path))
     v2 = kit.slugify(
         code=kit.better,
@@ -85,7 +92,7 @@ def test_tools_show_lists_the_suite_a_version_was_gated_by(cli, kit, tmp_path) -
     assert '  punct: {"text":"a, b"} -> "a-b"   passed' in first
 
 
-def test_tools_show_lists_error_cases_and_canned_answers(cli, tmp_path) -> None:
+def test_tools_show_lists_error_cases_and_canned_answers(cli, tmp_path: Path) -> None:
     draft = {
         "name": "weather",
         "description": "Temperature of a city",
@@ -127,7 +134,7 @@ def test_tools_show_lists_error_cases_and_canned_answers(cli, tmp_path) -> None:
     assert every.endswith('... (304 characters)"')
 
 
-def test_approvals_show_marks_new_capabilities_and_lists_the_suite(cli, tmp_path) -> None:
+def test_approvals_show_marks_new_capabilities_and_lists_the_suite(cli, tmp_path: Path) -> None:
     draft = network_draft("weather", "api.example.com")
     assert cli("create", write(tmp_path, "v1.json", draft)).exit_code == 0
     assert cli("approvals", "approve", "weather@1", "--by", "alice").exit_code == 0

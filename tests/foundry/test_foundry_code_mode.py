@@ -148,7 +148,9 @@ export async function handler({ text, city }) {
 """
 
 
-def test_a_snippet_calls_three_tools_and_returns_one_aggregate(code_fd):
+def test_a_snippet_calls_three_tools_and_returns_one_aggregate(
+    code_fd: tuple[Foundry, str],
+) -> None:
     fd, _ = code_fd
     out = fd.run_js(THREE, {"text": "tools that last", "city": "Oslo"})
     assert out.ok, out.error
@@ -170,7 +172,7 @@ def test_a_snippet_calls_three_tools_and_returns_one_aggregate(code_fd):
     assert SECRET not in json.dumps(run.recording)
 
 
-def test_a_tool_calling_tools_is_audited_as_name_at_version(code_fd):
+def test_a_tool_calling_tools_is_audited_as_name_at_version(code_fd: tuple[Foundry, str]) -> None:
     fd, _ = code_fd
     register(fd, "report", THREE)
     out = fd.call("report", {"text": "a b", "city": "Rome"})
@@ -182,7 +184,7 @@ def test_a_tool_calling_tools_is_audited_as_name_at_version(code_fd):
     assert fd.usage("report").callers == {}  # called directly
 
 
-def test_a_pending_tool_is_a_catchable_not_active(code_fd):
+def test_a_pending_tool_is_a_catchable_not_active(code_fd: tuple[Foundry, str]) -> None:
     fd, _ = code_fd
     register(fd, "later", "export default 1;", status=VersionStatus.PENDING_APPROVAL)
     out = fd.run_js(
@@ -197,7 +199,7 @@ def test_a_pending_tool_is_a_catchable_not_active(code_fd):
     assert missing.value == "not_found"
 
 
-def test_a_cycle_ends_at_the_depth_limit_with_its_kind(code_fd):
+def test_a_cycle_ends_at_the_depth_limit_with_its_kind(code_fd: tuple[Foundry, str]) -> None:
     fd, _ = code_fd
     register(fd, "ping", "export default async (a) => tools.pong(a);")
     register(fd, "pong", "export default async (a) => tools.ping(a);")
@@ -214,7 +216,7 @@ def test_a_cycle_ends_at_the_depth_limit_with_its_kind(code_fd):
     assert direct.error.kind is ErrorKind.DEPTH_LIMIT
 
 
-def test_a_runaway_loop_ends_with_call_limit_within_the_budget(db_url):
+def test_a_runaway_loop_ends_with_call_limit_within_the_budget(db_url: str) -> None:
     with Foundry.open(db_url, config=parse_config({"limits": {"inner_calls": 50}})) as fd:
         assert fd.create_tool(word_count_draft()).status == "active"
         started = time.monotonic()
@@ -231,7 +233,7 @@ def test_a_runaway_loop_ends_with_call_limit_within_the_budget(db_url):
         assert fd.run_js("export default 1;").ok  # the process carries on
 
 
-def test_depth_zero_forbids_inner_calls(db_url):
+def test_depth_zero_forbids_inner_calls(db_url: str) -> None:
     with Foundry.open(db_url, config=parse_config({"limits": {"inner_call_depth": 0}})) as fd:
         fd.create_tool(word_count_draft())
         out = fd.run_js("export default await tools.word_count({ text: 'a' });")
@@ -240,7 +242,7 @@ def test_depth_zero_forbids_inner_calls(db_url):
         assert fd.usage("word_count").calls == 0
 
 
-def test_the_outer_deadline_bounds_a_callee_that_never_ends(code_fd):
+def test_the_outer_deadline_bounds_a_callee_that_never_ends(code_fd: tuple[Foundry, str]) -> None:
     fd, _ = code_fd
     register(fd, "forever", "export default () => { for (;;) {} };")
     started = time.monotonic()
@@ -252,7 +254,9 @@ def test_the_outer_deadline_bounds_a_callee_that_never_ends(code_fd):
     assert row.detail["error"] == "timeout"
 
 
-def test_inner_arguments_are_validated_against_the_callees_schema(code_fd):
+def test_inner_arguments_are_validated_against_the_callees_schema(
+    code_fd: tuple[Foundry, str],
+) -> None:
     fd, _ = code_fd
     out = fd.run_js(
         "export default await tools.word_count({ text: 42 }).catch((e) => [e.kind, e.message]);"
@@ -262,7 +266,7 @@ def test_inner_arguments_are_validated_against_the_callees_schema(code_fd):
     assert "word_count" in out.value[1]
 
 
-def test_eight_mib_of_arguments_never_reach_the_callee(code_fd):
+def test_eight_mib_of_arguments_never_reach_the_callee(code_fd: tuple[Foundry, str]) -> None:
     fd, _ = code_fd
     out = fd.run_js(
         """export default await tools.word_count({ text: "x ".repeat(4 * 1024 * 1024) })
@@ -280,7 +284,7 @@ def _big_policy(fd: Foundry) -> Any:
     return SandboxPolicy(timeout_s=10, memory_bytes=256 * MIB)
 
 
-def test_a_callee_returning_hostile_values(code_fd):
+def test_a_callee_returning_hostile_values(code_fd: tuple[Foundry, str]) -> None:
     fd, _ = code_fd
     register(fd, "raw", "export default () => JSON.rawJSON('1e999');")
     register(fd, "huge", "export default () => 'x'.repeat(2 * 1024 * 1024);")
@@ -301,7 +305,9 @@ def test_a_callee_returning_hostile_values(code_fd):
     assert out.value == ["invalid_output", "output_too_large", "invalid_output", "runtime_error"]
 
 
-def test_a_dependent_cannot_reach_its_callees_credential_or_storage(code_fd):
+def test_a_dependent_cannot_reach_its_callees_credential_or_storage(
+    code_fd: tuple[Foundry, str],
+) -> None:
     fd, server = code_fd
     keeper = (
         "export default ({ op }) => op === 'set' ? (localStorage.setItem('k', 'callee-secret'), 1)"
@@ -337,7 +343,9 @@ def test_a_dependent_cannot_reach_its_callees_credential_or_storage(code_fd):
     assert "reached" not in bare.value[0]
 
 
-def test_inner_calls_after_the_answer_are_refused_and_not_recorded(code_fd):
+def test_inner_calls_after_the_answer_are_refused_and_not_recorded(
+    code_fd: tuple[Foundry, str],
+) -> None:
     fd, _ = code_fd
     out = fd.run_js(
         """export async function handler() {
@@ -352,7 +360,7 @@ def test_inner_calls_after_the_answer_are_refused_and_not_recorded(code_fd):
     assert fd.usage("word_count").calls == 1
 
 
-def test_the_call_path_is_the_same_as_foundry_call(code_fd):
+def test_the_call_path_is_the_same_as_foundry_call(code_fd: tuple[Foundry, str]) -> None:
     fd, _ = code_fd
     fd.disable("shout", by="alice")
     out = fd.run_js("export default await tools.shout({ text: 'x' }).catch((e) => e.message);")
@@ -368,7 +376,7 @@ def test_the_call_path_is_the_same_as_foundry_call(code_fd):
     assert pinned.value == 2
 
 
-def test_the_actor_of_inner_calls_is_the_runs(code_fd):
+def test_the_actor_of_inner_calls_is_the_runs(code_fd: tuple[Foundry, str]) -> None:
     fd, _ = code_fd
     out = fd.run_js("export default await tools.word_count({ text: 'a' });", by="carol")
     assert out.ok, out.error
@@ -376,7 +384,7 @@ def test_the_actor_of_inner_calls_is_the_runs(code_fd):
     assert (row.actor, row.caller) == ("carol", f"run:{out.details['run_id']}")
 
 
-def test_concurrent_snippets_each_get_their_own_chain(code_fd):
+def test_concurrent_snippets_each_get_their_own_chain(code_fd: tuple[Foundry, str]) -> None:
     fd, _ = code_fd
     results: list[Any] = []
     lock = threading.Lock()
@@ -399,7 +407,7 @@ def test_concurrent_snippets_each_get_their_own_chain(code_fd):
     assert fd.usage("word_count").callers == {"run_js": 30}
 
 
-def test_runs_are_kept_bounded_in_count_and_age(fd):
+def test_runs_are_kept_bounded_in_count_and_age(fd: Foundry) -> None:
     from datetime import timedelta
 
     from toolfoundry.registry import code_runs
@@ -451,7 +459,7 @@ def python_fd(db_url: str, **limits: Any) -> Foundry:
     return fd
 
 
-def test_a_python_tool_is_called_from_a_snippet(db_url):
+def test_a_python_tool_is_called_from_a_snippet(db_url: str) -> None:
     with python_fd(db_url) as fd:
         out = fd.run_js("export default [await tools.nap({ s: 0 }), await tools.nap({ s: 0.01 })];")
         assert out.ok, out.error
@@ -460,7 +468,7 @@ def test_a_python_tool_is_called_from_a_snippet(db_url):
 
 
 @pytest.mark.slow
-def test_an_inner_python_call_waits_in_line_no_longer_than_the_outer_deadline(db_url):
+def test_an_inner_python_call_waits_in_line_no_longer_than_the_outer_deadline(db_url: str) -> None:
     # one call at 512 MiB holds the whole 512 MiB total; two holders, one after the other,
     # hold it for twice the budget, and the queue alone would wait 30 s
     with python_fd(db_url, python_total_mib=512, python_queue_s=30, timeout_s=1.5) as fd:

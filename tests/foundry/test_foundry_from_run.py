@@ -42,7 +42,7 @@ def from_run(run_id: str, **draft: Any) -> dict[str, Any]:
     }
 
 
-def test_a_successful_run_becomes_an_active_tool_whose_first_test_is_the_run(fd: Foundry):
+def test_a_successful_run_becomes_an_active_tool_whose_first_test_is_the_run(fd: Foundry) -> None:
     run = fd.run_js(TOTAL, {"texts": ["a b", "c d e"]})
     assert run.ok, run.error
     created = fd.create_tool(from_run(run.details["run_id"]))
@@ -67,7 +67,7 @@ def test_a_successful_run_becomes_an_active_tool_whose_first_test_is_the_run(fd:
     assert fd.verify(["total_words"]).tools[0].outcome == "passed"
 
 
-def test_the_drafts_own_tests_follow_the_run(fd: Foundry):
+def test_the_drafts_own_tests_follow_the_run(fd: Foundry) -> None:
     run_id = fd.run_js(TOTAL, {"texts": ["a"]}).details["run_id"]
     created = fd.create_tool(
         from_run(run_id, tests=[{"name": "empty", "input": {"texts": []}, "expected": 0}])
@@ -80,14 +80,14 @@ def test_the_drafts_own_tests_follow_the_run(fd: Foundry):
     ("run_id", "message"),
     [("nope", "no run 'nope' is kept"), ("", "from_run must be the run_id")],
 )
-def test_an_unknown_run_is_a_located_refusal(fd: Foundry, run_id: str, message: str):
+def test_an_unknown_run_is_a_located_refusal(fd: Foundry, run_id: str, message: str) -> None:
     created = fd.create_tool(from_run(run_id))
     assert created.status == "rejected"
     [finding] = [f for f in created.findings if f.path == "$.from_run"]
     assert message in finding.message
 
 
-def test_a_failed_run_cannot_become_a_tool(fd: Foundry):
+def test_a_failed_run_cannot_become_a_tool(fd: Foundry) -> None:
     run = fd.run_js("export default await tools.word_count({ text: 1 });")
     assert run.error is not None
     created = fd.create_tool(from_run(run.details["run_id"]))
@@ -95,14 +95,14 @@ def test_a_failed_run_cannot_become_a_tool(fd: Foundry):
     assert "failed (invalid_arguments)" in created.findings[0].message
 
 
-def test_code_and_from_run_together_are_refused(fd: Foundry):
+def test_code_and_from_run_together_are_refused(fd: Foundry) -> None:
     run_id = fd.run_js(TOTAL, {"texts": []}).details["run_id"]
     created = fd.create_tool(from_run(run_id, code="export default 1;"))
     assert created.status == "rejected"
     assert created.findings[0].message == "give code or from_run, not both"
 
 
-def test_a_run_too_large_to_record_cannot_become_a_tool(fd: Foundry):
+def test_a_run_too_large_to_record_cannot_become_a_tool(fd: Foundry) -> None:
     from toolfoundry.sandbox import SandboxPolicy
     from toolfoundry.spec.limits import MIB
 
@@ -117,13 +117,13 @@ def test_a_run_too_large_to_record_cannot_become_a_tool(fd: Foundry):
     assert "too large to record" in created.findings[0].message
 
 
-def test_a_json_draft_with_from_run_as_the_cli_gives_it(fd: Foundry):
+def test_a_json_draft_with_from_run_as_the_cli_gives_it(fd: Foundry) -> None:
     run_id = fd.run_js(TOTAL, {"texts": ["a b"]}).details["run_id"]
     created = fd.create_tool(json.dumps(from_run(run_id)))
     assert created.status == "active", created.to_dict()
 
 
-def test_from_run_through_the_create_tool_meta_tool(fd: Foundry):
+def test_from_run_through_the_create_tool_meta_tool(fd: Foundry) -> None:
     tools = {t.spec.name: t for t in builtin_tools(fd)}
     ran = tools["run_js"].call({"code": TOTAL, "args": {"texts": ["one two"]}}).unwrap()
     assert ran["value"] == 2

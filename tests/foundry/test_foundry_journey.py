@@ -5,16 +5,23 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from click.testing import CliRunner
 
 from toolfoundry import Foundry
 from toolfoundry.cli import main
 
+if TYPE_CHECKING:
+    from tests.foundry.conftest import Kit
+
 CLI = "import sys; from toolfoundry.cli import main; sys.exit(main())"
 
 
-def test_journey_python_api(db_url, kit, weather_server, tmp_path):
+def test_journey_python_api(
+    db_url: str, kit: type[Kit], weather_server: str, tmp_path: Path
+) -> None:
     config = tmp_path / "toolfoundry.toml"
     config.write_text(kit.loopback_config(weather_server))
     fd = Foundry.open(db_url, config=config)
@@ -64,7 +71,7 @@ def test_journey_python_api(db_url, kit, weather_server, tmp_path):
     again.close()
 
 
-def test_journey_cli(db_url, kit, weather_server, tmp_path):
+def test_journey_cli(db_url: str, kit: type[Kit], weather_server: str, tmp_path: Path) -> None:
     config = tmp_path / "toolfoundry.toml"
     config.write_text(kit.loopback_config(weather_server))
     runner = CliRunner()

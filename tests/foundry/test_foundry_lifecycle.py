@@ -4,6 +4,7 @@ Python API and the CLI: an approval binds the version the reviewer saw."""
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 import pytest
 from click.testing import CliRunner
@@ -12,6 +13,9 @@ from tests.shared_drafts import network_draft
 from toolfoundry import Foundry
 from toolfoundry.cli import main
 from toolfoundry.registry import AGENT_ACTOR, RegistryError, VersionStatus
+
+if TYPE_CHECKING:
+    from tests.foundry.conftest import Kit
 
 
 def _two_pending(fd: Foundry) -> None:
@@ -84,7 +88,7 @@ def _disabled_slugify(fd: Foundry, kit) -> None:  # type: ignore[no-untyped-def]
 
 
 def test_a_disabled_tool_runs_at_no_version_and_an_agent_cannot_switch_it_on(
-    fd: Foundry, kit
+    fd: Foundry, kit: type[Kit]
 ) -> None:  # type: ignore[no-untyped-def]
     _disabled_slugify(fd, kit)
     for version in (None, 1, 2):

@@ -9,11 +9,15 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from toolfoundry import Foundry
 from toolfoundry.registry.faults import ENV, POINTS
+
+if TYPE_CHECKING:
+    from tests.foundry.conftest import Kit
 
 CLI = "import sys; from toolfoundry.cli import main; sys.exit(main())"
 
@@ -30,7 +34,7 @@ def toolfoundry(*args: str, env: dict[str, str] | None = None, cwd: Path | None 
     )
 
 
-def test_a_tool_created_in_one_process_is_called_from_another(db_url, kit):
+def test_a_tool_created_in_one_process_is_called_from_another(db_url: str, kit: type[Kit]) -> None:
     created = toolfoundry("create", str(kit.slugify_path), "--db", db_url, "--json")
     assert created.returncode == 0, created.stderr
     for text in ("One Two", "Three"):
@@ -48,7 +52,7 @@ def test_a_tool_created_in_one_process_is_called_from_another(db_url, kit):
     fd.close()
 
 
-def test_default_store_is_under_the_working_directory(tmp_path, kit):
+def test_default_store_is_under_the_working_directory(tmp_path: Path, kit: type[Kit]) -> None:
     env = {k: v for k, v in os.environ.items() if k != "TOOLFOUNDRY_DB"}
     proc = subprocess.run(
         [sys.executable, "-c", CLI, "create", str(kit.slugify_path)],
@@ -80,7 +84,9 @@ KILL_POINTS = [
 
 
 @pytest.mark.parametrize("point", KILL_POINTS)
-def test_kill_9_during_create_tool_leaves_no_half_version(db_url, kit, tmp_path, point):
+def test_kill_9_during_create_tool_leaves_no_half_version(
+    db_url: str, kit: type[Kit], tmp_path: Path, point
+) -> None:
     assert toolfoundry("create", str(kit.slugify_path), "--db", db_url).returncode == 0
     fd = Foundry.open(db_url)
     before = kit.snapshot(fd)
@@ -100,7 +106,9 @@ def test_kill_9_during_create_tool_leaves_no_half_version(db_url, kit, tmp_path,
     fd.close()
 
 
-def test_kill_9_after_commit_keeps_the_whole_version(db_url, kit, tmp_path):
+def test_kill_9_after_commit_keeps_the_whole_version(
+    db_url: str, kit: type[Kit], tmp_path: Path
+) -> None:
     killed = toolfoundry("create", str(kit.slugify_path), "--db", db_url, env={ENV: "after_commit"})
     assert killed.returncode == -signal.SIGKILL
     fd = Foundry.open(db_url)
@@ -124,7 +132,9 @@ print(json.dumps({"status": r.status, "version": r.version, "step": r.step.to_di
 
 
 @pytest.mark.slow  # 8 sandboxes at once; the registry-level race runs in the fast suite
-def test_eight_processes_create_versions_of_one_tool(db_url, kit, tmp_path):
+def test_eight_processes_create_versions_of_one_tool(
+    db_url: str, kit: type[Kit], tmp_path: Path
+) -> None:
     Foundry.open(db_url).close()
     gate = tmp_path / "go"
     procs = []

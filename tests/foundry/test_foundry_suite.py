@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from click.testing import CliRunner
 
 from toolfoundry import Foundry
 from toolfoundry.cli import main
 from toolfoundry.spec.gate import Retirement
+
+if TYPE_CHECKING:
+    from tests.foundry.conftest import Kit
 
 T1 = {"name": "T1", "input": {"text": "Hello World"}, "expected": "hello-world"}
 T2 = {"name": "T2", "input": {"text": "a, b"}, "expected": "a-b"}
@@ -19,14 +24,14 @@ KEEPS_CASE = (
 )
 
 
-def _v1_v2(fd, kit):
+def _v1_v2(fd: Foundry, kit: type[Kit]) -> None:
     assert fd.create_tool(kit.slugify(tests=[T1])).version == 1
     # v2 drops T1 from its own tests: the gate still holds v3 to it (v1's promise)
     v2 = fd.create_tool(kit.slugify(tests=[T2], description="Slugify, v2"))
     assert (v2.status, v2.version) == ("active", 2), v2.to_dict()
 
 
-def test_a_version_must_pass_every_earlier_versions_tests(fd, kit):
+def test_a_version_must_pass_every_earlier_versions_tests(fd: Foundry, kit: type[Kit]) -> None:
     _v1_v2(fd, kit)
     before = kit.snapshot(fd)
     v3 = fd.create_tool(kit.slugify(code=KEEPS_CASE, tests=[T3]))
@@ -39,7 +44,7 @@ def test_a_version_must_pass_every_earlier_versions_tests(fd, kit):
     assert kit.snapshot(fd) == before
 
 
-def test_retiring_with_a_reason_is_accepted_audited_and_stored(fd, kit):
+def test_retiring_with_a_reason_is_accepted_audited_and_stored(fd: Foundry, kit: type[Kit]) -> None:
     _v1_v2(fd, kit)
     change = {"test": "v1:T1", "reason": "slugs keep their case now"}
     v3 = fd.create_tool(kit.slugify(code=KEEPS_CASE, tests=[T3], changes_tests=[change]))
@@ -64,7 +69,9 @@ def test_retiring_with_a_reason_is_accepted_audited_and_stored(fd, kit):
     assert {t.name for t in v4.test_results if t.regression} == {"v2:T2", "v3:T3"}
 
 
-def test_a_bare_name_still_retires_and_a_reasonless_object_is_located(fd, kit):
+def test_a_bare_name_still_retires_and_a_reasonless_object_is_located(
+    fd: Foundry, kit: type[Kit]
+) -> None:
     _v1_v2(fd, kit)
     bad = fd.create_tool(kit.slugify(code=KEEPS_CASE, tests=[T3], changes_tests=[{"test": "T1"}]))
     assert bad.status == "rejected"
@@ -79,7 +86,9 @@ def test_a_bare_name_still_retires_and_a_reasonless_object_is_located(fd, kit):
     assert suite.retired == (Retirement("v1:T1", "(no reason given)"),)
 
 
-def test_retiring_a_network_tools_test_needs_a_human(fd, kit, weather_server):
+def test_retiring_a_network_tools_test_needs_a_human(
+    fd: Foundry, kit: type[Kit], weather_server: str
+) -> None:
     fd = Foundry(fd.registry, kit.loopback(weather_server))
     v1 = kit.weather(weather_server)
     v1["tests"][0]["name"] = "oslo"
@@ -97,7 +106,9 @@ def test_retiring_a_network_tools_test_needs_a_human(fd, kit, weather_server):
     assert "retires tests: v1:oslo (the offset is deliberate)" in result.step.message
 
 
-def test_cli_refuses_naming_the_earlier_test_then_accepts_the_retirement(db_url, kit, tmp_path):
+def test_cli_refuses_naming_the_earlier_test_then_accepts_the_retirement(
+    db_url: str, kit: type[Kit], tmp_path: Path
+) -> None:
     runner = CliRunner()
 
     def create(draft):

@@ -3,14 +3,20 @@
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 from click.testing import CliRunner
 
 from toolfoundry import Foundry
 from toolfoundry.cli import main
 
+if TYPE_CHECKING:
+    from tests.foundry.conftest import Kit
 
-def test_identical_resubmission_is_unchanged_and_stores_nothing(fd, kit):
+
+def test_identical_resubmission_is_unchanged_and_stores_nothing(
+    fd: Foundry, kit: type[Kit]
+) -> None:
     first = fd.create_tool(kit.slugify())
     assert (first.status, first.version, first.unchanged) == ("active", 1, False)
     before = kit.snapshot(fd)
@@ -26,7 +32,7 @@ def test_identical_resubmission_is_unchanged_and_stores_nothing(fd, kit):
     assert [v.version for v in fd.registry.history("slugify")] == [1]
 
 
-def test_any_difference_is_a_new_version(fd, kit):
+def test_any_difference_is_a_new_version(fd: Foundry, kit: type[Kit]) -> None:
     fd.create_tool(kit.slugify())
     changed = fd.create_tool(kit.slugify(description="Turn text into a URL slug, again"))
     assert (changed.version, changed.unchanged) == (2, False)
@@ -35,7 +41,9 @@ def test_any_difference_is_a_new_version(fd, kit):
     assert (back.version, back.unchanged) == (3, False)
 
 
-def test_identical_network_tool_stays_pending_once(fd, kit, weather_server):
+def test_identical_network_tool_stays_pending_once(
+    fd: Foundry, kit: type[Kit], weather_server: str
+) -> None:
     fd = Foundry(fd.registry, kit.loopback(weather_server))
     first = fd.create_tool(kit.weather(weather_server))
     assert (first.status, first.version) == ("pending_approval", 1)
@@ -50,7 +58,7 @@ def test_identical_network_tool_stays_pending_once(fd, kit, weather_server):
     assert fd.registry.pending() == []
 
 
-def test_cli_create_says_unchanged(db_url, kit):
+def test_cli_create_says_unchanged(db_url: str, kit: type[Kit]) -> None:
     runner = CliRunner()
     path = str(kit.slugify_path)
     assert runner.invoke(main, ["create", path, "--db", db_url]).exit_code == 0

@@ -9,7 +9,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from toolfoundry.sandbox.js.wasm_engine import GUEST_WASM
+from toolfoundry.sandbox.js.installation import GUEST_WASM
 
 NEEDS_GUEST = ("test_fuzz_forge", "test_fuzz_sandbox", "test_fuzz_server")
 

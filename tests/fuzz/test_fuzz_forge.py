@@ -19,7 +19,7 @@ from toolfoundry.forge import DraftError, forge_draft, parse_draft
 from toolfoundry.sandbox import SandboxPolicy, run_js
 from toolfoundry.sandbox.host.fetch import FetchPolicy
 from toolfoundry.sandbox.js.modules import default_catalog
-from toolfoundry.spec import ErrorKind
+from toolfoundry.spec import ErrorKind, Problem
 
 from .hostile_json import DEEP, HOSTILE_LITERALS, HUGE_NUMBERS, LONE_SURROGATES, hostile_text
 from .js_grammar import escapes_in, fuzz_settings, hostile_module, quoted, soup
@@ -139,7 +139,7 @@ def test_parse_draft_raises_only_located_draft_errors(
         if literal is not None and data.endswith("}"):  # what only JSON text can carry
             data = data[:-1] + (", " if len(data) > 2 else "") + f'"description": {literal}}}'
 
-    problems = ()
+    problems: tuple[Problem, ...] = ()
     try:
         parsed = parse_draft(data)
     except DraftError as exc:

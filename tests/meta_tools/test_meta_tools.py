@@ -1,5 +1,9 @@
 """The meta-tools an agent or MCP client uses, called as tools (JSON in, CallResult out)."""
 
+from __future__ import annotations
+
+from pathlib import Path
+
 import pytest
 
 from toolfoundry.foundry import Foundry
@@ -14,7 +18,7 @@ export function handler({ text }) {
 
 
 @pytest.fixture
-def tools(tmp_path):
+def tools(tmp_path: Path):
     foundry = Foundry.open(f"sqlite:///{tmp_path / 'registry.db'}")
     yield {t.spec.name: t for t in builtin_tools(foundry)}
     foundry.close()
@@ -35,12 +39,12 @@ def draft(code: str = SLUG_V1, **extra):
     }
 
 
-def test_names_and_levels(tools):
+def test_names_and_levels(tools) -> None:
     assert tuple(tools) == META_TOOL_NAMES
     assert all(t.spec.capabilities.is_pure for t in tools.values())
 
 
-def test_create_search_history_rollback_through_the_meta_tools(tools):
+def test_create_search_history_rollback_through_the_meta_tools(tools) -> None:
     created = tools["create_tool"].call(draft()).unwrap()
     assert (created["status"], created["version"]) == ("active", 1)
 
@@ -61,7 +65,7 @@ def test_create_search_history_rollback_through_the_meta_tools(tools):
     assert (back["version"], back["current"]) == (1, True)
 
 
-def test_create_tool_reports_bad_arguments_with_paths(tools):
+def test_create_tool_reports_bad_arguments_with_paths(tools) -> None:
     result = tools["create_tool"].call({"name": "x", "tests": "nope"})
     assert result.error is not None
     assert result.error.kind == "invalid_arguments"
@@ -76,7 +80,7 @@ def test_create_tool_reports_bad_arguments_with_paths(tools):
     assert "or from_run" in codes[0]["message"]
 
 
-def test_run_js_is_sandboxed_and_reports_errors(tools):
+def test_run_js_is_sandboxed_and_reports_errors(tools) -> None:
     ok = tools["run_js"].call({"code": "export default 6 * 7"}).unwrap()
     assert ok["ok"] is True
     assert ok["value"] == 42
@@ -88,7 +92,7 @@ def test_run_js_is_sandboxed_and_reports_errors(tools):
     assert denied.logs == ("trying",)
 
 
-def test_mcp_hints_say_which_meta_tools_change_the_registry():
+def test_mcp_hints_say_which_meta_tools_change_the_registry() -> None:
     from toolfoundry.catalog import mcp_tools
 
     hints = {
@@ -106,7 +110,7 @@ def test_mcp_hints_say_which_meta_tools_change_the_registry():
     }
 
 
-def test_out_of_range_numbers_are_argument_errors_not_crashes(tools):
+def test_out_of_range_numbers_are_argument_errors_not_crashes(tools) -> None:
     for name, args in [
         ("rollback_tool", {"name": "slugify", "version": 10**30}),
         ("rollback_tool", {"name": "slugify", "version": 0}),
@@ -117,7 +121,7 @@ def test_out_of_range_numbers_are_argument_errors_not_crashes(tools):
         assert result.error.kind == "invalid_arguments", result.error
 
 
-def test_show_tool_and_call_tool_through_the_python_api(tools):
+def test_show_tool_and_call_tool_through_the_python_api(tools) -> None:
     tools["create_tool"].call(draft()).unwrap()
     more = draft(
         SLUG_V1.replace("trim()", "trim().normalize('NFKD')"),

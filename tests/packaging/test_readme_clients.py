@@ -86,7 +86,7 @@ def test_each_client_configuration_starts_the_server(client: str, tmp_path: Path
     names, ran = anyio.run(serves, command, args, env, elsewhere)
     assert {"create_tool", "search_tools", "run_js"} <= names
     assert not ran.is_error
-    assert ran.structured_content["value"] == 42  # type: ignore[index]
+    assert ran.structured_content["value"] == 42
     made = list(registry.glob("*.db")) + list((workspace / ".toolfoundry").glob("*.db"))
     assert made, "the configured registry was not used"
     assert not (elsewhere / ".toolfoundry").exists()  # not the working directory's default

@@ -18,7 +18,7 @@ from toolfoundry.registry.schema import code_runs
 NAME = "a" * 64  # the longest name: its by:<caller> counter fits the column
 
 
-def test_inner_calls_are_audited_with_their_caller_and_counted_by_caller(reg: Registry):
+def test_inner_calls_are_audited_with_their_caller_and_counted_by_caller(reg: Registry) -> None:
     reg.calls.record_all(
         [
             CallRecord("word_count", 1, 2.0, None, "agent", caller="run:abc", caller_name="run_js"),
@@ -42,12 +42,12 @@ def test_inner_calls_are_audited_with_their_caller_and_counted_by_caller(reg: Re
     assert usage.to_dict()["callers"] == {NAME: 1, "run_js": 1}
 
 
-def test_nothing_to_record_opens_no_transaction(reg: Registry):
+def test_nothing_to_record_opens_no_transaction(reg: Registry) -> None:
     reg.calls.record_all([])
     assert reg.audit() == []
 
 
-def test_the_audit_stays_append_only_with_its_new_column(reg: Registry):
+def test_the_audit_stays_append_only_with_its_new_column(reg: Registry) -> None:
     reg.calls.record_all([CallRecord("x", 1, 1.0, None, "agent", caller="run:1")])
     with reg.engine.connect() as conn:
         try:
@@ -75,7 +75,7 @@ def row(run_id: str, **changes: object) -> CodeRunRow:
     return dataclasses.replace(base, **changes)  # type: ignore[arg-type]
 
 
-def test_a_run_is_kept_and_read_back(reg: Registry):
+def test_a_run_is_kept_and_read_back(reg: Registry) -> None:
     reg.save_code_run(row("r1"))
     kept = reg.code_run("r1")
     assert kept is not None
@@ -84,7 +84,7 @@ def test_a_run_is_kept_and_read_back(reg: Registry):
     assert reg.code_run("missing") is None
 
 
-def test_runs_past_the_age_or_the_count_kept_are_deleted(reg: Registry):
+def test_runs_past_the_age_or_the_count_kept_are_deleted(reg: Registry) -> None:
     old = now() - runs.RUN_MAX_AGE - timedelta(minutes=1)
     with reg.engine.begin() as conn:  # written straight, as a week-old process did
         conn.execute(code_runs.insert().values(**dataclasses.asdict(row("old", started_at=old))))

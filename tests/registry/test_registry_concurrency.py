@@ -53,7 +53,9 @@ def _check_consistent(reg: Registry, name: str) -> None:
 
 
 @pytest.mark.parametrize("writers", [8])
-def test_concurrent_writers_get_distinct_versions(db_url: str, tmp_path: Path, writers: int):
+def test_concurrent_writers_get_distinct_versions(
+    db_url: str, tmp_path: Path, writers: int
+) -> None:
     Registry.open(db_url).close()  # migrate once; the race under test is on versions
     gate = tmp_path / "go"
     procs = [_python(WRITER, db_url, str(gate), f"w{i}") for i in range(writers)]
@@ -71,7 +73,7 @@ def test_concurrent_writers_get_distinct_versions(db_url: str, tmp_path: Path, w
     reg.close()
 
 
-def test_concurrent_first_open_migrates_once(tmp_path: Path):
+def test_concurrent_first_open_migrates_once(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'fresh.db'}"
     gate = tmp_path / "go"
     gate.touch()
@@ -86,7 +88,9 @@ def test_concurrent_first_open_migrates_once(tmp_path: Path):
 @pytest.mark.parametrize(
     "point", ["after_tool_row", "after_version_insert", "after_pointer_move", "before_commit"]
 )
-def test_kill_9_inside_the_transaction_leaves_nothing_half_done(db_url, tmp_path, point):
+def test_kill_9_inside_the_transaction_leaves_nothing_half_done(
+    db_url: str, tmp_path: Path, point: str
+) -> None:
     reg = Registry.open(db_url)
     gate = tmp_path / "go"
     gate.touch()
@@ -107,7 +111,7 @@ def test_kill_9_inside_the_transaction_leaves_nothing_half_done(db_url, tmp_path
     reg.close()
 
 
-def test_kill_9_right_after_commit_keeps_the_whole_version(db_url, tmp_path):
+def test_kill_9_right_after_commit_keeps_the_whole_version(db_url: str, tmp_path: Path) -> None:
     gate = tmp_path / "go"
     gate.touch()
     victim = _python(WRITER, db_url, str(gate), "kept", env={ENV: "after_commit"})

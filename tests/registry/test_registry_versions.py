@@ -44,7 +44,7 @@ def draft(
     )
 
 
-def test_versions_are_numbered_and_active_ones_become_current(reg):
+def test_versions_are_numbered_and_active_ones_become_current(reg: Registry) -> None:
     v1 = reg.add_version(draft(code="a"))
     v2 = reg.add_version(draft(code="b"))
     assert (v1.version, v2.version) == (1, 2)
@@ -57,7 +57,7 @@ def test_versions_are_numbered_and_active_ones_become_current(reg):
     assert reg.get("slugify", 1).sha256 == code_sha256(reg.get("slugify", 1).code)
 
 
-def test_pending_update_never_takes_the_working_tool_away(reg):
+def test_pending_update_never_takes_the_working_tool_away(reg: Registry) -> None:
     reg.add_version(draft(code="a"))
     pending = reg.add_version(
         draft(code="b", status=PENDING, capabilities=Capabilities(network=("x.org",)))
@@ -68,13 +68,13 @@ def test_pending_update_never_takes_the_working_tool_away(reg):
     assert [p.version for p in reg.pending()] == [2]
 
 
-def test_first_version_pending_is_current_but_not_active(reg):
+def test_first_version_pending_is_current_but_not_active(reg: Registry) -> None:
     reg.add_version(draft(status=PENDING))
     assert reg.get("slugify").status is PENDING
     assert reg.current_versions(status=ACTIVE) == []
 
 
-def test_approval_activates_and_binds_code_and_capabilities(reg):
+def test_approval_activates_and_binds_code_and_capabilities(reg: Registry) -> None:
     reg.add_version(draft(code="a"))
     caps = Capabilities(network=("api.example.com",))
     reg.add_version(draft(code="b", status=PENDING, capabilities=caps))
@@ -92,7 +92,7 @@ def test_approval_activates_and_binds_code_and_capabilities(reg):
     assert again.value.kind == "not_pending"
 
 
-def test_reject_keeps_current_and_is_recorded(reg):
+def test_reject_keeps_current_and_is_recorded(reg: Registry) -> None:
     reg.add_version(draft(code="a"))
     reg.add_version(draft(code="b", status=PENDING))
     rejected = reg.decide("slugify", 2, approve=False, by="bob", reason="phones home")
@@ -102,7 +102,7 @@ def test_reject_keeps_current_and_is_recorded(reg):
     assert reg.pending() == []
 
 
-def test_rollback_moves_pointer_and_deletes_nothing(reg):
+def test_rollback_moves_pointer_and_deletes_nothing(reg: Registry) -> None:
     for code in "abc":
         reg.add_version(draft(code=code))
     back = reg.rollback("slugify", 1, by="carol")
@@ -114,7 +114,7 @@ def test_rollback_moves_pointer_and_deletes_nothing(reg):
     assert event.detail == {"from": 3, "to": 1}
 
 
-def test_rollback_refuses_versions_that_are_not_active(reg):
+def test_rollback_refuses_versions_that_are_not_active(reg: Registry) -> None:
     reg.add_version(draft(code="a"))
     reg.add_version(draft(code="b", status=PENDING))
     with pytest.raises(RegistryError) as err:
@@ -125,7 +125,7 @@ def test_rollback_refuses_versions_that_are_not_active(reg):
     assert missing.value.kind == "not_found"
 
 
-def test_disable_and_enable(reg):
+def test_disable_and_enable(reg: Registry) -> None:
     reg.add_version(draft())
     assert reg.set_enabled("slugify", False).status is VersionStatus.DISABLED
     assert reg.current_versions(status=ACTIVE) == []
@@ -138,7 +138,7 @@ def test_disable_and_enable(reg):
     assert events[-2:] == [AuditEvent.DISABLED, AuditEvent.ENABLED]
 
 
-def test_unknown_tools_are_not_found(reg):
+def test_unknown_tools_are_not_found(reg: Registry) -> None:
     for op in (
         lambda: reg.get("nope"),
         lambda: reg.history("nope"),
@@ -149,7 +149,7 @@ def test_unknown_tools_are_not_found(reg):
         assert err.value.kind == "not_found"
 
 
-def test_audit_is_append_only_at_the_database_level(reg):
+def test_audit_is_append_only_at_the_database_level(reg: Registry) -> None:
     reg.add_version(draft())
     events = [e.event for e in reg.audit("slugify")]
     assert events == [AuditEvent.CREATED, AuditEvent.TESTED, AuditEvent.ACTIVATED]
@@ -159,7 +159,7 @@ def test_audit_is_append_only_at_the_database_level(reg):
     assert len(reg.audit("slugify")) == 3
 
 
-def test_usage_counts_failures_and_percentiles(reg):
+def test_usage_counts_failures_and_percentiles(reg: Registry) -> None:
     reg.add_version(draft())
     for ms in [1.0] * 90 + [50.0] * 10:
         reg.record_call("slugify", 1, duration_ms=ms, error_kind=None)
@@ -174,7 +174,7 @@ def test_usage_counts_failures_and_percentiles(reg):
     assert reg.usage("unused").calls == 0
 
 
-def test_usage_survives_reopening(db_url):
+def test_usage_survives_reopening(db_url: str) -> None:
     first = Registry.open(db_url)
     first.add_version(draft())
     first.record_call("slugify", 1, duration_ms=3.0, error_kind=None)
@@ -185,7 +185,7 @@ def test_usage_survives_reopening(db_url):
     second.close()
 
 
-def test_search_ranks_name_over_description_and_params(reg):
+def test_search_ranks_name_over_description_and_params(reg: Registry) -> None:
     reg.add_version(draft("slugify", description="Make a URL slug from a title"))
     reg.add_version(draft("word_count", description="Count words in text, e.g. for a slug budget"))
     reg.add_version(
@@ -211,7 +211,7 @@ def test_search_ranks_name_over_description_and_params(reg):
     assert len(scores) == 2
 
 
-def test_search_follows_the_pointer(reg):
+def test_search_follows_the_pointer(reg: Registry) -> None:
     reg.add_version(draft(description="Make a URL slug"))
     reg.add_version(draft(code="b", description="Shorten links"))
     assert [h.name for h in reg.search("shorten links")] == ["slugify"]
@@ -220,14 +220,14 @@ def test_search_follows_the_pointer(reg):
     assert [h.version for h in reg.search("slug url")] == [1]
 
 
-def test_duplicate_detection_by_code_hash(reg):
+def test_duplicate_detection_by_code_hash(reg: Registry) -> None:
     first = reg.add_version(draft("slugify", code="same"))
     assert reg.find_active_by_sha(first.sha256).name == "slugify"
     assert reg.find_active_by_sha(first.sha256, exclude="slugify") is None
     assert reg.find_active_by_sha("0" * 64) is None
 
 
-def test_storage_backend(reg):
+def test_storage_backend(reg: Registry) -> None:
     store = reg.storage
     quota = StorageQuota()
     assert store.set_item("tool:a", "b", "2", quota) is None
@@ -247,7 +247,7 @@ def test_storage_backend(reg):
     assert store.usage("tool:u") == (1, 5)  # UTF-8 bytes, counted by the database
 
 
-def test_storage_backend_checks_the_quota_in_its_write(reg):
+def test_storage_backend_checks_the_quota_in_its_write(reg: Registry) -> None:
     store = reg.storage
     tight = StorageQuota(max_keys=2, max_total_bytes=10)
     assert store.set_item("ns", "a", "1234", tight) is None
@@ -263,14 +263,14 @@ def test_storage_backend_checks_the_quota_in_its_write(reg):
     assert store.get_item("ns", "c") is None
 
 
-def test_schema_head_matches_the_migration_scripts():
+def test_schema_head_matches_the_migration_scripts() -> None:
     config = Config()
     package = Path(__import__("toolfoundry.registry", fromlist=["x"]).__file__).parent
     config.set_main_option("script_location", str(package / "migrations"))
     assert ScriptDirectory.from_config(config).get_current_head() == SCHEMA_HEAD
 
 
-def test_a_database_from_a_newer_toolfoundry_is_refused_by_name(db_url):
+def test_a_database_from_a_newer_toolfoundry_is_refused_by_name(db_url: str) -> None:
     reg = Registry.open(db_url)
     with reg.engine.begin() as conn:
         conn.execute(text("UPDATE tf_alembic_version SET version_num = '9999'"))
@@ -279,7 +279,7 @@ def test_a_database_from_a_newer_toolfoundry_is_refused_by_name(db_url):
         Registry.open(db_url)
 
 
-def test_sqlite_runs_in_wal_mode(tmp_path):
+def test_sqlite_runs_in_wal_mode(tmp_path: Path) -> None:
     reg = Registry.open(f"sqlite:///{tmp_path / 'r.db'}")
     with reg.engine.connect() as conn:
         assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
@@ -287,7 +287,7 @@ def test_sqlite_runs_in_wal_mode(tmp_path):
     reg.close()
 
 
-def test_search_widens_to_any_word_when_no_tool_has_them_all(reg):
+def test_search_widens_to_any_word_when_no_tool_has_them_all(reg: Registry) -> None:
     reg.add_version(draft("csv_to_json", description="Convert CSV rows to JSON objects"))
     reg.add_version(draft("slugify", description="Make a URL slug from a title"))
     hits = reg.search("convert csv spreadsheet", 5)
@@ -301,7 +301,9 @@ def test_search_widens_to_any_word_when_no_tool_has_them_all(reg):
     assert all(h.strength == "weak" for h in reg.search("the to for", 5))
 
 
-def test_widened_search_keeps_to_the_rarest_words_within_budget(reg, monkeypatch):
+def test_widened_search_keeps_to_the_rarest_words_within_budget(
+    reg: Registry, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from toolfoundry.registry import search as fulltext
 
     reg.add_version(draft("a_tool", description="Convert currency amounts"))
@@ -318,7 +320,7 @@ def test_widened_search_keeps_to_the_rarest_words_within_budget(reg, monkeypatch
     assert [h.name for h in reg.search("convert invoices zebra", 5, floor=0.0)] == ["c_tool"]
 
 
-def test_migrated_schema_matches_the_table_definitions(reg):
+def test_migrated_schema_matches_the_table_definitions(reg: Registry) -> None:
     from alembic.autogenerate import compare_metadata
     from alembic.runtime.migration import MigrationContext
 
@@ -338,7 +340,7 @@ def test_migrated_schema_matches_the_table_definitions(reg):
     assert diffs == []
 
 
-def test_upgrade_from_the_first_schema_keeps_tools_searchable(db_url):
+def test_upgrade_from_the_first_schema_keeps_tools_searchable(db_url: str) -> None:
     from alembic import command
     from alembic.config import Config as AlembicConfig
 

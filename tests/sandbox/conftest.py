@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from toolfoundry.sandbox.js.wasm_engine import GUEST_WASM
+from toolfoundry.sandbox.js.installation import GUEST_WASM
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

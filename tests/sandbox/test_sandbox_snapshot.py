@@ -51,7 +51,7 @@ def test_bake_refuses_what_it_cannot_handle() -> None:
 
 
 def test_guest_imports_only_our_hooks_and_minimal_wasi() -> None:
-    from toolfoundry.sandbox.js.wasm_engine import GUEST_WASM
+    from toolfoundry.sandbox.js.installation import GUEST_WASM
 
     module = wasmtime.Module.from_file(wasmtime.Engine(), str(GUEST_WASM))
     imports = {(i.module, i.name) for i in module.imports}

@@ -44,7 +44,7 @@ def run(code: str, keeper: Keeper | None = None, **policy: Any) -> CallResult:
     return run_js(code, {}, SandboxPolicy(tools=keeper, **policy))
 
 
-def test_tools_name_and_tools_call_reach_the_provider():
+def test_tools_name_and_tools_call_reach_the_provider() -> None:
     keeper = Keeper({"word_count": 3})
     r = run(
         """export async function handler() {
@@ -66,7 +66,7 @@ def test_tools_name_and_tools_call_reach_the_provider():
     assert keeper.closed == 1  # the handler is closed when the call ends
 
 
-def test_a_failed_inner_call_is_a_tool_error_the_script_can_catch():
+def test_a_failed_inner_call_is_a_tool_error_the_script_can_catch() -> None:
     keeper = Keeper({"pending": CallResult.failure("not_active", "'pending' version 1 is ...")})
     r = run(
         """export async function handler() {
@@ -88,7 +88,7 @@ def test_a_failed_inner_call_is_a_tool_error_the_script_can_catch():
 
 
 @pytest.mark.parametrize("kind", ["not_active", "not_found", "depth_limit", "invalid_arguments"])
-def test_an_uncaught_tool_error_ends_the_call_with_its_kind(kind: str):
+def test_an_uncaught_tool_error_ends_the_call_with_its_kind(kind: str) -> None:
     keeper = Keeper({"x": CallResult.failure(kind, "refused")})
     r = run("export default await tools.x({});", keeper)
     assert r.error is not None
@@ -96,21 +96,21 @@ def test_an_uncaught_tool_error_ends_the_call_with_its_kind(kind: str):
     assert "tools.x: refused" in r.error.message
 
 
-def test_a_forged_tool_error_does_not_choose_the_kind():
+def test_a_forged_tool_error_does_not_choose_the_kind() -> None:
     # the script builds its own ToolError: the host answered no such kind, so runtime_error
     r = run("throw new ToolError('fake', 'memory_limit', 'x');", Keeper())
     assert r.error is not None
     assert r.error.kind is ErrorKind.RUNTIME_ERROR
 
 
-def test_without_a_provider_every_call_is_capability_denied():
+def test_without_a_provider_every_call_is_capability_denied() -> None:
     r = run_js("export default await tools.anything({});")
     assert r.error is not None
     assert r.error.kind is ErrorKind.CAPABILITY_DENIED
     assert "without a tool registry" in r.error.message
 
 
-def test_tools_is_a_namespace_not_an_object_a_script_can_change():
+def test_tools_is_a_namespace_not_an_object_a_script_can_change() -> None:
     r = run(
         """"use strict";
            const out = [typeof tools, typeof tools.then, Object.keys(tools).length,
@@ -145,7 +145,7 @@ def test_tools_is_a_namespace_not_an_object_a_script_can_change():
         ("tools.x(1n)", "BigInt"),
     ],
 )
-def test_malformed_calls_fail_in_the_script(call: str, message: str):
+def test_malformed_calls_fail_in_the_script(call: str, message: str) -> None:
     keeper = Keeper()
     r = run(f"export default await {call};", keeper)
     assert r.error is not None
@@ -164,7 +164,9 @@ def test_malformed_calls_fail_in_the_script(call: str, message: str):
         ('{"name": "x", "args": {"s": "\\ud800"}}', "surrogate"),
     ],
 )
-def test_the_host_checks_each_request_whatever_the_prelude_sends(payload: str, message: str):
+def test_the_host_checks_each_request_whatever_the_prelude_sends(
+    payload: str, message: str
+) -> None:
     # the raw op, as a script that got past the prelude would send it
     from toolfoundry.base.json_gate import decode
     from toolfoundry.sandbox.host.storage import StorageHook
@@ -188,7 +190,7 @@ def test_the_host_checks_each_request_whatever_the_prelude_sends(payload: str, m
     assert keeper.seen == []
 
 
-def test_eight_mib_of_arguments_are_refused_before_the_provider():
+def test_eight_mib_of_arguments_are_refused_before_the_provider() -> None:
     keeper = Keeper()
     r = run(
         """export default await tools.big({ s: "x".repeat(8 * 1024 * 1024) })
@@ -202,7 +204,7 @@ def test_eight_mib_of_arguments_are_refused_before_the_provider():
     assert keeper.seen == []
 
 
-def test_a_provider_answer_the_gate_refuses_never_reaches_the_script():
+def test_a_provider_answer_the_gate_refuses_never_reaches_the_script() -> None:
     keeper = Keeper({"lone": "\ud800"})
     nested: Any = 1
     for _ in range(200):
@@ -217,7 +219,7 @@ def test_a_provider_answer_the_gate_refuses_never_reaches_the_script():
     assert r.value == ["invalid_output", "invalid_output"]
 
 
-def test_a_call_after_the_answer_is_refused():
+def test_a_call_after_the_answer_is_refused() -> None:
     keeper = Keeper()
     r = run(
         """export async function handler() {
@@ -236,7 +238,7 @@ def test_a_call_after_the_answer_is_refused():
     assert [q.name for q in keeper.seen] == ["early"]
 
 
-def test_a_raising_provider_is_a_runtime_error_in_the_script():
+def test_a_raising_provider_is_a_runtime_error_in_the_script() -> None:
     class Broken(Keeper):
         def call(self, request: ToolRequest) -> CallResult:
             raise RuntimeError("provider bug")
@@ -246,7 +248,7 @@ def test_a_raising_provider_is_a_runtime_error_in_the_script():
     assert r.value == ["runtime_error", "tools.x: the inner call failed: provider bug"]
 
 
-def test_an_inner_call_made_after_the_deadline_is_a_timeout():
+def test_an_inner_call_made_after_the_deadline_is_a_timeout() -> None:
     class Slow(Keeper):
         def call(self, request: ToolRequest) -> CallResult:
             time.sleep(0.3)
@@ -311,7 +313,7 @@ def levels(value: Any) -> list[int]:
 
 
 @pytest.mark.parametrize("on", ["main thread", "worker thread"])
-def test_a_chain_of_16_nested_runs_each_deep_in_recursion_does_not_crash(on: str):
+def test_a_chain_of_16_nested_runs_each_deep_in_recursion_does_not_crash(on: str) -> None:
     # Without a stack of its own per level, the 6th store down on one 8 MiB thread dies of
     # SIGSEGV (the process, not the call); here each level runs on a tf-nested worker.
     provider = Nested(last=16)
@@ -356,7 +358,7 @@ def test_a_thread_with_a_small_stack_hands_even_the_first_level_over():
     assert "small-stack" not in provider.threads
 
 
-def test_nested_runs_share_the_outer_deadline():
+def test_nested_runs_share_the_outer_deadline() -> None:
     deadline = time.monotonic() + 0.4
 
     class Spinner(Keeper):
@@ -375,7 +377,7 @@ def test_nested_runs_share_the_outer_deadline():
     assert time.monotonic() - started < 1.5
 
 
-def test_concurrent_outer_calls_each_with_inner_calls():
+def test_concurrent_outer_calls_each_with_inner_calls() -> None:
     provider = Nested(last=3)
     results: list[CallResult] = []
     lock = threading.Lock()

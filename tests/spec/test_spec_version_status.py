@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import toolfoundry.forge
 import toolfoundry.registry
 from toolfoundry import Foundry
@@ -17,7 +19,7 @@ SLUGIFY = {
 }
 
 
-def test_every_layer_names_the_same_enum():
+def test_every_layer_names_the_same_enum() -> None:
     assert toolfoundry.forge.VersionStatus is VersionStatus
     assert toolfoundry.registry.VersionStatus is VersionStatus
     assert [s.value for s in VersionStatus] == [
@@ -28,7 +30,7 @@ def test_every_layer_names_the_same_enum():
     ]
 
 
-def test_the_forge_verdict_is_the_stored_status(tmp_path):
+def test_the_forge_verdict_is_the_stored_status(tmp_path: Path) -> None:
     report = forge_draft(SLUGIFY)
     assert report.status is VersionStatus.ACTIVE
     with Foundry.open(f"sqlite:///{tmp_path / 'registry.db'}") as fd:
