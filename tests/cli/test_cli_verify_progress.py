@@ -22,6 +22,8 @@ def tool(i: int) -> dict[str, object]:
         "parameters": {"type": "object", "properties": {"n": {"type": "number"}}},
         "code": "export const handler = ({ n }) => n * 2;",
         "tests": [{"input": {"n": i}, "expected": 2 * i}],
+        # copies on purpose (a suite to verify), each distinct from the first by its word
+        **({"distinct_from": {"name": "double_0", "why": f"copy {i}"}} if i else {}),
     }
 
 

@@ -49,8 +49,8 @@ from mcp.shared.exceptions import MCPError
 from toolfoundry.base.json_gate import encode
 from toolfoundry.base.lru import SizedLRU, text_cost
 from toolfoundry.catalog.mcp import mcp_tool, mcp_tools
-from toolfoundry.foundry import Foundry
 from toolfoundry.forge.policy import CapabilityPolicy
+from toolfoundry.foundry import Foundry
 from toolfoundry.foundry.meta_tools import builtin_tools
 from toolfoundry.server.changes import DEFAULT_INTERVAL_S, ActiveSetWatcher
 from toolfoundry.server.mcp.listing import DEFAULT_PAGE_SIZE, InvalidCursor, ToolListing
@@ -69,7 +69,6 @@ INSTRUCTIONS = (
     "it; create_tool makes a new tool (or the next version of one) from code and tests; "
     "call_tool calls a tool your tool list does not show yet; run_js tries an idea once. "
 )
-# What the compact surface adds: the library is not listed, so say how to reach it.
 # after the policy's own approval rule (forge/policy.py: CapabilityPolicy.rule_text)
 APPROVED_NOTICE = (
     " The tool list changes when a tool is approved (notifications/tools/list_changed)."
@@ -83,6 +82,7 @@ def instructions(policy: CapabilityPolicy, *, compact: bool = False) -> str:
     return INSTRUCTIONS + rule + (COMPACT_INSTRUCTIONS if compact else "")
 
 
+# What the compact surface adds: the library is not listed, so say how to reach it.
 COMPACT_INSTRUCTIONS = (
     " This server lists only its meta-tools, whatever the library holds: find a tool with "
     "search_tools (its first hit carries its parameters), then call it with call_tool, or "
