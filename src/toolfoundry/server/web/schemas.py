@@ -146,16 +146,16 @@ COMPONENTS: dict[str, dict[str, Any]] = {
                     "description_diff",
                     "parameters_diff",
                     "test_tally",
-                ],
                     "distinct_from",
+                ],
                 reasons={"type": "array", "items": _STR},
-                capability_details={
                 distinct_from={
                     "type": ["object", "null"],
                     "description": "The active tool that passes every test of this version and "
                     "why its draft says it differs (distinct_from), or null.",
                     "properties": {"name": _STR, "why": _STR},
                 },
+                capability_details={
                     "type": "array",
                     "items": _obj(
                         ["capability", "value", "meaning", "change"],
