@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 
 from toolfoundry.config import Config
 from toolfoundry.forge.draft_fields import DraftError
@@ -30,6 +30,7 @@ from toolfoundry.forge.regression import ExistingTool
 from toolfoundry.forge.sandbox_runner import SandboxRunner
 from toolfoundry.forge.testrun import (
     CASES_AT_ONCE,
+    CaseResultJson,
     TestResult,
     ToolRunner,
     failed_tests_message,
@@ -43,9 +44,34 @@ from toolfoundry.registry import Registry, RegistryError, ToolVersion, VersionSt
 from toolfoundry.sandbox.host.protocols import ToolsProvider
 from toolfoundry.spec import Problem, StepResult, StepStatus
 from toolfoundry.spec.names import did_you_mean
+from toolfoundry.spec.status import StepJson
 
 PASSED, FAILED, UNAVAILABLE, SKIPPED = "passed", "failed", "unavailable", "skipped"
-OUTCOMES = (PASSED, FAILED, UNAVAILABLE, SKIPPED)
+UNFINISHED = "unfinished"
+OUTCOMES = (PASSED, FAILED, UNAVAILABLE, SKIPPED, UNFINISHED)
+
+
+class ToolVerificationJson(TypedDict):
+    """One tool's verification as ``tools verify --json`` prints it."""
+
+    name: str
+    version: int
+    language: str
+    outcome: str
+    tests: int
+    failed: list[str]
+    message: str
+    results: list[CaseResultJson]
+    unreachable: list[dict[str, str]]
+
+
+class VerifyReportJson(TypedDict):
+    """What ``toolfoundry tools verify --json`` prints."""
+
+    ok: bool
+    step: StepJson
+    counts: dict[str, int]
+    tools: list[ToolVerificationJson]
 
 
 @dataclass(frozen=True)
@@ -74,7 +100,7 @@ class ToolVerification:
         """Labels of the tests that failed."""
         return tuple(r.name for r in self.results if not r.passed)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> ToolVerificationJson:
         """JSON-ready form (every result with its reason and diff)."""
         return {
             "name": self.name,
@@ -116,7 +142,7 @@ class VerifyReport:
         message = f"{summary} ({', '.join(failing)})"
         return StepResult(StepStatus.BLOCKED, None, ("tests_failed",), message, details)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> VerifyReportJson:
         """What ``toolfoundry tools verify --json`` prints."""
         return {
             "ok": self.ok,
