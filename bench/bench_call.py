@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/bench_call.py [--rounds 15] [--batch 5] [--postgres]
 
-Two workloads (issue 15): a JSON transform of 1 000 objects (arguments and result both about
+Two workloads: a JSON transform of 1 000 objects (arguments and result both about
 60 kB of JSON) and a trivial call. For each, ``run_js`` of the tool's own code under the tool's
 own sandbox policy is the baseline; ``Foundry.call`` adds the name lookup, the JSON gate and
 schema validation of the arguments, and the usage + audit record. Sides alternate round by

@@ -6,7 +6,7 @@ Every ratio is measured in one run, the sides interleaved round by round (ABBA),
 
 1. Ten inner calls of a trivial tool from one snippet (``Foundry.run_js``: the snippet, ten
    ``await tools.inc(...)``, the run kept) against ten ``Foundry.call`` of it from Python.
-   Goal (issue 21): <= 0.5x.
+   Goal: <= 0.5x.
 2. One inner call of the trivial tool against a bare ``run_js`` of the callee's code: what one
    inner call adds to a snippet (ten inner calls, less a snippet making none, over ten)
    against ``toolfoundry.sandbox.run_js`` of ``inc``'s module. Goal: <= 1.5x. Also the whole

@@ -9,7 +9,7 @@ host), once per size and schema revision, into a cached SQLite file under
 Every row is measured in ABAB rounds against its baseline, medians printed with their ratio:
 - ``tools list`` piped (the plain renderer), ``--json`` and ``--limit 50``, each a new process,
   against ``tools list --limit 1`` (the same start-up, imports and query set-up, one row): the
-  difference is what listing 10 000 tools costs. Goal (issue 16): ``tools list`` <= 1 s.
+  difference is what listing 10 000 tools costs. Goal: ``tools list`` <= 1 s.
   Processes keep their bytecode (``harness.child_env``, one untimed process first), as an
   installed package does.
 - ``fd.tools()`` against a bare ``SELECT`` of the same rows with sqlite3 (no records);

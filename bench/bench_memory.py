@@ -1,4 +1,4 @@
-"""Memory a tool gets under its cap, and what reading the clock costs (issues 15 and 16).
+"""Memory a tool gets under its cap, and what reading the clock costs.
 
     .venv/bin/python bench/bench_memory.py [--rounds 5]
 

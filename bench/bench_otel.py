@@ -14,7 +14,7 @@ delegates to, i.e. the call path as it was before the hook) in the same run, int
 each round times ``--calls`` calls of one then of the other, alternating which goes first.
 The ratio is the median over rounds of (Foundry.call median / hookless median); 1.00 means
 no cost. The ``control`` row times the hookless refused call against itself: how far from
-1.00 a ratio strays on this machine when nothing differs. Goal (issue 14): with
+1.00 a ratio strays on this machine when nothing differs. Goal: with
 OpenTelemetry absent, the call path's cost is unchanged.
 """
 

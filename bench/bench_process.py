@@ -8,7 +8,7 @@ the difference. The three kinds are interleaved: latency rounds are ABC (one cal
 per round, the pool refilled before its call, as in an idle server), throughput alternates
 the kinds in slices of ``--seconds / 5`` (calls per second from two client threads, refills
 included). Ratios are against the subprocess baseline of the same run.
-Goals (issue 7): warm call <= 5 ms p50, cold call <= 25 ms p99. Not a test: numbers depend on
+Goals: warm call <= 5 ms p50, cold call <= 25 ms p99. Not a test: numbers depend on
 the machine and its load (printed with the results).
 """
 

@@ -5,7 +5,7 @@
 
 Each figure is printed next to a baseline measured in the same run: ``forge_draft`` alone
 (no database) for create, a bare ``run_js`` for the call path, a bare indexed SELECT for search.
-Goals (issue 4): create <= 30 ms p50, call path <= 1 ms p50 on SQLite, search <= 20 ms.
+Goals: create <= 30 ms p50, call path <= 1 ms p50 on SQLite, search <= 20 ms.
 """
 
 from __future__ import annotations

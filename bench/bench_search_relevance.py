@@ -7,7 +7,7 @@ Part 1 runs the needs of tests/registry/search_library.py (plain-language querie
 synonyms) and tests/registry/search_paraphrases.py (120 needs written from the tools' jobs in
 other words) against the library, then again with look-alike tools added (the other direction
 of a conversion, a neighbouring job): how often the right tool ranks first and in the top 3,
-and how many needs no tool covers get a strong hit. It prints the issue's goals (first >= 85 %,
+and how many needs no tool covers get a strong hit. It prints the goals (first >= 85 %,
 top 3 >= 95 %, no strong hit for an unrelated need) and a sweep of the similarity thresholds
 that decide a strong hit. Part 2 times search(k=5) over a large synthetic registry, hybrid and
 BM25 alone interleaved in the same run, against the goal of 20 ms p50 at 10 000 tools.

@@ -1,4 +1,4 @@
-"""Start-up: a new process to its first answer (issue 15).
+"""Start-up: a new process to its first answer.
 
     .venv/bin/python bench/bench_startup.py [--rounds 5] [--compare-src DIR]
 

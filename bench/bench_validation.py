@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/bench_validation.py [--rounds 30]
 
-The argument is issue 16's: an object whose ``items`` array holds 1 000 objects of five
+The argument is an object whose ``items`` array holds 1 000 objects of five
 fields (integer with a minimum, string with a pattern and a minLength, number, array of
 strings, boolean; required fields, no additional properties). Both validators are compiled
 once beforehand (as a version's validator is), then timed round by round, interleaved, so

@@ -1,5 +1,5 @@
 """``toolfoundry agent`` shows what the model and its tools wrote, never lets it drive the
-terminal: control characters escaped, rich markup shown as text (issue 11, terminals)."""
+terminal: control characters escaped, rich markup shown as text."""
 
 from __future__ import annotations
 

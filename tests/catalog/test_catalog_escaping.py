@@ -1,4 +1,4 @@
-"""Every catalogue format shows what a tool's text holds and obeys none of it (issue 11).
+"""Every catalogue format shows what a tool's text holds and obeys none of it.
 
 A model writes a registry tool's description and parameter descriptions; ``describe`` prints
 them to a terminal and ``catalog write`` puts them in committed files. JSON formats go through

@@ -370,7 +370,7 @@ def test_the_error_kinds_are_the_call_error_kinds() -> None:
 
 
 def test_namespaced_names_nest_under_tools(tmp_path: Path) -> None:
-    """Issue 23's upstream names (``github.create_issue``): the nesting is ready, reached by
+    """Upstream servers' names (``github.create_issue``): the nesting is ready, reached by
     ``namespace_path``; a ToolSpec name cannot hold a dot yet, so the declaration is built
     here by replacing a plain tool's name."""
     from toolfoundry.catalog import typescript as ts

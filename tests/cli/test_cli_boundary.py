@@ -1,6 +1,6 @@
 """What reaches a terminal is shown, never obeyed; hostile input never ends in a traceback.
 
-Issue 11's terminal bullet: ESC bytes, bidi overrides and rich markup written by a model (in
+The terminal threats: ESC bytes, bidi overrides and rich markup written by a model (in
 code, a description, a test name, an output or a log) reach the reviewer escaped in
 ``approvals show``, ``tools show``, ``tools list``, ``js run``, ``call`` and ``create``; and the
 last bullet: ``--timeout inf`` is a usage error. All as real subprocesses of the CLI.

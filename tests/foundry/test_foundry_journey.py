@@ -1,4 +1,4 @@
-"""The issue's "Done when": the whole user journey, through the Python API and the CLI."""
+"""The whole user journey, through the Python API and the CLI."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Approvals and lifecycle under hostile timing and hostile drafts (issue 11), through the
+"""Approvals and lifecycle under hostile timing and hostile drafts, through the
 Python API and the CLI: an approval binds the version the reviewer saw."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Server caches are bounded by bytes (issue 11): 150 distinct ~1 MB rejected drafts through
+"""Server caches are bounded by bytes: 150 distinct ~1 MB rejected drafts through
 Foundry.create_tool do not grow the process (they grew a server from 101 to 701 MB).
 
 Measured as RSS in a fresh subprocess, after a warm-up of 20 drafts (the interpreter, the

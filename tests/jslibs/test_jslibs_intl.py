@@ -116,7 +116,7 @@ def test_js_run_cli_equals_node(built: Path, node: str, tmp_path: Path) -> None:
 def test_mcp_run_js_equals_node(
     built: Path, node: str, tmp_path: Path, mcp_session: McpSessionFactory
 ) -> None:
-    """The issue's check, as a model makes it: `run_js` over MCP with the official client."""
+    """The check a model makes: `run_js` over MCP with the official client."""
     _, values = node_values(node, [CURRENCY, EPOCH_DATE])
 
     async def scenario() -> list[Any]:

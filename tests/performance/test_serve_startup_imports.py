@@ -1,4 +1,4 @@
-"""``toolfoundry serve``'s start-up (issue 15): what it pauses, and what it does not import.
+"""``toolfoundry serve``'s start-up: what it pauses, and what it does not import.
 
 Each case runs in a new interpreter (tests/performance/interpreter.py, as
 tests/performance/test_startup_imports.py does).

@@ -1,4 +1,4 @@
-"""Start-up stays cheap: what the first request does not need is not imported (issue 15).
+"""Start-up stays cheap: what the first request does not need is not imported.
 
 Each entry point runs in a new interpreter, which prints the heavy modules it loaded. These
 check laziness, not time (bench/bench_startup.py measures that): a top-level import added in

@@ -1,4 +1,4 @@
-"""The Python tier's pool-wide budget (issue 11): N concurrent calls x their memory budget never
+"""The Python tier's pool-wide budget: N concurrent calls x their memory budget never
 exceed the configured total; the rest wait in line, then fail ``overloaded``. Real jails."""
 
 from __future__ import annotations

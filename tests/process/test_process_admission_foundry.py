@@ -1,4 +1,4 @@
-"""Admission control through the Foundry (issue 11): ``[limits] python_total_mib`` bounds the
+"""Admission control through the Foundry: ``[limits] python_total_mib`` bounds the
 Python tier's concurrent calls and draft test runs together; a draft whose tests find no room
 is not judged. Real jails."""
 

@@ -38,7 +38,7 @@ FORK_AND_ALLOCATE = (
     "    return [os.waitpid(p, 0)[1] for p in pids]\n"
 )
 
-# 12 children (within the default 16 processes), in the form issue 11 found the static check
+# 12 children (within the default 16 processes), in the form a review found the static check
 # letting through (operator.attrgetter with a computed name). The check refuses it now; the
 # jail's budget must hold for a draft's test run regardless, so that run is made directly.
 DRAFT_FORK_AND_ALLOCATE = (

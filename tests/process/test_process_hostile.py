@@ -484,7 +484,7 @@ def test_jails_run_as_nobody_on_the_host_too() -> None:
 def test_deeply_nested_results_are_refused(cold: BwrapExecutor) -> None:
     body = "def handler(a):\n    v = []\n    for _ in range(300):\n        v = [v]\n    return v\n"
     result = run(cold, body)
-    assert kind(result) == "invalid_output"  # was runtime_error: the JSON gate's kind (issue 11)
+    assert kind(result) == "invalid_output"  # was runtime_error: the JSON gate's kind
     assert "nests deeper" in result.error.message
 
 
@@ -495,7 +495,7 @@ def test_a_forged_frame_nested_to_crash_the_host_json_parser(cold: BwrapExecutor
         "    os.write(fd, b'TFR1' + len(doc).to_bytes(8, 'big') + doc)\n    os._exit(0)\n"
     )
     result = run(cold, body)
-    assert kind(result) == "invalid_output"  # was runtime_error: the JSON gate's kind (issue 11)
+    assert kind(result) == "invalid_output"  # was runtime_error: the JSON gate's kind
     assert_host_alive(cold)
 
 

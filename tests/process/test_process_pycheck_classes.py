@@ -1,4 +1,4 @@
-"""The Python static check closes classes, not examples (issue 11): every way a name reaches
+"""The Python static check closes classes, not examples: every way a name reaches
 ``getattr`` semantics, every evaluator of text, every route from an allowed module to a
 refused one. Each hostile module goes through the public create path and is rejected with a
 located finding; ordinary code that looks alike still passes.

@@ -1,6 +1,6 @@
 """A realistic tool library and plain-language queries for tuning and testing search relevance.
 
-The tools are what agents made in the issue-13 sessions (CSV revenue, YAML to JSON, an exact
+The tools are what agents made in recorded sessions (CSV revenue, YAML to JSON, an exact
 money split, Markdown links, a unified diff, JSONPath, business days, a network weather tool,
 HMAC, slugify) plus the everyday tools a shared registry gathers; descriptions and parameter
 docs are written the way models write them. ``QUERIES`` name the tool a query must rank first
@@ -221,7 +221,7 @@ LIBRARY: list[tuple[str, str, dict[str, Any]]] = [
     ),
 ]
 
-# (query, the tool that must rank first): the issue's kind of plain-language search.
+# (query, the tool that must rank first): plain-language search, as a model asks.
 QUERIES: list[tuple[str, str]] = [
     ("total revenue per region from a csv", "csv_revenue_by_region"),
     ("convert yaml to json", "yaml_to_json"),

@@ -28,7 +28,7 @@ from toolfoundry.spec import VersionStatus
 from .search_library import LIBRARY, NEAR, QUERIES, UNRELATED
 
 SCHEMAS = {name: params for name, _, params in LIBRARY}
-# the issue-13 session's ten tasks, each of which must rank its tool first
+# a recorded agent session's ten tasks, each of which must rank its tool first
 ISSUE_TASKS = QUERIES[:10]
 
 

@@ -1,6 +1,6 @@
 """What crosses out of the guest passes the JSON gate: results, errors, logs, host requests.
 
-Each attack of issue 11 (results the host must decode, lone surrogates returned, logged or
+Each attack on the boundary (results the host must decode, lone surrogates returned, logged or
 thrown, a lone surrogate in a fetch URL, a hostile answer pointer) is contained: a clear
 error kind, located, and the host keeps working. Also through ``toolfoundry js run`` as a
 real subprocess: no traceback, strict JSON out.

@@ -1,4 +1,4 @@
-"""Error kinds are the host's (issue 11): a script cannot choose the kind its call fails with.
+"""Error kinds are the host's: a script cannot choose the kind its call fails with.
 
 The prelude only suggests a kind; the engine keeps it only when the host saw the fact behind it
 (memory.grow refused, a timer past the budget, a refusal the host itself answered in this call,

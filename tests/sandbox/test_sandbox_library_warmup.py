@@ -1,4 +1,4 @@
-"""No call can time what earlier calls imported (issue 11: cross-call state).
+"""No call can time what earlier calls imported (cross-call state).
 
 An import served from cached bytecode is 5-12x faster than one compiled from source, and the
 cache is process-wide, so a cache filled by whatever calls imported was a timing channel

@@ -1,4 +1,4 @@
-"""Math.random is seeded per call from the OS CSPRNG (issue 11: cross-call state).
+"""Math.random is seeded per call from the OS CSPRNG (cross-call state).
 
 A process-wide Mersenne Twister handed every call its seed before: a tool that read enough
 calls' Math.random could recover it and predict other calls' values. Each seed is now 8 fresh

@@ -1,6 +1,6 @@
 """Hostile input at the server's doors: the stdio MCP server answers every malformed line and
 keeps running, the official MCP client never hangs or kills it, and the HTTP API answers no
-input with a 5xx (issue 11: MCP over stdio, lone surrogates, results the host must decode,
+input with a 5xx (MCP over stdio, lone surrogates, results the host must decode,
 integers beyond 4300 digits).
 """
 

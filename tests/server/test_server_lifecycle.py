@@ -1,4 +1,4 @@
-"""Approvals and lifecycle through the HTTP API (issue 11): an approval names its version,
+"""Approvals and lifecycle through the HTTP API: an approval names its version,
 a disabled tool answers at no version, the audit log names who acted."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 13's scenario end to end, through the official MCP client against the real server:
+"""A suite's life end to end, through the official MCP client against the real server:
 a suite that accumulates across versions, a retirement with a reason, show_tool, call_tool of
 a tool made in the same session, and an identical resubmission that creates nothing."""
 
