@@ -337,7 +337,7 @@ def test_a_chain_of_16_nested_runs_each_deep_in_recursion_does_not_crash(on: str
     assert threading.current_thread().name in provider.threads or on == "worker thread"
 
 
-def test_a_thread_with_a_small_stack_hands_even_the_first_level_over():
+def test_a_thread_with_a_small_stack_hands_even_the_first_level_over() -> None:
     provider = Nested(last=2)
     box: list[CallResult] = []
 
