@@ -31,7 +31,7 @@ from toolfoundry.spec.limits import (
     DraftLimits,
 )
 
-SECTIONS = ("registry", "policy", "fetch", "limits", "provider", "catalog")
+SECTIONS = ("registry", "policy", "fetch", "limits", "provider", "catalog", "review")
 FETCH_KEYS = ("allow", "allow_http", "allow_private", "max_requests", "credentials")
 CALL_LIMIT_KEYS = tuple(f.name for f in fields(CallLimits))
 PYTHON_KEYS = ("python_total_mib", "python_queue_s")  # the Python tier's admission control
@@ -53,6 +53,59 @@ CATALOG_KEYS = ("sources", "pythonpath", "skill_name", "out")
 
 class ConfigError(ValueError):
     """toolfoundry.toml cannot be used; the message lists every problem with its key."""
+
+
+@dataclass(frozen=True)
+class ReviewSettings:
+    """The ``[review]`` table: the review ``serve`` runs of the library by itself
+    (foundry/review_schedule.py).
+
+    Attributes:
+        every_s: seconds between reviews (``every``, ``"1d"`` by default); None (``"off"``)
+            runs none, not even at start after a runtime change.
+        unused_days: an active tool not called for this many days is reported unused.
+        tool_budget_s: one tool's suite stops after this many seconds (the test running then
+            ends at its own timeout) and the tool is reported unfinished.
+    """
+
+    every_s: float | None = 86400.0
+    unused_days: int = 30
+    tool_budget_s: float = 60.0
+
+
+REVIEW_KEYS = ("every", "unused_days", "tool_budget_s")
+REVIEW_BOUNDS = {
+    "every": Bound(1, 366 * 86400, integer=False),
+    "unused_days": Bound(1, 3650),
+    "tool_budget_s": Bound(1, 3600, integer=False),
+}
+_EVERY_WORDS = {"hourly": 3600.0, "daily": 86400.0, "weekly": 7 * 86400.0}
+_EVERY_UNITS = {"s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
+
+
+def every_seconds(value: Any) -> float | None:
+    """``[review] every`` in seconds: ``"30s"``, ``"15m"``, ``"6h"``, ``"1d"``, ``"hourly"``,
+    ``"daily"``, ``"weekly"`` or a number of seconds; None for ``"off"``.
+
+    Raises:
+        ValueError: anything else, or a span outside 1 s to 366 days.
+    """
+    if isinstance(value, str):
+        word = value.strip().lower()
+        if word == "off":
+            return None
+        if word in _EVERY_WORDS:
+            return _EVERY_WORDS[word]
+        match = re.fullmatch(r"(\d+(?:\.\d+)?)\s*([smhd])", word)
+        if match is None:
+            raise ValueError(
+                f'must be like "30s", "15m", "6h", "1d", "daily" or "off", got {value!r}'
+            )
+        value = float(match.group(1)) * _EVERY_UNITS[match.group(2)]
+    problem = REVIEW_BOUNDS["every"].problem(value)
+    if problem is not None:
+        raise ValueError(f"{problem} (seconds)")
+    return float(value)
 
 
 @dataclass(frozen=True)
@@ -92,6 +145,7 @@ class Config:
     duplicate_candidates: int = DUPLICATE_CANDIDATES
     python_total_mib: int = PYTHON_TOTAL_BYTES // MIB
     python_queue_s: float = PYTHON_QUEUE_S
+    review: ReviewSettings = field(default_factory=ReviewSettings)
 
 
 def load_config(path: str | Path | None = None) -> Config:
@@ -137,6 +191,7 @@ def parse_config(data: Mapping[str, Any], *, path: Path | None = None) -> Config
     python_total_mib = tables["limits"].get("python_total_mib", Config.python_total_mib)
     python_queue_s = tables["limits"].get("python_queue_s", Config.python_queue_s)
     catalog = _catalog(tables["catalog"], problems)
+    review = _review(tables["review"], problems)
     url = tables["registry"].get("url")
     if url is not None and not isinstance(url, str):
         problems.append("registry.url must be a string")
@@ -156,6 +211,7 @@ def parse_config(data: Mapping[str, Any], *, path: Path | None = None) -> Config
         duplicate_candidates=duplicate_candidates,
         python_total_mib=python_total_mib,
         python_queue_s=float(python_queue_s),  # checked by _limits: a number
+        review=review,
     )
 
 
@@ -219,6 +275,34 @@ def _limits(table: Mapping[str, Any], problems: list[str]) -> tuple[CallLimits, 
     if "max_code_bytes" in values:
         draft = DraftLimits(max_code_bytes=values["max_code_bytes"])
     return call, draft, values.get("duplicate_candidates", DUPLICATE_CANDIDATES)
+
+
+def _review(table: Mapping[str, Any], problems: list[str]) -> ReviewSettings:
+    problems += [
+        f"unknown key review.{k} (known: {', '.join(REVIEW_KEYS)})"
+        for k in table
+        if k not in REVIEW_KEYS
+    ]
+    defaults = ReviewSettings()
+    every_s = defaults.every_s
+    if "every" in table:
+        try:
+            every_s = every_seconds(table["every"])
+        except ValueError as exc:
+            problems.append(f"review.every {exc}")
+    values: dict[str, Any] = {}
+    for key in ("unused_days", "tool_budget_s"):
+        if key in table:
+            problem = REVIEW_BOUNDS[key].problem(table[key])
+            if problem is not None:
+                problems.append(f"review.{key} {problem}")
+            else:
+                values[key] = table[key]
+    return ReviewSettings(
+        every_s=every_s,
+        unused_days=values.get("unused_days", defaults.unused_days),
+        tool_budget_s=float(values.get("tool_budget_s", defaults.tool_budget_s)),
+    )
 
 
 def _strings(table: Mapping[str, Any], key: str, problems: list[str]) -> tuple[str, ...] | None:

@@ -63,7 +63,13 @@ def test_a_suite_that_breaks_under_a_tighter_limit_fails_naming_the_earlier_test
     assert fine.exit_code == 0, fine.output
     body = as_json(fine)
     assert body["ok"] is True
-    assert body["counts"] == {"passed": 1, "failed": 0, "unavailable": 0, "skipped": 0}
+    assert body["counts"] == {
+        "passed": 1,
+        "failed": 0,
+        "unavailable": 0,
+        "skipped": 0,
+        "unfinished": 0,
+    }
     [tool] = body["tools"]
     assert (tool["name"], tool["version"], tool["outcome"]) == ("pad", 2, "passed")
     # the accumulated suite: v1's test (labelled as the gate labels it), then v2's own
@@ -281,3 +287,18 @@ def test_fixtures_no_call_could_fetch_under_todays_fetch_config_fail_verificatio
     assert "allow_http" in problem["message"]
     text = verify(db_url, config=strict)
     assert "    $.fixtures[0].url: a call could never fetch this URL" in text.output
+
+
+def test_a_tool_budget_stops_a_suite_between_tests(fd: Foundry) -> None:
+    """A background review bounds each tool (``[review] tool_budget_s``): no test starts after
+    the budget, and a suite cut short with nothing failed is ``unfinished``, not passed."""
+    from toolfoundry.foundry.verify import Verifier
+
+    assert fd.create_tool(pad([SHORT, EXACT, WIDE])).status == "active"
+    bounded = Verifier(fd.registry, fd.config, tool_budget_s=0.0)
+    [tool] = bounded.verify().tools
+    assert tool.outcome == "unfinished"
+    assert len(tool.results) < 3
+    assert "not run: the tool's budget of 0 s ran out" in tool.message
+    [whole] = Verifier(fd.registry, fd.config).verify().tools
+    assert (whole.outcome, len(whole.results)) == ("passed", 3)

@@ -6,7 +6,7 @@ import logging
 import signal
 import socket
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from typing import TYPE_CHECKING, Any
 
@@ -22,6 +22,7 @@ from toolfoundry.spec.limits import LIST_PAGE_BOUND, LIST_PAGE_SIZE
 
 if TYPE_CHECKING:
     from toolfoundry.foundry import Foundry
+    from toolfoundry.foundry.review_schedule import ReviewSchedule
 
 
 @click.command()
@@ -97,6 +98,7 @@ def serve(
 
                 foundry = serving.enter_context(open_foundry(db, config_path))
                 serving.enter_context(_following(foundry, config_path))
+                serving.enter_context(_reviewing(foundry))
                 server = build_mcp_server(
                     foundry,
                     poll_interval_s=poll_s,
@@ -122,6 +124,8 @@ def serve(
         with gc_paused(freeze=True):
             foundry = serving.enter_context(open_foundry(db, config_path))
             serving.enter_context(_following(foundry, config_path))
+            # reviews start once the server has announced itself
+            schedule = serving.enter_context(_reviewing(foundry, start=False))
             app = create_app(
                 foundry,
                 bind_host=host,
@@ -144,7 +148,7 @@ def serve(
                 else "no token, loopback only (--token or TOOLFOUNDRY_TOKEN require one)"
             ),
         ]
-        _serve_then_announce(config, sock, announce)
+        _serve_then_announce(config, sock, announce, then=schedule.start)
 
 
 @contextmanager
@@ -168,8 +172,26 @@ def _following(foundry: Foundry, config_path: str | None) -> Iterator[None]:
         reloader.stop()
 
 
-def _serve_then_announce(config: Any, sock: socket.socket, lines: list[str]) -> None:
-    """Run uvicorn on ``sock``; print ``lines`` once it accepts requests (lifespan done)."""
+@contextmanager
+def _reviewing(foundry: Foundry, *, start: bool = True) -> Iterator[ReviewSchedule]:
+    """While serving, review the library when due (foundry/review_schedule.py, ``[review]``);
+    started here, or by the caller when ``start`` is false."""
+    from toolfoundry.foundry.review_schedule import ReviewSchedule
+
+    schedule = ReviewSchedule(foundry, lambda line: click.echo(f"toolfoundry: {line}", err=True))
+    if start:
+        schedule.start()
+    try:
+        yield schedule
+    finally:
+        schedule.stop()
+
+
+def _serve_then_announce(
+    config: Any, sock: socket.socket, lines: list[str], *, then: Callable[[], object]
+) -> None:
+    """Run uvicorn on ``sock``; print ``lines`` once it accepts requests (lifespan done),
+    then call ``then``."""
     import uvicorn
 
     class AnnouncingServer(uvicorn.Server):
@@ -178,5 +200,6 @@ def _serve_then_announce(config: Any, sock: socket.socket, lines: list[str]) -> 
             if not self.should_exit:
                 for line in lines:
                     click.echo(line, err=True)
+                then()
 
     AnnouncingServer(config).run(sockets=[sock])

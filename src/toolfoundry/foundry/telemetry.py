@@ -12,7 +12,11 @@ Spans (the GenAI semantic conventions for tool execution where they apply):
 
 Metrics: ``toolfoundry.tool.calls`` and ``toolfoundry.tool.failures`` (counters, by tool and
 ``error.type``), ``toolfoundry.tool.duration`` (histogram, seconds), ``toolfoundry.tool.creations``
-(by status) and ``toolfoundry.tool.approvals`` (by action and outcome).
+(by status) and ``toolfoundry.tool.approvals`` (by action and outcome). What the last review of
+the library found (foundry/review_schedule.py, handed over by :func:`publish_review`):
+``toolfoundry.review.tools`` (gauge, by ``toolfoundry.review.finding``: ``verified``, ``passed``,
+``failing``, ``unfinished``, ``not_run``, ``unused``, ``capabilities``, ``waiting``) and
+``toolfoundry.review.finished`` (gauge, the Unix time it finished).
 
 OpenTelemetry is imported only once the process uses it (its API costs 30-60 ms to import,
 a fifth of a short script's open and call): :func:`instruments` is None, and the facade takes
@@ -62,6 +66,7 @@ TOOL_NAME = "gen_ai.tool.name"
 TOOL_CALL_ID = "gen_ai.tool.call.id"
 TOOL_TYPE = "gen_ai.tool.type"
 ERROR_TYPE = "error.type"
+REVIEW_FINDING = "toolfoundry.review.finding"
 VERSION = "toolfoundry.tool.version"
 
 
@@ -103,6 +108,29 @@ class Instruments:
             "toolfoundry.tool.approvals",
             unit="{decision}",
             description="Human decisions on pending versions, by action and outcome",
+        )
+        observation = metrics.Observation
+
+        def review_counts(_options: Any) -> list[Any]:
+            last = _review
+            if last is None:
+                return []
+            return [observation(n, {REVIEW_FINDING: k}) for k, n in last[1].items()]
+
+        def review_finished(_options: Any) -> list[Any]:
+            return [] if _review is None else [observation(_review[0])]
+
+        meter.create_observable_gauge(
+            "toolfoundry.review.tools",
+            callbacks=[review_counts],
+            unit="{tool}",
+            description="What the last review of the library found, by toolfoundry.review.finding",
+        )
+        meter.create_observable_gauge(
+            "toolfoundry.review.finished",
+            callbacks=[review_finished],
+            unit="s",
+            description="When the last review of the library finished (Unix time)",
         )
 
     def recording(self) -> bool:
@@ -287,7 +315,18 @@ _NAMED_PROVIDERS = any(
     os.environ.get(v) for v in ("OTEL_PYTHON_TRACER_PROVIDER", "OTEL_PYTHON_METER_PROVIDER")
 )
 _configured: Instruments | None = None  # configure()'s, which wins
+# the last review of the library: (when it finished, Unix time; its counts by finding)
+_review: tuple[float, dict[str, int]] | None = None
 _global: Instruments | None = None  # the global providers', made once OpenTelemetry is in use
+
+
+def publish_review(finished_at: float, summary: Mapping[str, Any]) -> None:
+    """Make a review's counts (the whole numbers of its summary, foundry/library_review.py)
+    what the ``toolfoundry.review.*`` gauges report; kept in this process whether or not
+    OpenTelemetry is in use yet, so a reader set up later sees them."""
+    global _review
+    counts = {k: v for k, v in summary.items() if isinstance(v, int) and not isinstance(v, bool)}
+    _review = (finished_at, counts)
 
 
 def instruments() -> Instruments | None:

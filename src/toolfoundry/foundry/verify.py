@@ -10,14 +10,17 @@ made from layered over them (as ``regression_gate`` merges them).
 
 Each tool ends ``passed``, ``failed`` (with each failing test's reason and diff),
 ``unavailable`` (no sandbox could run it, e.g. a Python-tier tool where bubblewrap is missing:
-nothing is known about the code, so it is not a failure) or ``skipped`` (a named tool whose
-current version is not active). Verification changes nothing and records nothing in the audit
+nothing is known about the code, so it is not a failure), ``skipped`` (a named tool whose
+current version is not active) or ``unfinished`` (its suite ran past the per-tool budget a
+background review sets; the tests not reached are not run). Verification changes nothing and
+records nothing in the audit
 log: it is a read-only check to run as often as wanted (in CI, from cron); its report is the
 record.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -157,6 +160,8 @@ class Verifier:
 
     ``python_runner`` gives the Python tier's runner, or None where the tier is unavailable
     (the Foundry's own, so the same executor and process limits as at create time).
+    ``tool_budget_s`` bounds one tool's suite: no test starts after it (the one running
+    then ends at its own timeout), and a tool cut short with no failure is ``unfinished``.
     """
 
     def __init__(
@@ -166,6 +171,7 @@ class Verifier:
         *,
         python_runner: Callable[[], ToolRunner | None] = lambda: None,
         callees: Callable[[], ToolsProvider | None] = lambda: None,
+        tool_budget_s: float | None = None,
     ) -> None:
         self.registry = registry
         self._limits = config.limits
@@ -173,6 +179,7 @@ class Verifier:
         self._python_runner = python_runner
         # a suite's `tools` calls: its tool fixtures, then the registry's pure tools
         self._callees = callees
+        self._budget_s = tool_budget_s
 
     def verify(
         self,
@@ -192,8 +199,11 @@ class Verifier:
                 progress(item)
         return VerifyReport(tuple(done))
 
-    def each(self, names: Sequence[str] | None = None) -> Iterator[ToolVerification]:
-        """:meth:`verify`, one tool at a time, in name order, as each finishes."""
+    def each(
+        self, names: Sequence[str] | None = None, *, at_once: int = CASES_AT_ONCE
+    ) -> Iterator[ToolVerification]:
+        """:meth:`verify`, one tool at a time, in name order, as each finishes; ``at_once``
+        1 runs every test in the calling thread (a background review's low-priority one)."""
         targets = self._targets(names)
         active = [v.name for v in targets if v.status is VersionStatus.ACTIVE]
         parents = self.registry.parent_fixtures(active)
@@ -204,7 +214,10 @@ class Verifier:
 
         # tools run CASES_AT_ONCE at a time, each tool's tests in order (the engine is
         # thread-safe and wasm calls drop the GIL); map keeps the name order
-        with ThreadPoolExecutor(max_workers=CASES_AT_ONCE) as pool:
+        if at_once == 1:
+            yield from map(work, targets)
+            return
+        with ThreadPoolExecutor(max_workers=at_once) as pool:
             yield from pool.map(work, targets)
 
     def _targets(self, names: Sequence[str] | None) -> list[ToolVersion]:
@@ -250,19 +263,25 @@ class Verifier:
             earlier_fixtures = merge_fixtures(parent_layer, tool.fixtures)
         except (DraftError, TypeError, KeyError, ValueError) as exc:
             return done(FAILED, f"the stored suite cannot be read: {exc}")
-        results = tuple(
-            run_case(
-                runner,
-                tool.code,
-                entry.case,
-                limits=self._limits,
-                fixtures=tool.fixtures if entry.version == v.version else earlier_fixtures,
-                capabilities=tool.capabilities,
-                tool=v.name,
-                label=entry.case.name if entry.version == v.version else entry.label,
+        deadline = None if self._budget_s is None else time.monotonic() + self._budget_s
+        ran: list[TestResult] = []
+        for entry in tool.suite:
+            if deadline is not None and time.monotonic() > deadline:
+                break
+            ran.append(
+                run_case(
+                    runner,
+                    tool.code,
+                    entry.case,
+                    limits=self._limits,
+                    fixtures=tool.fixtures if entry.version == v.version else earlier_fixtures,
+                    capabilities=tool.capabilities,
+                    tool=v.name,
+                    label=entry.case.name if entry.version == v.version else entry.label,
+                )
             )
-            for entry in tool.suite
-        )
+        results = tuple(ran)
+        left = len(tool.suite) - len(results)
         unavailable = sandbox_unavailable(results)
         if unavailable is not None:  # the sandbox never ran the code: nothing is known of it
             return done(UNAVAILABLE, unavailable.message, results)
@@ -274,6 +293,12 @@ class Verifier:
                 f"; {len(refused)} fixture URL(s) no call could fetch under the current [fetch]"
             )
         outcome = FAILED if failed or refused else PASSED
+        if left:
+            message += (
+                f"; {left} of {len(tool.suite)} test(s) not run: the tool's budget of "
+                f"{self._budget_s:g} s ran out"
+            )
+            outcome = FAILED if failed or refused else UNFINISHED
         return done(outcome, message, results, refused)
 
     def _unreachable(

@@ -20,6 +20,7 @@ from toolfoundry.registry import audit as audit_log
 from toolfoundry.registry import embedder, lookalikes
 from toolfoundry.registry import holds as approval_rule
 from toolfoundry.registry import review_facts as review
+from toolfoundry.registry import reviews as library_reviews
 from toolfoundry.registry import runs as agent_runs
 from toolfoundry.registry import search as fulltext
 from toolfoundry.registry import usage as usage_counters
@@ -52,6 +53,7 @@ from toolfoundry.registry.records import (
     UsageStats,
 )
 from toolfoundry.registry.review_facts import ReviewFacts
+from toolfoundry.registry.reviews import ReviewDue, ReviewRow
 from toolfoundry.registry.runs import RunRow
 from toolfoundry.registry.schema import approvals, tools, versions
 from toolfoundry.registry.storage import SqlStorage
@@ -575,6 +577,30 @@ class Registry:
             return fulltext.search(
                 conn, query, k, active_only=active_only, floor=floor, vectors=self.vectors
             )
+
+    # -- reviews of the library -----------------------------------------------------------
+
+    def claim_review(
+        self, due: ReviewDue, *, runner: str, fingerprint: str, runtime: dict[str, Any]
+    ) -> ReviewRow | None:
+        """Start a review of the library when ``due(newest review, now)`` names why, under a
+        lock every process sharing the database takes (registry/reviews.py), else None."""
+        with self._write() as conn:
+            return library_reviews.claim(
+                conn, due, runner=runner, fingerprint=fingerprint, runtime=runtime
+            )
+
+    def finish_review(
+        self, review_id: int, summary: dict[str, Any], findings: dict[str, Any]
+    ) -> None:
+        """Store what a claimed review found (the oldest past the newest 100 are deleted)."""
+        with self.engine.begin() as conn:
+            library_reviews.finish(conn, review_id, summary, findings)
+
+    def last_review(self, *, finished: bool = True) -> ReviewRow | None:
+        """The newest review of the library (only among finished ones by default)."""
+        with self._read() as conn:
+            return library_reviews.newest(conn, finished=finished)
 
     # -- agent runs -----------------------------------------------------------------------
 

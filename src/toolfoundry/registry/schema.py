@@ -221,3 +221,20 @@ code_runs = Table(
     Column("recording", JSON, nullable=True),
 )
 Index("ix_tf_code_runs_started", code_runs.c.started_at)
+
+# One row per review of the library that ``serve`` ran by itself (foundry/review_schedule.py):
+# when and why it ran, the runtime it ran under, and what it found (registry/reviews.py keeps
+# the newest 100). ``finished_at`` is NULL while it runs, or when its process stopped first.
+reviews = Table(
+    "tf_reviews",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("started_at", DateTime(timezone=True), nullable=False),
+    Column("finished_at", DateTime(timezone=True), nullable=True),
+    Column("trigger", String(32), nullable=False),
+    Column("runner", String(200), nullable=False),
+    Column("fingerprint", String(64), nullable=False),
+    Column("runtime", JSON, nullable=False),
+    Column("summary", JSON, nullable=True),
+    Column("findings", JSON, nullable=True),
+)

@@ -155,6 +155,14 @@ def audit(call: ApiRequest) -> tuple[int, Any]:
     return 200, [r.to_dict() for r in rows]
 
 
+def last_review(call: ApiRequest) -> tuple[int, Any]:
+    found = review.last_review(call.foundry)
+    if found is None:
+        message = "no review of the library has finished yet (serve runs one by itself; [review])"
+        raise ApiError(404, "not_found", message)
+    return 200, found
+
+
 def search(call: ApiRequest) -> tuple[int, Any]:
     hits = call.foundry.search(
         call.query["q"], call.query.get("k", 5), include_inactive=call.query.get("all", False)
@@ -342,6 +350,20 @@ ENDPOINTS: tuple[Endpoint, ...] = (
             QueryParam("limit", {"type": "integer", "minimum": 1}, "Newest N rows (100)."),
         ),
         tags=("audit",),
+    ),
+    Endpoint(
+        "GET",
+        "/review",
+        "lastReview",
+        "The newest review of the library that serve ran by itself ([review] every, and at "
+        "start after a runtime change): tools failing their own suites under the current "
+        "runtime, unused tools, capabilities held, versions waiting.",
+        last_review,
+        {
+            200: ("The review.", ref("LibraryReview")),
+            404: ("No review has finished yet.", ref("Error")),
+        },
+        tags=("review",),
     ),
     Endpoint(
         "GET",

@@ -84,7 +84,14 @@ def page_routes(foundry_factory: Callable[[], Foundry]) -> list[BaseRoute]:
     async def index(request: Request) -> Response:
         rows = await run_in_threadpool(review.tool_rows, fd())
         pending = await run_in_threadpool(fd().pending)
-        return _render(request, "index.html", tools=rows, pending=len(pending), title="Tools")
+        last = await run_in_threadpool(review.last_review, fd())
+        return _render(
+            request, "index.html", tools=rows, pending=len(pending), review=last, title="Tools"
+        )
+
+    async def library_review(request: Request) -> Response:
+        last = await run_in_threadpool(review.last_review, fd())
+        return _render(request, "library_review.html", r=last, title="Library review")
 
     async def approvals(request: Request) -> Response:
         packets = await run_in_threadpool(review.pending_reviews, fd())
@@ -197,6 +204,7 @@ def page_routes(foundry_factory: Callable[[], Foundry]) -> list[BaseRoute]:
     return [
         Route("/", index, name="ui_index"),
         Route("/approvals", approvals, name="ui_approvals"),
+        Route("/review", library_review, name="ui_review"),
         Route("/audit", audit, name="ui_audit"),
         Route("/tools/{name}", tool, name="ui_tool"),
         Route("/tools/{name}/v/{version:int}", version, name="ui_version"),

@@ -12,7 +12,14 @@ from typing import Any
 from toolfoundry.foundry import Foundry
 from toolfoundry.foundry.review import pending_reviews, version_review
 
-__all__ = ["last_error", "pending_reviews", "tool_detail", "tool_rows", "version_review"]
+__all__ = [
+    "last_error",
+    "last_review",
+    "pending_reviews",
+    "tool_detail",
+    "tool_rows",
+    "version_review",
+]
 
 
 def tool_rows(fd: Foundry, *, active_only: bool = False) -> list[dict[str, Any]]:
@@ -48,3 +55,15 @@ def tool_detail(fd: Foundry, name: str) -> dict[str, Any]:
     """The current version in full, with usage (what ``tools show --json`` prints)."""
     v = fd.show(name)
     return {**v.to_dict(), "usage": fd.usage(name).to_dict(), "last_error": last_error(fd, name)}
+
+
+def last_review(fd: Foundry) -> dict[str, Any] | None:
+    """The newest finished review of the library that ``serve`` ran by itself
+    (foundry/review_schedule.py), with ``running``: whether a newer one is under way; None
+    before the first."""
+    last = fd.registry.last_review()
+    if last is None:
+        return None
+    newest = fd.registry.last_review(finished=False)
+    running = newest is not None and newest.id != last.id and newest.finished_at is None
+    return {**last.to_dict(), "running": running}

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from toolfoundry.forge.draft_json import draft_json_schema
+from toolfoundry.foundry.review_schedule import TRIGGERS
 from toolfoundry.registry import HoldKind
 
 
@@ -247,6 +248,101 @@ COMPONENTS: dict[str, dict[str, Any]] = {
         },
         message=_STR,
         by_version={**_OPT_INT, "description": "The newer version, for superseded."},
+    ),
+    "ReviewedTool": _obj(
+        ["name", "version", "language", "message"],
+        name=_STR,
+        version=_INT,
+        language=_STR,
+        message=_STR,
+        failed={"type": "array", "items": _STR, "description": "The failing tests' labels."},
+        reasons={
+            "type": "array",
+            "items": _STR,
+            "description": "Why each failed (the first ten), as label: reason.",
+        },
+    ),
+    "LibraryReview": _obj(
+        [
+            "id",
+            "started_at",
+            "finished_at",
+            "trigger",
+            "runner",
+            "fingerprint",
+            "runtime",
+            "summary",
+            "findings",
+            "running",
+        ],
+        id=_INT,
+        started_at=_STR,
+        finished_at=_OPT_STR,
+        trigger={
+            "enum": list(TRIGGERS),
+            "description": "first: no review was stored; runtime_changed: toolfoundry, the "
+            "guest or wasmtime differ from the newest review's; schedule: [review] every.",
+        },
+        runner=_STR,
+        fingerprint=_STR,
+        runtime=_obj(
+            ["toolfoundry", "guest", "wasmtime"], toolfoundry=_STR, guest=_STR, wasmtime=_STR
+        ),
+        summary={
+            "type": "object",
+            "additionalProperties": _NUM,
+            "description": "verified, passed, each finding's count, duration_s.",
+        },
+        findings=_obj(
+            ["failing", "unfinished", "not_run", "unused", "capabilities", "waiting"],
+            failing={
+                "type": "array",
+                "items": ref("ReviewedTool"),
+                "description": "Active tools whose own suites fail under today's runtime and "
+                "configuration: flagged for a person, never disabled.",
+            },
+            unfinished={"type": "array", "items": ref("ReviewedTool")},
+            not_run={"type": "array", "items": ref("ReviewedTool")},
+            unused={
+                "type": "array",
+                "items": _obj(
+                    ["name", "version", "calls", "last_used", "idle_days"],
+                    name=_STR,
+                    version=_INT,
+                    calls=_INT,
+                    last_used=_OPT_STR,
+                    idle_days=_NUM,
+                ),
+            },
+            capabilities={
+                "type": "array",
+                "items": _obj(
+                    ["name", "version", "status", "network", "credentials", "storage", "system"],
+                    name=_STR,
+                    version=_INT,
+                    status=_OPT_STR,
+                    network={"type": "array", "items": _STR},
+                    credentials={"type": "array", "items": _STR},
+                    storage={"type": ["string", "boolean"]},
+                    system=_BOOL,
+                ),
+            },
+            waiting={
+                "type": "array",
+                "items": _obj(
+                    ["name", "version", "waiting_days", "approval_hold"],
+                    name=_STR,
+                    version=_INT,
+                    author=_STR,
+                    created_at=_STR,
+                    waiting_days=_NUM,
+                    capabilities=ref("Capabilities"),
+                    approval_hold={"anyOf": [{"type": "null"}, ref("ApprovalHold")]},
+                ),
+            },
+            runtime_changes={"type": "array", "items": _STR},
+        ),
+        running={**_BOOL, "description": "A newer review is under way."},
     ),
     "Suite": _obj(
         ["tests", "retired"],

@@ -1,0 +1,126 @@
+"""One review of the whole library, as ``serve`` runs it by itself (foundry/review_schedule.py).
+
+What ``toolfoundry tools verify`` and ``tools report`` tell a person who thinks of running them,
+gathered in one record: the active tools whose own accumulated suites fail under the runtime
+and configuration of today (``failing``: flagged for a person, never disabled), those whose
+suite ran past the per-tool budget (``unfinished``) or that the background review does not run
+(``not_run``: Python-tier tools, whose test runs would take the Python tier's room from calls),
+the active tools nobody called for ``[review] unused_days``, every tool holding network hosts,
+credentials, storage or system access, and the versions waiting for a person (with what holds
+their approval back, registry/holds.py).
+
+The review reads and runs tests; it writes nothing but its own record, and changes no tool.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from toolfoundry.config import ReviewSettings
+from toolfoundry.foundry import Foundry
+
+MESSAGE_CHARS = 500  # a failing test's message kept in the record (reasons can be long)
+FINDINGS = ("failing", "unfinished", "not_run", "unused", "capabilities", "waiting")
+
+
+class ReviewStopped(Exception):
+    """The review was asked to stop (the server is shutting down) before it ended."""
+
+
+@dataclass(frozen=True)
+class LibraryReview:
+    """What one review found: ``findings`` by kind (see the module docstring), JSON-ready."""
+
+    verified: int
+    passed: int
+    duration_s: float
+    findings: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+
+    @property
+    def summary(self) -> dict[str, Any]:
+        """Counts: tools verified and passed, each finding's number of entries, seconds."""
+        counts = {kind: len(self.findings.get(kind, [])) for kind in FINDINGS}
+        return {
+            "verified": self.verified,
+            "passed": self.passed,
+            **counts,
+            "duration_s": round(self.duration_s, 3),
+        }
+
+
+def review_library(
+    fd: Foundry, settings: ReviewSettings, *, stop: Callable[[], bool] = lambda: False
+) -> LibraryReview:
+    """Review ``fd``'s library under ``settings``: each active JavaScript tool's suite in the
+    calling thread, one tool at a time, each bounded by ``settings.tool_budget_s``; then the
+    report's sections. ``stop`` is asked between tools.
+
+    Raises:
+        ReviewStopped: ``stop()`` became true.
+    """
+    from toolfoundry.foundry.verify import (  # the forge's test runner: loaded when one runs
+        FAILED,
+        PASSED,
+        UNAVAILABLE,
+        UNFINISHED,
+        Verifier,
+    )
+
+    started = time.monotonic()
+    verifier = Verifier(
+        fd.registry,
+        fd.config,
+        python_runner=lambda: None,  # not run in the background: see the module docstring
+        tool_budget_s=settings.tool_budget_s,
+    )
+    failing: list[dict[str, Any]] = []
+    unfinished: list[dict[str, Any]] = []
+    not_run: list[dict[str, Any]] = []
+    verified = passed = 0
+    for result in verifier.each(at_once=1):
+        if stop():
+            raise ReviewStopped
+        entry = {"name": result.name, "version": result.version, "language": result.language}
+        entry["message"] = result.message[:MESSAGE_CHARS]
+        if result.outcome == PASSED:
+            verified, passed = verified + 1, passed + 1
+        elif result.outcome == FAILED:
+            verified += 1
+            reasons = [
+                f"{r.name}: {r.reason}"[:MESSAGE_CHARS] for r in result.results if not r.passed
+            ]
+            failing.append({**entry, "failed": list(result.failed), "reasons": reasons[:10]})
+        elif result.outcome == UNFINISHED:
+            verified += 1
+            unfinished.append(entry)
+        elif result.outcome == UNAVAILABLE:
+            if result.language == "python":
+                entry["message"] = (
+                    "not run by the background review (its tests would take the Python "
+                    "tier's room from calls); run toolfoundry tools verify"
+                )
+            not_run.append(entry)
+    if stop():
+        raise ReviewStopped
+    report = fd.report(unused_days=settings.unused_days)
+    holds = fd.registry.approval_holds() if report.pending else {}
+    waiting = []
+    for p in report.pending:
+        hold = holds.get((p["name"], p["version"]))
+        waiting.append({**p, "approval_hold": hold.to_dict() if hold is not None else None})
+    return LibraryReview(
+        verified=verified,
+        passed=passed,
+        duration_s=time.monotonic() - started,
+        findings={
+            "failing": failing,
+            "unfinished": unfinished,
+            "not_run": not_run,
+            "unused": report.unused,
+            "capabilities": report.capabilities,
+            "waiting": waiting,
+        },
+    )
