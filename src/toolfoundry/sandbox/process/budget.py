@@ -39,7 +39,8 @@ class CallGroup(Protocol):
     procs_files: tuple[str, ...]  # the first process writes "0" to each to join before exec
 
     def apply(self, memory_bytes: int, max_processes: int) -> None:
-        """Set the group's budgets (a warm jail's group gets its call's budgets).
+        """Set the group's budgets (a warm jail's group gets its call's budgets); nothing to
+        write when they are the ones already set (a warm jail made with the defaults).
 
         Raises:
             OSError: the kernel refused (e.g. a memory budget below what is already used).
@@ -117,8 +118,16 @@ class _V1Group:
             str(memory / "cgroup.procs"),
             str(pids / "cgroup.procs"),
         )
+        self.applied: tuple[int, int] | None = None
 
     def apply(self, memory_bytes: int, max_processes: int) -> None:
+        if self.applied == (memory_bytes, max_processes):
+            return  # only this process writes the group's files: they still say so
+        self.applied = None
+        self._apply(memory_bytes, max_processes)
+        self.applied = (memory_bytes, max_processes)
+
+    def _apply(self, memory_bytes: int, max_processes: int) -> None:
         _write(self.pids / "pids.max", str(max_processes + JAIL_PROCESSES))
         memsw = self.memory / "memory.memsw.limit_in_bytes"
         # memsw must stay >= the memory limit: lower memory first, raise memsw first
@@ -172,8 +181,16 @@ class _V2Group:
     def __init__(self, path: Path) -> None:
         self.path = path
         self.procs_files: tuple[str, ...] = (str(path / "cgroup.procs"),)
+        self.applied: tuple[int, int] | None = None
 
     def apply(self, memory_bytes: int, max_processes: int) -> None:
+        if self.applied == (memory_bytes, max_processes):
+            return  # only this process writes the group's files: they still say so
+        self.applied = None
+        self._apply(memory_bytes, max_processes)
+        self.applied = (memory_bytes, max_processes)
+
+    def _apply(self, memory_bytes: int, max_processes: int) -> None:
         _write(self.path / "pids.max", str(max_processes + JAIL_PROCESSES))
         _write(self.path / "memory.max", str(memory_bytes))
         swap = self.path / "memory.swap.max"
