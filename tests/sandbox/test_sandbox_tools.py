@@ -15,6 +15,7 @@ import pytest
 
 from toolfoundry.sandbox import SandboxPolicy, run_js
 from toolfoundry.sandbox.host.protocols import ToolRequest
+from toolfoundry.sandbox.js.nesting import INLINE_STACK_BYTES, thread_stack_bytes
 from toolfoundry.spec import CallResult, ErrorKind
 from toolfoundry.spec.limits import MIB
 
@@ -341,7 +342,10 @@ def test_a_thread_with_a_small_stack_hands_even_the_first_level_over() -> None:
     provider = Nested(last=2)
     box: list[CallResult] = []
 
+    actual: list[int | None] = []
+
     def outer() -> None:
+        actual.append(thread_stack_bytes())
         policy = SandboxPolicy(tools=provider, timeout_s=60)
         box.append(run_js(DEEP, {"level": 0, "last": 2}, policy))
 
@@ -355,7 +359,11 @@ def test_a_thread_with_a_small_stack_hands_even_the_first_level_over() -> None:
     [r] = box
     assert r.ok, r.error
     assert levels(r.value) == [0, 1, 2]
-    assert "small-stack" not in provider.threads
+    # glibc may hand the thread a cached, larger stack: the rule follows the real one
+    [size] = actual
+    assert size is not None
+    roomy = size >= INLINE_STACK_BYTES
+    assert ("small-stack" in provider.threads) is roomy, size
 
 
 def test_nested_runs_share_the_outer_deadline() -> None:
