@@ -8,6 +8,10 @@ that trapped, timed out or grew memory leaves no instance behind at all.
 
 from __future__ import annotations
 
+import ctypes
+import mmap
+import threading
+
 import pytest
 
 from toolfoundry.sandbox import SandboxPolicy, run_js
@@ -102,3 +106,29 @@ def test_a_call_that_wrote_too_many_pages_leaves_no_instance() -> None:
         assert guest.read(0, guest.size()) == pristine()
     finally:
         engine.release([guest])
+
+
+def test_scans_from_many_threads_each_see_their_own_pages() -> None:
+    # the kernel answers into one buffer per PageScan; threads scanning at once (concurrent
+    # calls putting their instances back) must not read each other's answers
+    maps = [mmap.mmap(-1, 64 * PAGE, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS) for _ in range(8)]
+    for i, mapping in enumerate(maps):
+        mapping[i * PAGE : i * PAGE + 1] = b"x"  # page i of mapping i, and nothing else
+    cells = [ctypes.c_char.from_buffer(m) for m in maps]
+    wrong: list[object] = []
+
+    def scan(i: int) -> None:
+        for _ in range(300):
+            found = SCAN.owned(ctypes.addressof(cells[i]), 64 * PAGE, 8)
+            if found != [(i * PAGE, PAGE)]:
+                wrong.append((i, found))
+
+    threads = [threading.Thread(target=scan, args=(i,)) for i in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    cells.clear()  # the buffers go before their mappings close
+    for mapping in maps:
+        mapping.close()
+    assert wrong == []

@@ -16,6 +16,7 @@ import fcntl
 import mmap
 import os
 import struct
+import threading
 
 PAGE = mmap.PAGESIZE
 
@@ -32,6 +33,10 @@ class PageScan:
     the platform) has no ``PAGEMAP_SCAN``, and then nothing may rely on it."""
 
     def __init__(self, max_regions: int = 256) -> None:
+        # One answer buffer, so one scan at a time: the ioctl drops the GIL, and two threads
+        # restoring at once (concurrent calls, or a code-mode call and its inner calls) would
+        # read each other's regions and copy pages over the wrong addresses.
+        self._lock = threading.Lock()
         self._regions = (ctypes.c_uint64 * (_REGION * max_regions))()
         self._words = memoryview(self._regions).cast("B").cast("Q")
         self._max_regions = max_regions
@@ -71,13 +76,14 @@ class PageScan:
                 0,  # return_mask
             )
         )
-        try:
-            count = fcntl.ioctl(self._fd, _PAGEMAP_SCAN, arg)
-        except OSError:
-            return None
-        if _WALK_END.unpack_from(arg, 32)[0] < end:  # walk_end: the scan stopped early
-            return None  # the regions or max_pages ran out
-        words = self._words[: _REGION * count]
+        with self._lock:
+            try:
+                count = fcntl.ioctl(self._fd, _PAGEMAP_SCAN, arg)
+            except OSError:
+                return None
+            if _WALK_END.unpack_from(arg, 32)[0] < end:  # walk_end: the scan stopped early
+                return None  # the regions or max_pages ran out
+            words = self._words[: _REGION * count].tolist()
         firsts, lasts = words[0::_REGION], words[1::_REGION]
         if sum(lasts) - sum(firsts) > max_pages * PAGE:
             return None
