@@ -217,9 +217,10 @@ def judge(case: TestCase, result: CallResult) -> tuple[bool, str | None, str]:
     return False, json_diff(case.expected, result.value), "the returned value differs from expected"
 
 
-# Failures that say nothing about the code: no sandbox to run it, or the Python tier's
-# pool-wide budget stayed full (sandbox/process/admission.py). A draft is not judged by them.
-NOT_JUDGED = (ErrorKind.SANDBOX_UNAVAILABLE, ErrorKind.OVERLOADED)
+# Failures that say nothing about the code: no sandbox to run it, the Python tier's pool-wide
+# budget stayed full (sandbox/process/admission.py), or the registry database cannot be read or
+# written (a full disk). A draft is not judged by them.
+NOT_JUDGED = (ErrorKind.SANDBOX_UNAVAILABLE, ErrorKind.OVERLOADED, ErrorKind.UNAVAILABLE)
 
 
 def unavailable_step(message: str, kind: ErrorKind = ErrorKind.SANDBOX_UNAVAILABLE) -> StepResult:
@@ -229,8 +230,8 @@ def unavailable_step(message: str, kind: ErrorKind = ErrorKind.SANDBOX_UNAVAILAB
 
 
 def unavailable_error(step: StepResult) -> CallError | None:
-    """The error (``sandbox_unavailable`` or ``overloaded``) a draft's step stands for, else
-    None."""
+    """The error (``sandbox_unavailable``, ``overloaded`` or ``unavailable``) a draft's step
+    stands for, else None."""
     kind = step.details.get("kind")
     if step.status is StepStatus.UNAVAILABLE and kind in {k.value for k in NOT_JUDGED}:
         return CallError(ErrorKind(kind), step.message)

@@ -22,7 +22,13 @@ from toolfoundry.base.json_schema import CompiledSchema, InvalidSchema, compile_
 from toolfoundry.base.lru import SizedLRU, text_cost
 from toolfoundry.foundry.inner_calls import Chain, InnerCalls
 from toolfoundry.registry.calls import CallRecord, CallStatements
-from toolfoundry.registry.records import AGENT_ACTOR, RegistryError, ToolVersion
+from toolfoundry.registry.records import (
+    AGENT_ACTOR,
+    RegistryError,
+    ToolVersion,
+    is_store_error,
+    store_error_text,
+)
 from toolfoundry.sandbox.host.fetch_settings import FetchSettings
 from toolfoundry.sandbox.host.hosts import pattern_covered
 from toolfoundry.sandbox.host.protocols import FetchProvider, StorageBackend
@@ -213,10 +219,16 @@ class Caller:
     ) -> CallResult:
         """See :meth:`toolfoundry.Foundry.call`."""
         started = time.perf_counter()
-        result, number = self._call(name, args, version, started, None, by)
-        if number is not None:
-            kind = result.error.kind.value if result.error else None
-            self._record(name, number, result.duration_ms, kind, by)
+        number: int | None = None
+        try:
+            result, number = self._call(name, args, version, started, None, by)
+            if number is not None:
+                kind = result.error.kind.value if result.error else None
+                self._record(name, number, result.duration_ms, kind, by)
+        except Exception as exc:
+            if not is_store_error(exc):
+                raise
+            result = store_failure(store_error_text(exc), ran=number is not None, started=started)
         return with_step(result, version=number)
 
     def call_inner(
@@ -462,3 +474,17 @@ def model_text(payload: Mapping[str, Any], max_chars: int = MAX_MODEL_TEXT) -> s
     if len(text) > max_chars:
         text = text[:max_chars] + " ...[truncated]"
     return text
+
+
+def store_failure(exc: str, *, ran: bool, started: float) -> CallResult:
+    """The call's answer when the registry database failed under it (a full disk, a server
+    that does not answer): ``unavailable``. A call that ran but could not be recorded is not
+    answered with its value either: no call goes unaudited."""
+    if ran:
+        message = (
+            f"the call ran (its effects, if any, happened) but the registry database could not "
+            f"record it ({exc}), so its result is withheld; the database must be writable again"
+        )
+    else:
+        message = f"the registry database could not be read ({exc}): retry once it answers"
+    return CallResult.failure(ErrorKind.UNAVAILABLE, message, duration_ms=elapsed_ms(started))

@@ -34,17 +34,24 @@ from toolfoundry.forge.draft_fields import DraftError
 from toolfoundry.forge.findings import FindingJson
 from toolfoundry.forge.regression import RegressionOutcome
 from toolfoundry.forge.sandbox_runner import SandboxRunner
-from toolfoundry.forge.testrun import CaseResultJson, stored_result
+from toolfoundry.forge.testrun import CaseResultJson, stored_result, unavailable_step
 from toolfoundry.foundry.call import fetch_policy
 from toolfoundry.foundry.code_runs import RunError, draft_from_run
 from toolfoundry.foundry.existing import earlier_tests, existing_tool, with_suite
 from toolfoundry.foundry.fixture_reach import fixture_refusals
 from toolfoundry.foundry.patched import draft_from_patch, gives_patch
 from toolfoundry.registry.faults import crash_point
-from toolfoundry.registry.records import NewVersion, RegistryError, ToolVersion
+from toolfoundry.registry.records import NewVersion, RegistryError, ToolVersion, store_error_text
 from toolfoundry.registry.repository import Registry
 from toolfoundry.sandbox.host.protocols import ToolsProvider
-from toolfoundry.spec import Problem, StepResult, StepStatus, VersionStatus, version_identity
+from toolfoundry.spec import (
+    ErrorKind,
+    Problem,
+    StepResult,
+    StepStatus,
+    VersionStatus,
+    version_identity,
+)
 from toolfoundry.spec.gate import GateRecord, GateSuite, RegressionRecord
 from toolfoundry.spec.status import StepJson
 
@@ -103,6 +110,24 @@ class CreateResult:
             "duplicate_of": self.duplicate_of,
             "unchanged": self.unchanged,
         }
+
+
+def store_unavailable(draft: Any, exc: BaseException) -> CreateResult:
+    """The result of a create the registry database failed under (a full disk, a server that
+    does not answer): ``unavailable``, not judged, nothing stored (the version's transaction
+    rolled back); the same draft can be sent again once the database can be written."""
+    name = getattr(draft, "name", None)
+    if isinstance(draft, Mapping):
+        name = draft.get("name")
+    message = (
+        f"the registry database could not be read or written ({store_error_text(exc)}): the "
+        "draft was not judged and nothing was stored; send it again once the database can be "
+        "written"
+    )
+    step = unavailable_step(message, ErrorKind.UNAVAILABLE)
+    return CreateResult(
+        VersionStatus.REJECTED, name if isinstance(name, str) else None, None, (), (), step
+    )
 
 
 class Intake:

@@ -43,8 +43,10 @@ from toolfoundry.registry import (
     sqlite_file,
 )
 from toolfoundry.registry.calls import CallStatements
+from toolfoundry.registry.records import is_store_error, store_error_text
+from toolfoundry.registry.write_failures import FailedWrites
 from toolfoundry.sandbox.process.executor import Executor, ProcessLimits
-from toolfoundry.spec import CallResult, StepResult, StepStatus, ToolSpec
+from toolfoundry.spec import CallResult, ErrorKind, StepResult, StepStatus, ToolSpec
 from toolfoundry.spec.status import StepJson
 
 if TYPE_CHECKING:  # loaded by the periodic checks only; the forge by the first create_tool
@@ -115,6 +117,7 @@ class Foundry:
         else:
             self._registry, self._file, self._statements = registry, None, registry.calls
         self._opening = threading.Lock()
+        self.failed_writes = FailedWrites()  # what /healthz reports (registry/write_failures.py)
         self._executor = executor
         self._owns_executor = executor is None
         self._python_probed = False
@@ -285,8 +288,22 @@ class Foundry:
         """
         instruments = telemetry.instruments()
         if instruments is None:
-            return self._intake.create(draft, by=by)
-        return instruments.create(draft, lambda: self._intake.create(draft, by=by))
+            return self._create(draft, by)
+        return instruments.create(draft, lambda: self._create(draft, by))
+
+    def _create(self, draft: Draft | Mapping[str, Any] | str | bytes, by: str) -> CreateResult:
+        try:
+            made = self._intake.create(draft, by=by)
+        except Exception as exc:  # the database failed under the forge: nothing was judged
+            if not is_store_error(exc):
+                raise
+            from toolfoundry.foundry.create import store_unavailable
+
+            self.failed_writes.note(store_error_text(exc))
+            return store_unavailable(draft, exc)
+        if made.version is not None and not made.unchanged:  # a version was stored
+            self.failed_writes.cleared()
+        return made
 
     # -- calling -------------------------------------------------------------------------
 
@@ -311,10 +328,16 @@ class Foundry:
         """
         instruments = telemetry.instruments()
         if instruments is None:
-            return self._caller.call(name, args, version=version, by=by)
-        return instruments.call(
-            name, lambda: self._caller.call(name, args, version=version, by=by), call_id=call_id
-        )
+            result = self._caller.call(name, args, version=version, by=by)
+        else:
+            result = instruments.call(
+                name, lambda: self._caller.call(name, args, version=version, by=by), call_id=call_id
+            )
+        if result.error is not None and result.error.kind is ErrorKind.UNAVAILABLE:
+            self.failed_writes.note(result.error.message)
+        elif "version" in result.details:  # resolved, so recorded: the store took a write
+            self.failed_writes.cleared()
+        return result
 
     def run_js(
         self,

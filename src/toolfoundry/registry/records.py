@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
@@ -427,3 +428,20 @@ class DriverError(Exception):
     def __init__(self, orig: Exception) -> None:
         super().__init__(str(orig))
         self.orig = orig
+
+
+def is_store_error(exc: BaseException) -> bool:
+    """Whether ``exc`` is the database failing (:data:`toolfoundry.registry.StoreError`: a
+    :class:`DriverError`, or SQLAlchemy's base error once SQLAlchemy is loaded), told apart
+    without importing SQLAlchemy, so the call path can catch it and stay light."""
+    if isinstance(exc, DriverError):
+        return True
+    errors = sys.modules.get("sqlalchemy.exc")
+    return errors is not None and isinstance(exc, errors.SQLAlchemyError)
+
+
+def store_error_text(exc: BaseException) -> str:
+    """The database's own words for a store error (the driver's message, without
+    SQLAlchemy's wrapping and its link)."""
+    orig = getattr(exc, "orig", None)
+    return str(orig if orig is not None else exc)

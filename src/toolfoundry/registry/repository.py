@@ -17,7 +17,7 @@ from sqlalchemy.engine import Connection, Engine, Row
 
 from toolfoundry.base.json_gate import lone_surrogate_at
 from toolfoundry.registry import audit as audit_log
-from toolfoundry.registry import embedder, lookalikes
+from toolfoundry.registry import embedder, lookalikes, write_probe
 from toolfoundry.registry import holds as approval_rule
 from toolfoundry.registry import review_facts as review
 from toolfoundry.registry import reviews as library_reviews
@@ -577,6 +577,16 @@ class Registry:
             return fulltext.search(
                 conn, query, k, active_only=active_only, floor=floor, vectors=self.vectors
             )
+
+    def check_writable(self) -> None:
+        """Make the smallest real write the store has (registry/write_probe.py): what
+        ``/healthz`` asks, since a database that answers reads may refuse every write.
+
+        Raises:
+            StoreError: it cannot be written (a full disk, a read-only store).
+        """
+        with self._write() as conn:
+            write_probe.probe(conn)
 
     # -- reviews of the library -----------------------------------------------------------
 

@@ -41,6 +41,9 @@ class ErrorKind(StrEnum):
     # cycle a -> b -> a ends here), or past ``inner_calls`` made under one outer call
     DEPTH_LIMIT = "depth_limit"
     CALL_LIMIT = "call_limit"
+    # the registry database cannot be read or written (a full disk, a server that does not
+    # answer): the server's fault, fixed by its operator; nothing of the call was recorded
+    UNAVAILABLE = "unavailable"
 
 
 class CallErrorJson(TypedDict):

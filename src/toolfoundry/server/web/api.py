@@ -54,8 +54,15 @@ _CALL_STATUS = {
     ErrorKind.INVALID_ARGUMENTS: 422,
     ErrorKind.SANDBOX_UNAVAILABLE: 503,  # the server's own fault, fixed by its operator
     ErrorKind.OVERLOADED: 503,  # the Python tier's concurrent-call budget is full: retry later
+    ErrorKind.UNAVAILABLE: 503,  # the registry database cannot be read or written (disk full)
 }
-_UNAVAILABLE = {503: ("The sandbox is missing or damaged; the error says the fix.", ref("Error"))}
+_UNAVAILABLE = {
+    503: (
+        "Not judged: the sandbox is missing or damaged, the Python tier is full, or the "
+        "registry database cannot be written; the error's kind says which.",
+        ref("Error"),
+    )
+}
 
 
 def _array(name: str) -> dict[str, Any]:
@@ -309,7 +316,11 @@ ENDPOINTS: tuple[Endpoint, ...] = (
             404: ("No such tool.", ref("CallResult")),
             409: ("The version is not active.", ref("CallResult")),
             422: ("Bad arguments or request body.", {"anyOf": [ref("CallResult"), ref("Error")]}),
-            503: ("The sandbox is missing or damaged; the error says the fix.", ref("CallResult")),
+            503: (
+                "Not run or not recorded: the sandbox is missing or damaged, the Python tier is "
+                "full, or the registry database cannot be read or written (kind unavailable).",
+                ref("CallResult"),
+            ),
         },
         body=CALL_BODY,
     ),

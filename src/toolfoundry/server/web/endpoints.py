@@ -23,6 +23,7 @@ from starlette.routing import Route
 from toolfoundry.base.json_gate import TEXT_REASONS, InvalidJson, JsonLimits, decode, encode
 from toolfoundry.foundry import Foundry
 from toolfoundry.registry import RegistryError
+from toolfoundry.registry.records import is_store_error, store_error_text
 from toolfoundry.server.web.schemas import COMPONENTS
 
 MAX_BODY_BYTES = 1024 * 1024
@@ -149,6 +150,14 @@ def _run(handler: Handler, call: ApiRequest) -> tuple[int, Any]:
         raise registry_error(exc) from None
     except OverflowError:  # an integer in the body beyond what the store can hold
         raise ApiError(422, "invalid_request", "a number in the request is out of range") from None
+    except Exception as exc:  # the database failed (a full disk, a server that does not answer)
+        if not is_store_error(exc):
+            raise
+        message = (
+            f"the registry database could not be read or written ({store_error_text(exc)}); "
+            "retry later"
+        )
+        raise ApiError(503, "unavailable", message) from None
 
 
 def _query(endpoint: Endpoint, request: Request) -> dict[str, Any]:

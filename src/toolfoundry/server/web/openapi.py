@@ -61,6 +61,12 @@ def _operation(endpoint: Endpoint) -> dict[str, Any]:
         responses.setdefault("413", {"description": "The body is too large.", **error})
         responses.setdefault("415", {"description": "The body is not application/json.", **error})
     responses["401"] = {"description": "Missing or wrong bearer token.", **error}
+    # every operation reads the registry: a database that cannot be read or written (a full
+    # disk) is this, never a bare 500 (server/web/endpoints.py:_run)
+    responses.setdefault(
+        "503",
+        {"description": "The registry database cannot be read or written; retry later.", **error},
+    )
     op: dict[str, Any] = {
         "operationId": endpoint.operation_id,
         "summary": endpoint.summary,
