@@ -1,5 +1,6 @@
 """What the shared fixtures hand out (tests/conftest.py: ``new_version``, ``mcp_session``), with
-the types a test annotates them with. Import the types from here; ask for the fixtures."""
+the types a test annotates them with, and :func:`error_of`. Import the types from here; ask
+for the fixtures."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from contextlib import AbstractAsyncContextManager
 from typing import TYPE_CHECKING, Any, Protocol
 
 from toolfoundry.registry import NewVersion, VersionStatus
+from toolfoundry.spec import CallError, CallResult
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -28,6 +30,12 @@ def new_version(
         "status": status,
     }
     return NewVersion(**{**values, **fields})
+
+
+def error_of(result: CallResult) -> CallError:
+    """The error of a call that must have failed (a test's assertion when it did not)."""
+    assert result.error is not None, f"the call did not fail: {result.value!r}"
+    return result.error
 
 
 class NewVersionFactory(Protocol):

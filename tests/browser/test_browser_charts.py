@@ -11,6 +11,7 @@ from typing import Any
 import anyio
 import pytest
 from playwright.async_api import async_playwright, expect
+from tests.factories import error_of
 
 from toolfoundry import Foundry
 
@@ -43,8 +44,8 @@ def test_the_tool_page_draws_usage_latency_and_failures(
         assert fd.create_tool(SQUARE).status == "active"
         for n in range(12):
             assert fd.call("square", {"n": n}).ok
-        assert fd.call("square", {"n": -1}).error.kind.value == "runtime_error"
-        assert fd.call("square", {"n": "x"}).error.kind.value == "invalid_arguments"
+        assert error_of(fd.call("square", {"n": -1})).kind.value == "runtime_error"
+        assert error_of(fd.call("square", {"n": "x"})).kind.value == "invalid_arguments"
     served = serve_http(url, tmp_path)
     errors: list[str] = []
 

@@ -11,11 +11,13 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
 from click.testing import CliRunner, Result
 from tests.catalog.tsc import typecheck
+from tests.factories import error_of
 
 from toolfoundry.catalog import render
 from toolfoundry.cli import main
@@ -60,7 +62,7 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     forget_sample_modules()
 
 
-def names(listing: dict) -> list[str]:
+def names(listing: dict[str, Any]) -> list[str]:
     return [c["name"] for g in listing["groups"] for c in g["commands"]]
 
 
@@ -306,7 +308,7 @@ def test_declared_tools_are_called_through_their_own_declaration(project: Path) 
         "total": 1.5,
         "currency": "EUR",
     }
-    assert tools["price"].call({"item": "pear", "currency": "JPY"}).error.kind == (
+    assert error_of(tools["price"].call({"item": "pear", "currency": "JPY"})).kind == (
         "invalid_arguments"
     )
     assert tools["stock_move"].call({"item": "pear", "to": "back"}).value == {

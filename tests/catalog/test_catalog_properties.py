@@ -64,7 +64,7 @@ SCALARS = st.one_of(
 
 
 def with_null(schema: dict[str, Any]) -> st.SearchStrategy[dict[str, Any]]:
-    forms = [{"anyOf": [schema, {"type": "null"}]}]
+    forms: list[dict[str, Any]] = [{"anyOf": [schema, {"type": "null"}]}]
     if isinstance(schema.get("type"), str) and "enum" not in schema:
         forms.append({**schema, "type": [schema["type"], "null"]})
     return st.sampled_from(forms)
@@ -96,7 +96,8 @@ def tool_specs(draw: st.DrawFn) -> ToolSpec:
     required = sorted(draw(st.sets(st.sampled_from(sorted(props)))) if props else set())
     parameters: dict[str, Any] = {"type": "object", "properties": props, "required": required}
     nested = [n for n, s in props.items() if s.get("type") == "object"]
-    if nested and draw(st.booleans()):
+    move: bool = bool(nested) and draw(st.booleans())
+    if move:
         # move one nested object into $defs, as pydantic does for models
         parameters["$defs"] = {"Part": props[nested[0]]}
         props[nested[0]] = {"$ref": "#/$defs/Part"}
@@ -224,7 +225,7 @@ def meta_validate(schema_text: str) -> None:
 
 def _validator(root: Mapping[str, Any], schema: Any = None) -> Draft202012Validator:
     base = Draft202012Validator(dict(root))
-    return base if schema is None else base.evolve(schema=schema)
+    return base if schema is None else base.evolve(schema=schema)  # type: ignore[return-value]
 
 
 def projections(spec: ToolSpec) -> dict[str, tuple[dict[str, Any], Any]]:

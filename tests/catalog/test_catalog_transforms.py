@@ -19,7 +19,9 @@ from toolfoundry.catalog import (
 from toolfoundry.spec import ToolSpec
 
 
-def obj(props: dict[str, Any], required: list[str] | None = None, **extra: Any) -> dict[str, Any]:
+def obj(
+    props: dict[str, Any], required: list[str] | None = None, /, **extra: Any
+) -> dict[str, Any]:
     return {"type": "object", "properties": props, "required": required or [], **extra}
 
 

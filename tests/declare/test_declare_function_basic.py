@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Literal
+from typing import Any, Literal
 
 from toolfoundry.declare import FunctionTool, from_function, tool
 from toolfoundry.spec import DeclaredTool, ErrorKind, Level
 
 
 @tool
-def posts(board: str, sort: Literal["hot", "new"] = "hot", limit: int = 25) -> list[dict]:
+def posts(board: str, sort: Literal["hot", "new"] = "hot", limit: int = 25) -> list[dict[str, Any]]:
     """Query a public board's feed.
 
     Args:
@@ -24,10 +24,10 @@ def posts(board: str, sort: Literal["hot", "new"] = "hot", limit: int = 25) -> l
 def test_bare_decorator_builds_spec_and_keeps_function() -> None:
     assert isinstance(posts, FunctionTool)
     assert isinstance(posts, DeclaredTool)
-    assert posts.__name__ == "posts"
+    assert posts.__name__ == "posts"  # type: ignore[attr-defined]
     assert posts.__doc__ is not None
     assert posts.__doc__.startswith("Query")
-    assert posts.__wrapped__.__name__ == "posts"  # type: ignore[attr-defined]
+    assert posts.__wrapped__.__name__ == "posts"
     assert posts("x", limit=1) == [{"board": "x", "sort": "hot", "n": 0}]
     spec = posts.spec
     assert spec.name == "posts"

@@ -262,7 +262,7 @@ def test_sync_function_through_acall() -> None:
 def test_direct_calls_still_work() -> None:
     assert order([Item(id=1, name="x")])["count"] == 1
     assert asyncio.run(fetch("q")) == "Q"
-    assert fetch.__wrapped__.__name__ == "fetch"  # type: ignore[attr-defined]
+    assert fetch.__wrapped__.__name__ == "fetch"
 
 
 def test_names_pydantic_reserves_are_ordinary_parameters() -> None:

@@ -148,7 +148,7 @@ def from_schema(
         "number": st.sampled_from([0, 1.5, -2.25]),
         "boolean": st.booleans(),
         "null": st.none(),
-    }.get(kind, JSON)
+    }.get(str(kind), JSON)
 
 
 def arguments_for(declared: FunctionTool[..., Any]) -> st.SearchStrategy[dict[str, Any]]:

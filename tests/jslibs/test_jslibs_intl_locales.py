@@ -111,7 +111,7 @@ def test_a_locale_without_data_is_a_located_warning(tmp_path: Path) -> None:
             called = await session.call_tool(
                 "create_tool", {**draft(from_tests, tests), "name": "money_any"}
             )
-            result: dict[str, Any] = called.structured_content  # type: ignore[assignment]
+            result: dict[str, Any] = called.structured_content
             assert result["status"] == "active", result
             (warning,) = [f for f in result["findings"] if f["rule"] == "intl_locale_without_data"]
             assert warning["path"] == "$.tests[1].input.locale"

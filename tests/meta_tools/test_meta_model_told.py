@@ -39,7 +39,8 @@ def test_the_server_sends_them(tmp_path: Path) -> None:
     async def run() -> None:
         async with stdio_session(f"sqlite:///{tmp_path / 'r.db'}", tmp_path) as (session, _):
             # the SDK keeps the initialize result on the session
-            result = session._initialize_result  # type: ignore[attr-defined]
+            result = session._initialize_result
+            assert result is not None
             assert result.instructions == instructions(CapabilityPolicy())
 
     try:

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+from typing import Any
 
 import pytest
 
 from toolfoundry.foundry import Foundry
 from toolfoundry.foundry.meta_tools import builtin_tools
+from toolfoundry.spec import DeclaredTool
 from toolfoundry.spec.names import META_TOOL_NAMES
 
 SLUG_V1 = """
@@ -18,13 +19,12 @@ export function handler({ text }) {
 
 
 @pytest.fixture
-def tools(tmp_path: Path):
-    foundry = Foundry.open(f"sqlite:///{tmp_path / 'registry.db'}")
-    yield {t.spec.name: t for t in builtin_tools(foundry)}
-    foundry.close()
+def tools(foundry: Foundry) -> dict[str, DeclaredTool]:
+    """The meta-tools over the shared foundry, by name."""
+    return {t.spec.name: t for t in builtin_tools(foundry)}
 
 
-def draft(code: str = SLUG_V1, **extra):
+def draft(code: str = SLUG_V1, **extra: Any) -> dict[str, Any]:
     return {
         "name": "slugify",
         "description": "Turn a title into a URL slug.",
@@ -39,12 +39,14 @@ def draft(code: str = SLUG_V1, **extra):
     }
 
 
-def test_names_and_levels(tools) -> None:
+def test_names_and_levels(tools: dict[str, DeclaredTool]) -> None:
     assert tuple(tools) == META_TOOL_NAMES
     assert all(t.spec.capabilities.is_pure for t in tools.values())
 
 
-def test_create_search_history_rollback_through_the_meta_tools(tools) -> None:
+def test_create_search_history_rollback_through_the_meta_tools(
+    tools: dict[str, DeclaredTool],
+) -> None:
     created = tools["create_tool"].call(draft()).unwrap()
     assert (created["status"], created["version"]) == ("active", 1)
 
@@ -65,7 +67,7 @@ def test_create_search_history_rollback_through_the_meta_tools(tools) -> None:
     assert (back["version"], back["current"]) == (1, True)
 
 
-def test_create_tool_reports_bad_arguments_with_paths(tools) -> None:
+def test_create_tool_reports_bad_arguments_with_paths(tools: dict[str, DeclaredTool]) -> None:
     result = tools["create_tool"].call({"name": "x", "tests": "nope"})
     assert result.error is not None
     assert result.error.kind == "invalid_arguments"
@@ -80,7 +82,7 @@ def test_create_tool_reports_bad_arguments_with_paths(tools) -> None:
     assert "or from_run" in codes[0]["message"]
 
 
-def test_run_js_is_sandboxed_and_reports_errors(tools) -> None:
+def test_run_js_is_sandboxed_and_reports_errors(tools: dict[str, DeclaredTool]) -> None:
     ok = tools["run_js"].call({"code": "export default 6 * 7"}).unwrap()
     assert ok["ok"] is True
     assert ok["value"] == 42
@@ -110,7 +112,9 @@ def test_mcp_hints_say_which_meta_tools_change_the_registry() -> None:
     }
 
 
-def test_out_of_range_numbers_are_argument_errors_not_crashes(tools) -> None:
+def test_out_of_range_numbers_are_argument_errors_not_crashes(
+    tools: dict[str, DeclaredTool],
+) -> None:
     for name, args in [
         ("rollback_tool", {"name": "slugify", "version": 10**30}),
         ("rollback_tool", {"name": "slugify", "version": 0}),
@@ -121,7 +125,7 @@ def test_out_of_range_numbers_are_argument_errors_not_crashes(tools) -> None:
         assert result.error.kind == "invalid_arguments", result.error
 
 
-def test_show_tool_and_call_tool_through_the_python_api(tools) -> None:
+def test_show_tool_and_call_tool_through_the_python_api(tools: dict[str, DeclaredTool]) -> None:
     tools["create_tool"].call(draft()).unwrap()
     more = draft(
         SLUG_V1.replace("trim()", "trim().normalize('NFKD')"),

@@ -59,9 +59,10 @@ def listener(
     loopback_http: Callable[[type[http.server.BaseHTTPRequestHandler]], str],
 ) -> tuple[int, list[str]]:
     """A real loopback HTTP server on the host: (its port, the paths it was asked for)."""
-    handler = type("Recorder", (_Recorder,), {"hits": []})
+    hits: list[str] = []
+    handler = type("Recorder", (_Recorder,), {"hits": hits})
     port = loopback_http(handler).rpartition(":")[2]
-    return int(port), handler.hits
+    return int(port), hits
 
 
 @pytest.fixture

@@ -169,4 +169,4 @@ def test_a_draft_whose_tests_fork_past_the_budget_is_rejected(foundry: Foundry) 
     result = run_case(PythonRunner(executor), draft["code"], case, limits=limits, tool="t")
     assert not result.passed
     assert result.error is not None
-    assert result.error["kind"] == "memory_limit", result.to_dict()
+    assert result.error.kind == "memory_limit", result.to_dict()

@@ -7,6 +7,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from tests.factories import error_of
+
 from toolfoundry import Foundry
 from toolfoundry.config import Config
 from toolfoundry.forge import CapabilityPolicy
@@ -51,7 +53,7 @@ def test_python_tool_waits_for_approval_then_runs(foundry: Foundry) -> None:
 
     early = foundry.call("csv_stats", {"csv": "x\n5\n", "column": "x"})
     assert early.error is not None
-    assert early.error.kind.value == "not_active"
+    assert error_of(early).kind.value == "not_active"
 
     decided = foundry.approve("csv_stats", created.version, by="alice")
     assert decided.status == "active"
@@ -62,11 +64,11 @@ def test_python_tool_waits_for_approval_then_runs(foundry: Foundry) -> None:
 
     bad = foundry.call("csv_stats", {"csv": 5})
     assert bad.error is not None
-    assert bad.error.kind.value == "invalid_arguments"
+    assert error_of(bad).kind.value == "invalid_arguments"
     failing = foundry.call("csv_stats", {"csv": "x\n", "column": "x"})
     assert failing.error is not None
-    assert failing.error.kind.value == "runtime_error"
-    assert "no rows" in failing.error.message
+    assert error_of(failing).kind.value == "runtime_error"
+    assert "no rows" in error_of(failing).message
 
     assert [s.name for s in foundry.active_specs()] == ["csv_stats"]
     assert "csv_stats" in foundry.catalog("openai")
@@ -86,7 +88,7 @@ def test_static_check_refuses_before_running(foundry: Foundry) -> None:
 
 
 def test_failing_tests_reject(foundry: Foundry) -> None:
-    code = STATS["code"].replace("max(values)", "min(values)")
+    code = str(STATS["code"]).replace("max(values)", "min(values)")
     created = foundry.create_tool(draft(code=code))
     assert created.status == "rejected"
     assert created.step.blockers == ("tests_failed",)
@@ -104,7 +106,9 @@ def test_network_tests_need_fixtures(foundry: Foundry) -> None:
     )
     assert created.status == "rejected"
     assert created.step.blockers == ("tests_failed",)
-    assert created.test_results[0].error.kind == "capability_denied"
+    failed = created.test_results[0].error
+    assert failed is not None
+    assert failed.kind == "capability_denied"
 
 
 def test_a_hostile_draft_is_contained_during_its_tests(foundry: Foundry, tmp_path: Path) -> None:

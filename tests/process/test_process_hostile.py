@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.factories import error_of
 
 from toolfoundry.sandbox.process.bwrap import BwrapExecutor
 from toolfoundry.sandbox.process.executor import MIB, ProcessLimits
@@ -44,7 +45,7 @@ def assert_host_alive(executor: Any) -> None:
 
 
 def kind(result: CallResult) -> str | None:
-    return result.error.kind.value if result.error else None
+    return error_of(result).kind.value if result.error else None
 
 
 # -- network, in every form ---------------------------------------------------------------
@@ -68,7 +69,7 @@ def test_no_network_to_the_host(cold: BwrapExecutor, listener: Any, body: str) -
     result = run(cold, body, {"port": port})
     assert kind(result) == "runtime_error", result
     # the jail's 127.0.0.1 is its own loopback in its own network namespace: nobody listens
-    assert "[Errno" in result.error.message or "timed out" in result.error.message
+    assert "[Errno" in error_of(result).message or "timed out" in error_of(result).message
     assert hits == []
     assert_clean(result)
     assert_host_alive(cold)
@@ -101,7 +102,7 @@ def test_no_dns(cold: BwrapExecutor) -> None:
         "def handler(a):\n    return I('socket').getaddrinfo('example.com', 443)[0][4][0]\n",
     )
     assert kind(result) == "runtime_error"
-    assert "gaierror" in result.error.message
+    assert "gaierror" in error_of(result).message
     assert_host_alive(cold)
 
 
@@ -130,7 +131,7 @@ def test_no_unix_socket_of_the_host(cold: BwrapExecutor, tmp_path: Path) -> None
             {"path": str(path)},
         )
         assert kind(result) == "runtime_error"
-        assert "FileNotFoundError" in result.error.message
+        assert "FileNotFoundError" in error_of(result).message
         with pytest.raises(TimeoutError):
             server.accept()
     finally:
@@ -148,7 +149,7 @@ def test_host_files_are_not_there(cold: BwrapExecutor, canary: Path, target: str
     path = str(canary) if target == "CANARY" else target
     result = run(cold, "def handler(a):\n    return open(a['p']).read()\n", {"p": path})
     assert kind(result) == "runtime_error"
-    assert "FileNotFoundError" in result.error.message
+    assert "FileNotFoundError" in error_of(result).message
     assert_clean(result)
 
 
@@ -176,7 +177,10 @@ def test_writing_outside_tmp_fails(cold: BwrapExecutor, target: str) -> None:
         cold, "def handler(a):\n    open(a['p'], 'w').write('x')\n    return 1\n", {"p": target}
     )
     assert kind(result) == "runtime_error"
-    assert "Read-only file system" in result.error.message or "Permission" in result.error.message
+    assert (
+        "Read-only file system" in error_of(result).message
+        or "Permission" in error_of(result).message
+    )
     assert not Path(target).exists() or target.startswith("/proc")
 
 
@@ -201,7 +205,7 @@ def test_file_size_limit(cold: BwrapExecutor) -> None:
         max_file_bytes=4 * MIB,
     )
     assert kind(result) == "runtime_error"
-    assert "File too large" in result.error.message
+    assert "File too large" in error_of(result).message
 
 
 # -- environment and /proc ----------------------------------------------------------------
@@ -274,7 +278,7 @@ def test_fork_bomb_is_contained(cold: BwrapExecutor) -> None:
     started = time.monotonic()
     result = run(cold, body, timeout_s=5, max_processes=16)
     assert kind(result) == "runtime_error"
-    assert "Resource temporarily unavailable" in result.error.message
+    assert "Resource temporarily unavailable" in error_of(result).message
     assert time.monotonic() - started < 5
     assert_host_alive(cold)
 
@@ -328,7 +332,7 @@ def test_cpu_bomb_in_threads_hits_the_cpu_limit(cold: BwrapExecutor) -> None:
     )
     result = run(cold, body, timeout_s=10.0, cpu_s=1)
     assert kind(result) == "timeout"
-    assert "CPU" in result.error.message or "longer" in result.error.message
+    assert "CPU" in error_of(result).message or "longer" in error_of(result).message
 
 
 def test_sleeping_past_the_deadline(cold: BwrapExecutor) -> None:
@@ -341,7 +345,7 @@ def test_sleeping_past_the_deadline(cold: BwrapExecutor) -> None:
 def test_ctypes_crash(cold: BwrapExecutor) -> None:
     result = run(cold, "def handler(a):\n    return I('ctypes').string_at(0)\n")
     assert kind(result) == "runtime_error"
-    assert "SIGSEGV" in result.error.message
+    assert "SIGSEGV" in error_of(result).message
     assert_host_alive(cold)
 
 
@@ -424,7 +428,7 @@ def test_writing_to_the_result_channel_is_refused(pool: WarmPool) -> None:
     )
     result = run(pool, body)
     assert kind(result) == "runtime_error"
-    assert "result channel" in result.error.message
+    assert "result channel" in error_of(result).message
     assert_host_alive(pool)
 
 
@@ -485,7 +489,7 @@ def test_deeply_nested_results_are_refused(cold: BwrapExecutor) -> None:
     body = "def handler(a):\n    v = []\n    for _ in range(300):\n        v = [v]\n    return v\n"
     result = run(cold, body)
     assert kind(result) == "invalid_output"  # was runtime_error: the JSON gate's kind
-    assert "nests deeper" in result.error.message
+    assert "nests deeper" in error_of(result).message
 
 
 def test_a_forged_frame_nested_to_crash_the_host_json_parser(cold: BwrapExecutor) -> None:
@@ -521,8 +525,8 @@ def test_a_forged_frame_with_values_the_host_refuses(
     result = run(cold, body)
     assert kind(result) == "invalid_output", result
     assert result.error is not None
-    assert result.error.problems[0].path == path
-    assert fragment in result.error.message
+    assert error_of(result).problems[0].path == path
+    assert fragment in error_of(result).message
     assert_host_alive(cold)
 
 
@@ -531,5 +535,5 @@ def test_a_lone_surrogate_in_an_error_or_a_print_is_shown_escaped(cold: BwrapExe
     result = run(cold, body)
     assert kind(result) == "runtime_error"
     assert result.error is not None
-    assert "bad \\ud800" in result.error.message
-    result.error.message.encode("utf-8")  # well-formed: every output can carry it
+    assert "bad \\ud800" in error_of(result).message
+    error_of(result).message.encode("utf-8")  # well-formed: every output can carry it

@@ -6,6 +6,8 @@ own connection; the database itself refuses it, on SQLite and on PostgreSQL.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 from sqlalchemy import text
 from sqlalchemy.exc import DBAPIError
@@ -50,7 +52,7 @@ POSTGRES_APPROVAL_REWRITES = [
 
 
 @pytest.fixture
-def reviewed(db_url: str):
+def reviewed(db_url: str) -> Iterator[Registry]:
     """A registry holding one approved network tool: audit rows and one approval row."""
     registry = Registry.open(db_url)
     registry.add_version(

@@ -100,7 +100,7 @@ def test_runs_past_the_age_or_the_count_kept_are_deleted(reg: Registry) -> None:
     ]
 
 
-def test_a_run_and_its_inner_calls_are_written_together(reg: Registry):
+def test_a_run_and_its_inner_calls_are_written_together(reg: Registry) -> None:
     record = CallRecord("word_count", 1, 2.0, None, "agent", caller="run:r9", caller_name="run_js")
     reg.calls.record_all([record, record], run=row("r9", recording=None))
     kept = reg.code_run("r9")

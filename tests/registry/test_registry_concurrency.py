@@ -48,7 +48,7 @@ def _check_consistent(reg: Registry, name: str) -> None:
     assert current.status is VersionStatus.ACTIVE
     # every version here activates, so the last one committed (the highest) is current
     assert current.version == numbers[-1]
-    created = [e.version for e in reg.audit(name) if e.event is AuditEvent.CREATED]
+    created = [e.version or 0 for e in reg.audit(name) if e.event is AuditEvent.CREATED]
     assert sorted(created) == numbers
 
 

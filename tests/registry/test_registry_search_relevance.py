@@ -187,11 +187,11 @@ def test_search_through_the_cli_the_http_api_and_mcp(
         async with mcp_session(db_url, tmp_path) as (session, _):
             found = await session.call_tool("search_tools", {"query": "diff two texts"})
             assert not found.is_error
-            hits = found.structured_content["result"]  # type: ignore[index]
+            hits = found.structured_content["result"]
             assert hits[0]["name"] == "unified_diff"
             assert hits[0]["parameters"] == SCHEMAS["unified_diff"]
             none = await session.call_tool("search_tools", {"query": "resize a png image"})
-            weak = none.structured_content["result"]  # type: ignore[index]
+            weak = none.structured_content["result"]
             assert strong(weak) == []  # the closest tools, each marked weak with its words
             assert all(h["strength"] == "weak" and "matched" in h for h in weak)
 

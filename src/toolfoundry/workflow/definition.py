@@ -109,7 +109,19 @@ class Workflow(Generic[S]):
         return tuple(self._steps)
 
     @overload
-    def step(self, fn: StepFunction[S], /) -> StepFunction[S]: ...
+    def step(
+        self,
+        fn: StepFunction[S],
+        /,
+        *,
+        name: str | None = None,
+        cap: Cap[S] | None = None,
+        needs: Mapping[str, Check[S]] | None = None,
+        requires: Mapping[str, Check[S]] | None = None,
+        after: tuple[str, ...] | list[str] = (),
+        unavailable_on: tuple[type[Exception], ...] = (),
+        run_if: Check[S] | None = None,
+    ) -> StepFunction[S]: ...
 
     @overload
     def step(

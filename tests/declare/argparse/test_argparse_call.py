@@ -168,7 +168,10 @@ def test_argparse_own_complaints_become_invalid_arguments(
     assert _problems(copy.call({"target": "t", "sources": ["a"], "count": "many"})) == [
         Problem("$.count", "invalid positive_int value: 'many'")
     ]
-    assert _problems(copy.call([1, 2])) == [Problem("$", "arguments must be an object, not list")]
+    not_an_object: Any = [1, 2]
+    assert _problems(copy.call(not_an_object)) == [
+        Problem("$", "arguments must be an object, not list")
+    ]
     captured = capsys.readouterr()
     assert captured.err == ""
     assert captured.out == ""
@@ -188,7 +191,7 @@ def _echo(namespace: argparse.Namespace) -> dict[str, Any]:
 
 def test_handler_from_set_defaults_gets_the_namespace() -> None:
     parser = cli()
-    posts = parser._subparsers._group_actions[0].choices["posts"]  # type: ignore[union-attr]
+    posts = parser._subparsers._group_actions[0].choices["posts"]  # type: ignore[union-attr,index]
     posts.set_defaults(func=_echo)
     cmd = {c.words[-1]: c for c in from_argparse(parser)}["posts"]
     result = cmd.call({"board": "python", "limit": 3})
@@ -289,8 +292,8 @@ class Upper(argparse.Action):
 
 
 class Switch(argparse.Action):
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, nargs=0, **kwargs)
+    def __init__(self, option_strings: list[str], dest: str, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, **kwargs)
 
     def __call__(self, parser: Any, namespace: Any, values: Any, option: Any = None) -> None:
         setattr(namespace, self.dest, "on")
