@@ -248,3 +248,27 @@ def test_review_settings_are_read_and_checked() -> None:
         assert part in message
     with pytest.raises(ValueError, match=r"review\.every"):
         config(every="500d")
+
+
+def test_a_review_cut_short_does_not_hold_the_next_one_back(db_url: str, running: Any) -> None:
+    """A server stopping mid-review forgets its claim: the next start reviews at once (a claim
+    left behind would pass for a review under way elsewhere for an hour)."""
+    fd = Foundry.open(db_url, config=config(every="1d"))
+    for n in range(6):  # enough suites that the stop lands mid-review; each its own answer
+        code = HOG["code"].replace("return b.length;", f"return b.length + {n};")
+        test = {**HOG["tests"][0], "expected": 25165824 + n}
+        made = fd.create_tool({**HOG, "name": f"hog{n}", "code": code, "tests": [test]})
+        assert made.status == "active", made.step.message
+    schedule = ReviewSchedule(fd).start()
+    schedule.check_now()
+    deadline = time.monotonic() + 60
+    while fd.registry.last_review(finished=False) is None:
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    schedule.stop()  # between two tools
+    if fd.registry.last_review() is None:  # it was cut short: nothing of it is left
+        assert fd.registry.last_review(finished=False) is None
+    _again, lines = running(fd)
+    wait_for(lines, 1)
+    assert lines[0].startswith("library reviewed (")
+    fd.close()

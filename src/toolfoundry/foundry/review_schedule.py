@@ -120,8 +120,8 @@ class ReviewSchedule:
         while not self._stop.is_set():
             settings = self.foundry.config.review
             try:
-                self._once(identity, settings, at_start=at_start)
-                at_start = False
+                if self._once(identity, settings, at_start=at_start):
+                    at_start = False  # decided: the start-up check is done
             except ReviewStopped:
                 return
             except Exception as exc:  # the thread outlives a failure; the log says it
@@ -131,7 +131,9 @@ class ReviewSchedule:
             self._wake.wait(wait)
             self._wake.clear()
 
-    def _once(self, identity: RuntimeIdentity, settings: ReviewSettings, *, at_start: bool) -> None:
+    def _once(self, identity: RuntimeIdentity, settings: ReviewSettings, *, at_start: bool) -> bool:
+        """Review when due. False when another process's review under way left nothing to
+        decide (a start-up check then waits for it: its runtime may not be ours)."""
         previous: list[ReviewRow | None] = []
 
         def due(last: ReviewRow | None, now: datetime) -> str | None:
@@ -144,15 +146,21 @@ class ReviewSchedule:
         claimed = registry.claim_review(
             due, runner=self.runner, fingerprint=identity.fingerprint, runtime=identity.to_dict()
         )
-        if claimed is None:
-            return
         before = previous[0] if previous else None
+        if claimed is None:
+            running = before is not None and before.finished_at is None
+            return not (running and settings.every_s is not None)
         changes = identity.changes_from(before.runtime) if before is not None else []
-        found = review_library(self.foundry, settings, stop=self._stop.is_set)
+        try:
+            found = review_library(self.foundry, settings, stop=self._stop.is_set)
+        except BaseException:  # stopped or failed: it must not hold the next review back
+            registry.abandon_review(claimed.id)
+            raise
         findings: dict[str, object] = {**found.findings, "runtime_changes": changes}
         registry.finish_review(claimed.id, found.summary, findings)
         publish(registry.last_review())
         self._say(summary_line(claimed.trigger, found.summary, found.findings, changes))
+        return True
 
 
 def summary_line(

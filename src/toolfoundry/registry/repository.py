@@ -607,6 +607,11 @@ class Registry:
         with self.engine.begin() as conn:
             library_reviews.finish(conn, review_id, summary, findings)
 
+    def abandon_review(self, review_id: int) -> None:
+        """Forget a claimed review that will not finish (registry/reviews.py:abandon)."""
+        with self.engine.begin() as conn:
+            library_reviews.abandon(conn, review_id)
+
     def last_review(self, *, finished: bool = True) -> ReviewRow | None:
         """The newest review of the library (only among finished ones by default)."""
         with self._read() as conn:

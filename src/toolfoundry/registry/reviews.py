@@ -112,6 +112,12 @@ def finish(
         conn.execute(delete(reviews).where(reviews.c.id < oldest_kept))
 
 
+def abandon(conn: Connection, review_id: int) -> None:
+    """Delete a claimed review that will not finish (its server is stopping, or it failed), so
+    it does not hold the next one back as if it were still running."""
+    conn.execute(delete(reviews).where(reviews.c.id == review_id, reviews.c.finished_at.is_(None)))
+
+
 def newest(conn: Connection, *, finished: bool = False) -> ReviewRow | None:
     """The newest review (only among finished ones when ``finished``), or None."""
     query = select(reviews).order_by(reviews.c.id.desc()).limit(1)
