@@ -8,7 +8,7 @@ from contextlib import AbstractAsyncContextManager
 from typing import TYPE_CHECKING, Any, Protocol
 
 from toolfoundry.registry import NewVersion, VersionStatus
-from toolfoundry.spec import CallError, CallResult
+from toolfoundry.spec import CallError
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -32,9 +32,16 @@ def new_version(
     return NewVersion(**{**values, **fields})
 
 
-def error_of(result: CallResult) -> CallError:
-    """The error of a call that must have failed (a test's assertion when it did not)."""
-    assert result.error is not None, f"the call did not fail: {result.value!r}"
+class Failed(Protocol):
+    """A call's or a test case's result: its error, when it failed."""
+
+    @property
+    def error(self) -> CallError | None: ...
+
+
+def error_of(result: Failed) -> CallError:
+    """The error of a call or test case that must have failed (an assertion when it did not)."""
+    assert result.error is not None, f"it did not fail: {result!r}"
     return result.error
 
 

@@ -109,7 +109,7 @@ def answer(kind: str, text: str) -> dict[str, Any]:
 
 
 def _responses_message(text: str) -> dict[str, Any]:
-    item = copy.deepcopy(wire("openai_responses_text.json")["output"][0])
+    item: dict[str, Any] = copy.deepcopy(wire("openai_responses_text.json")["output"][0])
     item["content"][0]["text"] = text
     return item
 

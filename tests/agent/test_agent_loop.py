@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from toolfoundry.agent import (
+    ApprovalDecision,
+    ApprovalRequest,
     RunStore,
     StopReason,
     approve_as,
@@ -73,7 +75,7 @@ LIBRARY = [  # name, description, expression of x, a test input, its expected ou
 ]
 
 
-def offered(body: dict) -> set[str]:
+def offered(body: dict[str, Any]) -> set[str]:
     return {t["function"]["name"] for t in body["tools"]}
 
 
@@ -146,9 +148,9 @@ def test_large_library_offers_top_k_for_the_task_then_what_search_tools_found(
 def test_pending_tool_is_approved_by_the_callback_and_offered_next_turn(
     vendor: VendorServer, foundry: Foundry
 ) -> None:
-    seen = []
+    seen: list[ApprovalRequest] = []
 
-    def approver(request: pytest.FixtureRequest):
+    def approver(request: ApprovalRequest) -> ApprovalDecision:
         seen.append(request)
         return approve_as("alice", "read-only GET")(request)
 
@@ -246,7 +248,7 @@ def test_a_replayed_session_runs_and_is_stored_on_postgresql(pg_url: str) -> Non
     from toolfoundry.foundry import Foundry
 
     provider = provider_for("replay:demo#create")
-    task = provider.recording.sessions["create"]["task"]
+    task = provider.recording.sessions["create"]["task"]  # type: ignore[attr-defined]
     with Foundry.open(pg_url) as fd:
         run = run_agent(task, provider, fd)
         assert run.stop_reason is StopReason.COMPLETED, run.stop_message

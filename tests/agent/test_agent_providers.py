@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -24,7 +25,9 @@ from toolfoundry.spec import ToolSpec
         ("replay:demo#reuse", "replay:demo#reuse"),
     ],
 )
-def test_one_string_chooses_the_provider(model, model_id, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_one_string_chooses_the_provider(
+    model: str, model_id: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
     assert provider_for(model).model_id == model_id
@@ -40,7 +43,7 @@ def test_one_string_chooses_the_provider(model, model_id, monkeypatch: pytest.Mo
         ("replay:demo#nope", "no session 'nope'"),
     ],
 )
-def test_bad_model_strings_are_configuration_errors(model, needle) -> None:
+def test_bad_model_strings_are_configuration_errors(model: str, needle: str) -> None:
     with pytest.raises(ProviderError) as caught:
         provider_for(model)
     assert caught.value.kind == "configuration"
@@ -51,7 +54,9 @@ def test_bad_model_strings_are_configuration_errors(model, needle) -> None:
     ("model", "variable"),
     [("openai:gpt-4o-mini", "OPENAI_API_KEY"), ("anthropic:claude-x", "ANTHROPIC_API_KEY")],
 )
-def test_missing_keys_name_the_variable(model, variable, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_missing_keys_name_the_variable(
+    model: str, variable: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.delenv(variable, raising=False)
     with pytest.raises(ProviderError, match=variable):
         provider_for(model)
@@ -63,7 +68,8 @@ def test_compat_needs_no_key_and_reads_its_base_url_from_the_environment(
     monkeypatch.delenv("TOOLFOUNDRY_COMPAT_API_KEY", raising=False)
     monkeypatch.setenv("TOOLFOUNDRY_COMPAT_BASE_URL", "http://127.0.0.1:8080/v1")
     provider = provider_for("compat:llama")
-    assert str(provider._client.base_url).rstrip("/") == "http://127.0.0.1:8080/v1"
+    client = provider._client  # type: ignore[attr-defined]  # where the base URL went
+    assert str(client.base_url).rstrip("/") == "http://127.0.0.1:8080/v1"
 
 
 def test_unknown_options_are_refused() -> None:
@@ -85,7 +91,7 @@ def test_names_are_sanitised_per_request_with_a_reverse_map() -> None:
     assert names.specs([spec])[0].name == names.wire("has_dot")
 
 
-def recording(tmp_path: Path, turns):
+def recording(tmp_path: Path, turns: list[dict[str, Any]]) -> str:
     path = tmp_path / "rec.json"
     data = {
         "format": "toolfoundry-replay/1",

@@ -7,7 +7,7 @@ what the loop returns.
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -22,14 +22,14 @@ if TYPE_CHECKING:
     from tests.agent.conftest import VendorServer
 
 
-def tool_names(kind: str, body: dict) -> list[str]:
+def tool_names(kind: str, body: dict[str, Any]) -> list[str]:
     tools = body.get("tools", [])
     if kind in ("openai", "compat"):
         return sorted(t["function"]["name"] for t in tools)
     return sorted(t["name"] for t in tools)
 
 
-def tool_results(kind: str, body: dict) -> list[dict]:
+def tool_results(kind: str, body: dict[str, Any]) -> list[dict[str, Any]]:
     """The tool results in a request, as {id, content, is_error} in order."""
     if kind in ("openai", "compat"):
         return [
@@ -113,7 +113,7 @@ def test_openai_strict_nulls_for_optional_arguments_are_restored(
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_tool_errors_go_back_structured_so_the_model_can_repair(
-    kind, vendor: VendorServer, foundry: Foundry
+    kind: str, vendor: VendorServer, foundry: Foundry
 ) -> None:
     vendor.play(
         calls(kind, ("add", {"a": "two", "b": 2})),
@@ -229,7 +229,7 @@ def test_compat_tolerates_object_arguments_missing_ids_and_types(
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_same_task_through_every_vendor_creates_a_tool_and_calls_it_next_turn(
-    kind, vendor: VendorServer, foundry: Foundry
+    kind: str, vendor: VendorServer, foundry: Foundry
 ) -> None:
     """Switching vendor is one string: the same scripted task through all four kinds."""
     vendor.play(
@@ -275,7 +275,7 @@ def test_vendor_refusal_stops_the_run_with_a_clear_reason(
     ],
 )
 def test_tool_choice_is_translated_per_vendor(
-    kind, field, wanted, vendor: VendorServer, foundry: Foundry
+    kind: str, field: str, wanted: str | dict[str, Any], vendor: VendorServer, foundry: Foundry
 ) -> None:
     from toolfoundry.agent.providers import Message
 
@@ -310,7 +310,11 @@ def test_tool_choice_is_translated_per_vendor(
     ],
 )
 def test_every_vendor_tells_a_refusal_from_an_unreadable_answer(
-    kind, answer_, error_kind, says, vendor: VendorServer
+    kind: str,
+    answer_: dict[str, Any] | tuple[Any, ...],
+    error_kind: str,
+    says: str,
+    vendor: VendorServer,
 ) -> None:
     from toolfoundry.agent.providers import Message, ProviderError
 

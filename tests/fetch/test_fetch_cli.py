@@ -67,7 +67,7 @@ def test_js_run_refuses_ssrf_tricks(tmp_path: Path, canary: LoopbackServer) -> N
         ("--credential", "*.example.com:Authorization:TOKEN"),
     ],
 )
-def test_js_run_rejects_malformed_fetch_flags(tmp_path: Path, flag, value) -> None:
+def test_js_run_rejects_malformed_fetch_flags(tmp_path: Path, flag: str, value: str) -> None:
     script = tmp_path / "ok.js"
     script.write_text("export default 1;")
     result = CliRunner().invoke(main, ["js", "run", str(script), flag, value])

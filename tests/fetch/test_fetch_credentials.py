@@ -7,7 +7,7 @@ import json
 import logging
 import ssl
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -201,7 +201,7 @@ def test_credential_over_tls(
         ({"host": "0x7f000001", "header": "A", "env": "X"}, "non-canonical"),
     ],
 )
-def test_malformed_credentials(kwargs, message) -> None:
+def test_malformed_credentials(kwargs: dict[str, Any], message: str) -> None:
     with pytest.raises(CredentialError, match=message):
         Credential(**kwargs)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import base64
 import json
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -121,6 +121,8 @@ def test_request_cap_applies() -> None:
         ([{"url": "https://x.test/"}, {"url": "https://X.test/"}], r"fixtures\[1\] repeats"),
     ],
 )
-def test_malformed_fixtures_are_reported_with_their_place(fixtures, where) -> None:
+def test_malformed_fixtures_are_reported_with_their_place(
+    fixtures: str | list[Any], where: str
+) -> None:
     with pytest.raises(FixtureError, match=where):
         FixtureFetch(fixtures)

@@ -38,7 +38,7 @@ def test_the_fetch_policy_uses_the_one_pattern_type() -> None:
         ("[::1]:8080", "[0:0::1]:8080", True),
     ],
 )
-def test_covers(outer, inner, covered) -> None:
+def test_covers(outer: str, inner: str, covered: bool) -> None:
     assert HostPattern.parse(outer).covers(HostPattern.parse(inner)) is covered
     assert pattern_covered(inner, [outer]) is covered
 
@@ -60,7 +60,7 @@ def test_not_patterns(text: str) -> None:
         ("*.bücher.example", "https://shop.xn--bcher-kva.example/x"),
     ],
 )
-def test_idn_hosts_match_in_either_form_at_call_time(pattern, url) -> None:
+def test_idn_hosts_match_in_either_form_at_call_time(pattern: str, url: str) -> None:
     assert FetchPolicy(allow=(pattern,)).allows(parse_url(url))
 
 

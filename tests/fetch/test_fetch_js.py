@@ -12,6 +12,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from tests.factories import error_of
 
 from toolfoundry.sandbox import SandboxPolicy, run_js
 from toolfoundry.sandbox.host.credentials import Credential
@@ -70,12 +71,12 @@ SSRF_URLS = [
 
 
 @pytest.mark.parametrize("url", SSRF_URLS)
-def test_ssrf_from_javascript_is_denied(canary: LoopbackServer, url) -> None:
+def test_ssrf_from_javascript_is_denied(canary: LoopbackServer, url: str) -> None:
     code = "export async function handler({ url }) { return (await fetch(url)).status }"
     result = _run(code, _canary_policy(canary.port), {"url": url.format(port=canary.port)})
     assert not result.ok
     assert result.error is not None
-    assert result.error.kind is ErrorKind.CAPABILITY_DENIED
+    assert error_of(result).kind is ErrorKind.CAPABILITY_DENIED
     assert canary.hits == []
     _host_survives()
 
@@ -140,7 +141,7 @@ def test_header_injection_from_javascript(allowed: LoopbackServer, headers: dict
     code = "export async function handler(a) { return (await fetch(a.url, a.init)).status }"
     result = _run(code, policy, {"url": f"{allowed.base}/echo", "init": {"headers": headers}})
     assert not result.ok
-    assert result.error.kind is ErrorKind.CAPABILITY_DENIED
+    assert error_of(result).kind is ErrorKind.CAPABILITY_DENIED
     assert allowed.hits == []
 
 
@@ -274,7 +275,7 @@ def test_slow_server_is_cut_by_the_call_budget(allowed: LoopbackServer) -> None:
     started = time.monotonic()
     result = _run(code, policy, {"url": f"{allowed.base}/slow?s=3"}, timeout_s=0.5)
     assert not result.ok
-    assert result.error.kind is ErrorKind.TIMEOUT
+    assert error_of(result).kind is ErrorKind.TIMEOUT
     assert time.monotonic() - started < 1.5
     _host_survives()
 
@@ -300,7 +301,7 @@ def _leaked(result) -> bool:
     text = json.dumps(
         {
             "value": result.value,
-            "error": result.error.to_dict() if result.error else None,
+            "error": error_of(result).to_dict() if result.error else None,
             "logs": list(result.logs),
         }
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ipaddress
+from typing import Any
 
 import pytest
 
@@ -35,7 +36,7 @@ from toolfoundry.sandbox.host.netguard import (
         ("https://my_host.example/", "https://my_host.example/"),
     ],
 )
-def test_urls_are_canonicalised(url, canonical) -> None:
+def test_urls_are_canonicalised(url: str, canonical: str) -> None:
     assert str(parse_url(url)) == canonical
 
 
@@ -57,7 +58,7 @@ def test_urls_are_canonicalised(url, canonical) -> None:
         "https:///path",
     ],
 )
-def test_malformed_urls_are_refused(url) -> None:
+def test_malformed_urls_are_refused(url: str) -> None:
     with pytest.raises(FetchError) as caught:
         parse_url(url)
     assert caught.value.kind == "capability_denied"
@@ -82,7 +83,7 @@ def test_malformed_urls_are_refused(url) -> None:
         ("4000::1", False),  # outside global unicast
     ],
 )
-def test_address_classes(address, public) -> None:
+def test_address_classes(address: str, public: bool) -> None:
     assert (address_problem(ipaddress.ip_address(address)) is None) is public
 
 
@@ -104,7 +105,7 @@ def test_own_interface_addresses_include_loopback() -> None:
         ("[::1]:8080", "::1", 8080, True),
     ],
 )
-def test_host_patterns(pattern, host, port, matches) -> None:
+def test_host_patterns(pattern: str, host: str, port: int, matches: bool) -> None:
     assert HostPattern.parse(pattern).matches(host, port) is matches
 
 
@@ -168,7 +169,7 @@ def test_from_config() -> None:
         ({"allow_private": ["10.0.0.0/33"]}, "CIDR"),
     ],
 )
-def test_bad_config_tables(table, message) -> None:
+def test_bad_config_tables(table: dict[str, Any], message: str) -> None:
     with pytest.raises(FetchPolicyError, match=message):
         FetchPolicy.from_config(table)
 

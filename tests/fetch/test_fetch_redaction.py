@@ -25,6 +25,7 @@ from typing import Any
 from urllib.parse import quote, quote_plus, unquote_to_bytes
 
 import pytest
+from tests.factories import error_of
 
 from toolfoundry.sandbox.host.credentials import Credential
 from toolfoundry.sandbox.host.fetch import FetchPolicy, FetchRecord
@@ -271,7 +272,7 @@ ROUTES = [
 
 @pytest.mark.parametrize("route", ROUTES)
 def test_reflected_form_never_reaches_the_script(
-    route, reflector: type[Reflector], token: str, caplog: pytest.LogCaptureFixture
+    route: str, reflector: type[Reflector], token: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.DEBUG)
     records: list[FetchRecord] = []
@@ -440,7 +441,7 @@ def _result_text(result: Any) -> str:
     return json.dumps(
         {
             "value": result.value,
-            "error": result.error.to_dict() if result.error else None,
+            "error": error_of(result).to_dict() if result.error else None,
             "logs": list(result.logs),
         }
     )

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import itertools
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -82,7 +82,7 @@ IPV6_FORMS = [
 
 @pytest.mark.parametrize(("host", "reason"), IPV6_FORMS)
 def test_ipv6_literals_that_reach_private_space_are_refused(
-    canary: LoopbackServer, fetch: FetchCall, host, reason
+    canary: LoopbackServer, fetch: FetchCall, host: str, reason: str
 ) -> None:
     policy = FetchPolicy(allow=(f"{host}:{canary.port}",), allow_http=(host,))
     out = fetch(policy, f"http://{host}:{canary.port}/")
@@ -122,7 +122,7 @@ def test_ipv6_loopback_canary_is_reachable_when_allowed(
     ],
 )
 def test_private_ipv4_literals_are_refused_without_allow_private(
-    canary: LoopbackServer, fetch: FetchCall, host, reason
+    canary: LoopbackServer, fetch: FetchCall, host: str, reason: str
 ) -> None:
     policy = FetchPolicy(allow=(f"{host}:{canary.port}",), allow_http=(host,))
     out = fetch(policy, f"http://{host}:{canary.port}/")
@@ -166,7 +166,7 @@ def test_fullwidth_digits_canonicalise_to_loopback(
     ],
 )
 def test_allowlisted_name_resolving_to_private_address_is_refused(
-    canary: LoopbackServer, fetch: FetchCall, name, answer
+    canary: LoopbackServer, fetch: FetchCall, name: str, answer: list[Any]
 ) -> None:
     policy = FetchPolicy(
         allow=(f"{name}:{canary.port}",), allow_http=(name,), resolver=lambda host: answer

@@ -103,7 +103,7 @@ def test_path_is_sent_as_parsed_with_unsafe_characters_escaped(
     ],
 )
 def test_forbidden_or_injected_headers_are_refused(
-    allowed: LoopbackServer, fetch: FetchCall, name, value
+    allowed: LoopbackServer, fetch: FetchCall, name: str, value: str
 ) -> None:
     out = fetch(_policy(allowed), f"{allowed.base}/echo", headers=[(name, value)])
     assert out["error"]["kind"] == "capability_denied"

@@ -104,7 +104,7 @@ def test_a_row_edited_after_it_was_stored_stays_refused_after_migration(db_url: 
     ],
 )
 def test_a_lone_surrogate_is_refused_at_create_with_its_place(
-    fd: Foundry, kit: type[Kit], field, value, code_point
+    fd: Foundry, kit: type[Kit], field: str, value: str, code_point: str
 ) -> None:
     before = kit.snapshot(fd)
     result = fd.create_tool(kit.slugify(**{field: value}))

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
+from tests.factories import error_of
 
 from toolfoundry import Foundry
 from toolfoundry.config import ConfigError, parse_config
@@ -53,10 +54,10 @@ def test_invalid_arguments_report_every_problem_with_its_path(fd: Foundry, kit: 
     )
     out = fd.call("pairs", {"items": [1, "two", 3.5], "extra": True})
     assert not out.ok
-    assert out.error.kind.value == "invalid_arguments"
-    paths = sorted(p.path for p in out.error.problems)
+    assert error_of(out).kind.value == "invalid_arguments"
+    paths = sorted(p.path for p in error_of(out).problems)
     assert paths == ["$", "$", "$.items[1]", "$.items[2]"]
-    messages = " ".join(p.message for p in out.error.problems)
+    messages = " ".join(p.message for p in error_of(out).problems)
     assert "'text' is a required property" in messages
     assert "'extra' was unexpected" in messages
     assert out.details["step"]["blockers"] == ["invalid_arguments"]
@@ -94,13 +95,15 @@ def _nest(depth: int) -> object:
         (True, "$.value", "string"),  # valid JSON, refused by the schema
     ],
 )
-def test_hostile_arguments_are_refused_before_the_sandbox(fd: Foundry, value, path, words) -> None:
+def test_hostile_arguments_are_refused_before_the_sandbox(
+    fd: Foundry, value: str | int | float | bool | dict[str, Any] | list[Any], path: str, words: str
+) -> None:
     fd.create_tool(ECHO)
     out = fd.call("echo", {"value": value})
     assert out.error is not None
-    assert out.error.kind.value == "invalid_arguments"
-    assert out.error.problems[0].path.startswith(path)
-    assert words in out.error.problems[0].message.lower()
+    assert error_of(out).kind.value == "invalid_arguments"
+    assert error_of(out).problems[0].path.startswith(path)
+    assert words in error_of(out).problems[0].message.lower()
 
 
 def test_the_sandbox_runs_on_the_arguments_that_passed_the_gate(fd: Foundry) -> None:
@@ -112,9 +115,9 @@ def test_the_sandbox_runs_on_the_arguments_that_passed_the_gate(fd: Foundry) -> 
 
 
 def test_unknown_tools_and_versions_are_not_found(fd: Foundry, kit: type[Kit]) -> None:
-    assert fd.call("nope", {}).error.kind.value == "not_found"
+    assert error_of(fd.call("nope", {})).kind.value == "not_found"
     fd.create_tool(kit.slugify())
-    assert fd.call("slugify", {"text": "x"}, version=7).error.kind.value == "not_found"
+    assert error_of(fd.call("slugify", {"text": "x"}, version=7)).kind.value == "not_found"
 
 
 def test_pinned_versions_and_rollback(fd: Foundry, kit: type[Kit]) -> None:
@@ -143,13 +146,13 @@ def test_disabled_and_pending_tools_are_not_active(
     fd.create_tool(kit.slugify())
     fd.disable("slugify")
     out = fd.call("slugify", {"text": "x"})
-    assert out.error.kind.value == "not_active"
+    assert error_of(out).kind.value == "not_active"
     assert out.details["step"]["status"] == StepStatus.BLOCKED.value
     assert fd.active_specs() == []
     fd.enable("slugify")
     assert fd.call("slugify", {"text": "x"}).ok
     fd.create_tool(kit.weather(weather_server))
-    assert fd.call("weather", {"city": "Oslo"}).error.kind.value == "not_active"
+    assert error_of(fd.call("weather", {"city": "Oslo"})).kind.value == "not_active"
     assert fd.usage("weather").failures == {"not_active": 1}
 
 
@@ -162,6 +165,7 @@ def test_usage_and_called_audit_rows(fd: Foundry, kit: type[Kit]) -> None:
     assert stats.calls == 4
     assert stats.failures == {"invalid_arguments": 1}
     assert stats.p50_ms is not None
+    assert stats.p95_ms is not None
     assert stats.p95_ms >= stats.p50_ms
     called = [e for e in fd.audit("slugify") if e.event is AuditEvent.CALLED]
     assert len(called) == 4
@@ -220,7 +224,7 @@ def test_configured_allowlist_narrows_an_approved_tool(
     fd.approve("weather", by="alice", reason="ok")
     out = fd.call("weather", {"city": "Oslo"})
     assert not out.ok
-    assert out.error.kind.value == "capability_denied"
+    assert error_of(out).kind.value == "capability_denied"
     fd.close()
 
 

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
-from click.testing import CliRunner
+from click.testing import CliRunner, Result
 
 from toolfoundry import Foundry
 from toolfoundry.cli import main
@@ -16,22 +17,25 @@ if TYPE_CHECKING:
     from tests.foundry.conftest import Kit
 
 
+Cli = Callable[..., Result]
+
+
 @pytest.fixture
-def cli(db_url: str):
+def cli(db_url: str) -> Cli:
     runner = CliRunner()
 
-    def run(*args: str, input: str | None = None):
+    def run(*args: str, input: str | None = None) -> Result:
         return runner.invoke(main, [*args, "--db", db_url], input=input)
 
     return run
 
 
-def _json(result):
+def _json(result: Result) -> Any:
     assert result.output, result.stderr
     return json.loads(result.stdout)
 
 
-def test_create_and_call(cli, kit: type[Kit], tmp_path: Path) -> None:
+def test_create_and_call(cli: Cli, kit: type[Kit], tmp_path: Path) -> None:
     created = cli("create", str(kit.slugify_path), "--json")
     assert created.exit_code == 0, created.output
     body = _json(created)
@@ -50,7 +54,7 @@ def test_create_and_call(cli, kit: type[Kit], tmp_path: Path) -> None:
     assert human.stdout.strip() == "hi-there"
 
 
-def test_call_failures_and_usage_errors(cli, kit: type[Kit]) -> None:
+def test_call_failures_and_usage_errors(cli: Cli, kit: type[Kit]) -> None:
     cli("create", str(kit.slugify_path))
     bad = cli("call", "slugify", "--args", '{"text": 3}', "--json")
     assert bad.exit_code == 1
@@ -68,7 +72,7 @@ def test_call_failures_and_usage_errors(cli, kit: type[Kit]) -> None:
     [b"{not json", b"\xff\xfe\x00", b'{"name": "x", "code": 1}', b'{"name": "create_tool"}'],
 )
 def test_create_refuses_malformed_drafts_and_changes_nothing(
-    cli, db_url: str, kit: type[Kit], tmp_path: Path, content: bytes
+    cli: Cli, db_url: str, kit: type[Kit], tmp_path: Path, content: bytes
 ) -> None:
     path = tmp_path / "draft.json"
     path.write_bytes(content)
@@ -84,12 +88,12 @@ def test_create_refuses_malformed_drafts_and_changes_nothing(
     fd.close()
 
 
-def test_create_missing_file_is_a_usage_error(cli, tmp_path: Path) -> None:
+def test_create_missing_file_is_a_usage_error(cli: Cli, tmp_path: Path) -> None:
     result = cli("create", str(tmp_path / "nope.json"))
     assert result.exit_code == 2
 
 
-def test_tools_commands(cli, kit: type[Kit], tmp_path: Path) -> None:
+def test_tools_commands(cli: Cli, kit: type[Kit], tmp_path: Path) -> None:
     cli("create", str(kit.slugify_path))
     better = tmp_path / "v2.json"
     better.write_text(json.dumps(kit.slugify(code=kit.better)))
@@ -123,7 +127,7 @@ def test_tools_commands(cli, kit: type[Kit], tmp_path: Path) -> None:
 
 
 def test_approvals_commands(
-    cli, kit: type[Kit], tmp_path: Path, weather_server: str, monkeypatch: pytest.MonkeyPatch
+    cli: Cli, kit: type[Kit], tmp_path: Path, weather_server: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(tmp_path)  # the loopback server's http fixture needs [fetch] allow_http
     (tmp_path / "toolfoundry.toml").write_text(kit.loopback_config(weather_server))
@@ -158,7 +162,7 @@ def test_approvals_commands(
     assert _json(cli("approvals", "list", "--json")) == []
 
 
-def test_create_from_stdin_and_call_a_pinned_version(cli, kit: type[Kit]) -> None:
+def test_create_from_stdin_and_call_a_pinned_version(cli: Cli, kit: type[Kit]) -> None:
     assert cli("create", "-", input=kit.slugify_path.read_text()).exit_code == 0
     better = json.dumps(kit.slugify(code=kit.better))
     assert cli("create", "-", "--json", input=better).exit_code == 0

@@ -5,11 +5,12 @@ many tests gated a version (its own and earlier versions'), and the stored suite
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from click.testing import CliRunner
+from click.testing import CliRunner, Result
 from tests.shared_drafts import network_draft
 
 from toolfoundry.cli import main
@@ -18,11 +19,14 @@ if TYPE_CHECKING:
     from tests.foundry.conftest import Kit
 
 
+Cli = Callable[..., Result]
+
+
 @pytest.fixture
-def cli(db_url: str):
+def cli(db_url: str) -> Cli:
     runner = CliRunner()
 
-    def run(*args: str) -> Any:
+    def run(*args: str) -> Result:
         return runner.invoke(main, [*args, "--db", db_url])
 
     return run
@@ -34,7 +38,9 @@ def write(tmp_path: Path, name: str, draft: dict[str, Any]) -> str:
     return str(path)
 
 
-def test_a_failing_test_shows_expected_against_got(cli, kit: type[Kit], tmp_path: Path) -> None:
+def test_a_failing_test_shows_expected_against_got(
+    cli: Cli, kit: type[Kit], tmp_path: Path
+) -> None:
     broken = kit.slugify(
         tests=[{"name": "basic", "input": {"text": "Hello World"}, "expected": "hello_world"}]
     )
@@ -53,7 +59,7 @@ def test_a_failing_test_shows_expected_against_got(cli, kit: type[Kit], tmp_path
 
 
 def test_the_step_message_counts_earlier_versions_tests(
-    cli, kit: type[Kit], tmp_path: Path
+    cli: Cli, kit: type[Kit], tmp_path: Path
 ) -> None:
     first = cli("create", str(kit.slugify_path))
     assert "all 2 test(s) passed; the tool is active" in first.stdout
@@ -69,7 +75,7 @@ def test_the_step_message_counts_earlier_versions_tests(
 
 
 def test_tools_show_lists_the_suite_a_version_was_gated_by(
-    cli, kit: type[Kit], tmp_path: Path
+    cli: Cli, kit: type[Kit], tmp_path: Path
 ) -> None:
     cli("create", str(kit.slugify_path))
     v2 = kit.slugify(
@@ -92,7 +98,7 @@ def test_tools_show_lists_the_suite_a_version_was_gated_by(
     assert '  punct: {"text":"a, b"} -> "a-b"   passed' in first
 
 
-def test_tools_show_lists_error_cases_and_canned_answers(cli, tmp_path: Path) -> None:
+def test_tools_show_lists_error_cases_and_canned_answers(cli: Cli, tmp_path: Path) -> None:
     draft = {
         "name": "weather",
         "description": "Temperature of a city",
@@ -134,7 +140,9 @@ def test_tools_show_lists_error_cases_and_canned_answers(cli, tmp_path: Path) ->
     assert every.endswith('... (304 characters)"')
 
 
-def test_approvals_show_marks_new_capabilities_and_lists_the_suite(cli, tmp_path: Path) -> None:
+def test_approvals_show_marks_new_capabilities_and_lists_the_suite(
+    cli: Cli, tmp_path: Path
+) -> None:
     draft = network_draft("weather", "api.example.com")
     assert cli("create", write(tmp_path, "v1.json", draft)).exit_code == 0
     assert cli("approvals", "approve", "weather@1", "--by", "alice").exit_code == 0

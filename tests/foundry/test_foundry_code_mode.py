@@ -17,13 +17,14 @@ from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import pytest
+from tests.factories import error_of
 from tests.shared_drafts import word_count_draft
 
 from toolfoundry import Foundry
 from toolfoundry.config import parse_config
 from toolfoundry.registry import NewVersion, VersionStatus
 from toolfoundry.registry.code_runs import CodeRunRow
-from toolfoundry.spec import Capabilities, ErrorKind
+from toolfoundry.spec import Capabilities, ErrorKind, StorageScope
 from toolfoundry.spec.limits import MIB
 
 SECRET = "Bearer tf-secret-9c1d2e7a41b0"
@@ -206,14 +207,14 @@ def test_a_cycle_ends_at_the_depth_limit_with_its_kind(code_fd: tuple[Foundry, s
     started = time.monotonic()
     out = fd.run_js("export default await tools.ping({});")
     assert out.error is not None
-    assert out.error.kind is ErrorKind.DEPTH_LIMIT
-    assert "inner_call_depth" in out.error.message
+    assert error_of(out).kind is ErrorKind.DEPTH_LIMIT
+    assert "inner_call_depth" in error_of(out).message
     assert time.monotonic() - started < 2.0
     # depth 1..4 ran (ping, pong, ping, pong), the fifth was refused
     assert fd.usage("ping").calls + fd.usage("pong").calls == 4
     direct = fd.call("ping", {})
     assert direct.error is not None
-    assert direct.error.kind is ErrorKind.DEPTH_LIMIT
+    assert error_of(direct).kind is ErrorKind.DEPTH_LIMIT
 
 
 def test_a_runaway_loop_ends_with_call_limit_within_the_budget(db_url: str) -> None:
@@ -222,12 +223,12 @@ def test_a_runaway_loop_ends_with_call_limit_within_the_budget(db_url: str) -> N
         started = time.monotonic()
         out = fd.run_js("for (;;) await tools.word_count({ text: 'a' });")
         assert out.error is not None
-        assert out.error.kind is ErrorKind.CALL_LIMIT
+        assert error_of(out).kind is ErrorKind.CALL_LIMIT
         assert fd.usage("word_count").calls == 50
         # a loop that catches the refusal spins until the outer deadline: timeout
         caught = fd.run_js("for (;;) { try { await tools.word_count({ text: 'a' }); } catch {} }")
         assert caught.error is not None
-        assert caught.error.kind is ErrorKind.TIMEOUT
+        assert error_of(caught).kind is ErrorKind.TIMEOUT
         assert time.monotonic() - started < 2 * fd.config.limits.timeout_s + 2
         assert fd.usage("word_count").calls == 100
         assert fd.run_js("export default 1;").ok  # the process carries on
@@ -238,7 +239,7 @@ def test_depth_zero_forbids_inner_calls(db_url: str) -> None:
         fd.create_tool(word_count_draft())
         out = fd.run_js("export default await tools.word_count({ text: 'a' });")
         assert out.error is not None
-        assert out.error.kind is ErrorKind.DEPTH_LIMIT
+        assert error_of(out).kind is ErrorKind.DEPTH_LIMIT
         assert fd.usage("word_count").calls == 0
 
 
@@ -248,7 +249,7 @@ def test_the_outer_deadline_bounds_a_callee_that_never_ends(code_fd: tuple[Found
     started = time.monotonic()
     out = fd.run_js("export default await tools.forever({}).catch((e) => e.kind);")
     assert out.error is not None
-    assert out.error.kind is ErrorKind.TIMEOUT
+    assert error_of(out).kind is ErrorKind.TIMEOUT
     assert time.monotonic() - started < fd.config.limits.timeout_s + 1.5
     [row] = [a for a in fd.audit("forever") if a.event.value == "called"]
     assert row.detail["error"] == "timeout"
@@ -313,7 +314,7 @@ def test_a_dependent_cannot_reach_its_callees_credential_or_storage(
         "export default ({ op }) => op === 'set' ? (localStorage.setItem('k', 'callee-secret'), 1)"
         " : localStorage.getItem('k');"
     )
-    register(fd, "keeper", keeper, capabilities=Capabilities(storage="tool"))
+    register(fd, "keeper", keeper, capabilities=Capabilities(storage=StorageScope.TOOL))
     snoop = f"""export default async () => {{
       const out = {{}};
       out.set = await tools.keeper({{ op: 'set' }});
@@ -324,7 +325,7 @@ def test_a_dependent_cannot_reach_its_callees_credential_or_storage(
       out.fetch = await fetch('http://{server}/w?city=x').then(() => 'reached', (e) => e.message);
       return out;
     }};"""
-    register(fd, "snoop", snoop, capabilities=Capabilities(storage="tool"))
+    register(fd, "snoop", snoop, capabilities=Capabilities(storage=StorageScope.TOOL))
     out = fd.call("snoop", {})
     assert out.ok, out.error
     assert out.value["set"] == 1

@@ -4,21 +4,25 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from toolfoundry import Foundry
 from toolfoundry.spec import StepStatus
 
+if TYPE_CHECKING:
+    from tests.foundry.conftest import Kit
+
 DRAFTS = Path(__file__).parent / "drafts"
 BASE = json.loads((DRAFTS / "slugify.json").read_text())
 
 
-def slugify_draft(**changes):
+def slugify_draft(**changes: Any) -> dict[str, Any]:
     return {**json.loads(json.dumps(BASE)), **changes}
 
 
-def test_pure_tool_activates_and_is_callable(fd):
+def test_pure_tool_activates_and_is_callable(fd: Foundry) -> None:
     result = fd.create_tool(slugify_draft())
     assert result.status == "active"
     assert result.version == 1
@@ -33,7 +37,7 @@ def test_pure_tool_activates_and_is_callable(fd):
     assert stored.spec.parameters["required"] == ["text"]
 
 
-def test_draft_as_json_text_and_bytes(fd):
+def test_draft_as_json_text_and_bytes(fd: Foundry) -> None:
     assert fd.create_tool(json.dumps(slugify_draft())).status == "active"
     assert (
         fd.create_tool(
@@ -43,7 +47,9 @@ def test_draft_as_json_text_and_bytes(fd):
     )
 
 
-def test_update_that_breaks_previous_tests_is_refused_and_changes_nothing(kit, fd):
+def test_update_that_breaks_previous_tests_is_refused_and_changes_nothing(
+    kit: type[Kit], fd: Foundry
+) -> None:
     fd.create_tool(slugify_draft())
     before = kit.snapshot(fd)
     tests = [{"name": "upper", "input": {"text": "Hi there"}, "expected": "HI-THERE"}]
@@ -57,7 +63,7 @@ def test_update_that_breaks_previous_tests_is_refused_and_changes_nothing(kit, f
     assert fd.show("slugify").version == 1
 
 
-def test_deliberate_change_passes_the_gate_when_named(fd):
+def test_deliberate_change_passes_the_gate_when_named(fd: Foundry) -> None:
     fd.create_tool(slugify_draft())
     tests = [
         {"name": "upper", "input": {"text": "Hi there"}, "expected": "HI-THERE"},
@@ -74,7 +80,7 @@ def test_deliberate_change_passes_the_gate_when_named(fd):
     assert fd.show("slugify").version == 2
 
 
-def test_better_version_is_accepted_with_parent_and_diff(fd):
+def test_better_version_is_accepted_with_parent_and_diff(fd: Foundry) -> None:
     fd.create_tool(slugify_draft())
     tests = [*slugify_draft()["tests"], {"input": {"text": " Trim me "}, "expected": "trim-me"}]
     result = fd.create_tool(
@@ -91,7 +97,7 @@ def test_better_version_is_accepted_with_parent_and_diff(fd):
     assert fd.call("slugify", {"text": " Trim me "}).value == "trim-me"
 
 
-def test_failing_tests_are_reported_and_change_nothing(kit, fd):
+def test_failing_tests_are_reported_and_change_nothing(kit: type[Kit], fd: Foundry) -> None:
     before = kit.snapshot(fd)
     draft = slugify_draft(tests=[{"name": "wrong", "input": {"text": "A"}, "expected": "b"}])
     result = fd.create_tool(draft)
@@ -102,7 +108,7 @@ def test_failing_tests_are_reported_and_change_nothing(kit, fd):
     assert kit.snapshot(fd) == before
 
 
-def test_duplicate_code_is_refused_naming_the_tool(fd, kit):
+def test_duplicate_code_is_refused_naming_the_tool(fd: Foundry, kit: type[Kit]) -> None:
     fd.create_tool(slugify_draft())
     before = kit.snapshot(fd)
     result = fd.create_tool(slugify_draft(name="make_slug"))
@@ -115,7 +121,7 @@ def test_duplicate_code_is_refused_naming_the_tool(fd, kit):
     assert kit.snapshot(fd) == before
 
 
-MALFORMED = {
+MALFORMED: dict[str, Any] = {
     "bad_json": b'{"name": "x", ',
     "not_an_object": b"[1, 2, 3]",
     "non_utf8": b'{"name": "\xff\xfe"}',
@@ -146,7 +152,9 @@ MALFORMED = {
 
 
 @pytest.mark.parametrize("kind", sorted(MALFORMED))
-def test_malformed_drafts_get_structured_errors_and_change_nothing(kit, fd, kind):
+def test_malformed_drafts_get_structured_errors_and_change_nothing(
+    kit: type[Kit], fd: Foundry, kind: str
+) -> None:
     fd.create_tool(slugify_draft(name="existing"))
     before = kit.snapshot(fd)
     result = fd.create_tool(MALFORMED[kind])
@@ -160,7 +168,7 @@ def test_malformed_drafts_get_structured_errors_and_change_nothing(kit, fd, kind
     assert kit.snapshot(fd) == before
 
 
-def test_behavioural_duplicate_is_named(fd, kit):
+def test_behavioural_duplicate_is_named(fd: Foundry, kit: type[Kit]) -> None:
     fd.create_tool(slugify_draft())
     tests = [{"input": {"text": "Hello World"}, "expected": "hello-world"}]
     result = fd.create_tool(
@@ -188,7 +196,9 @@ def test_behavioural_duplicate_is_named(fd, kit):
     assert [(f.rule, f.severity.value) for f in said.findings] == [
         ("behavioural_duplicate", "warning")
     ]
-    assert fd.show("url_slug").gate.distinct_from.why == "keeps accented letters"
+    distinct = fd.show("url_slug").gate.distinct_from
+    assert distinct is not None
+    assert distinct.why == "keeps accented letters"
     different = fd.create_tool(
         slugify_draft(
             name="url_slug",
@@ -200,7 +210,9 @@ def test_behavioural_duplicate_is_named(fd, kit):
     assert different.duplicate_of is None
 
 
-def test_approval_refuses_a_version_whose_stored_code_was_altered(fd, kit, weather_server):
+def test_approval_refuses_a_version_whose_stored_code_was_altered(
+    fd: Foundry, kit: type[Kit], weather_server: str
+) -> None:
     from sqlalchemy import text
 
     fd = Foundry(fd.registry, kit.loopback(weather_server))

@@ -4,23 +4,24 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from tests.shared_drafts import network_draft
 
 from toolfoundry import Foundry
 from toolfoundry.config import parse_config
+from toolfoundry.foundry.create import CreateResult
 
 if TYPE_CHECKING:
     from tests.foundry.conftest import Kit
 
 
-def open_foundry(db_url: str, fetch: dict | None = None) -> Foundry:
+def open_foundry(db_url: str, fetch: dict[str, Any] | None = None) -> Foundry:
     return Foundry.open(db_url, config=parse_config({"fetch": fetch} if fetch else {}))
 
 
-def located(result, path: str) -> str:
+def located(result: CreateResult, path: str) -> str:
     [message] = [f.message for f in result.findings if f.path == path]
     return message
 
@@ -83,7 +84,7 @@ def test_a_pattern_without_a_port_means_443_for_fixtures_as_for_calls(db_url: st
     ("capability", "fixture_host"),
     [("bücher.example", "xn--bcher-kva.example"), ("xn--bcher-kva.example", "Bücher.example")],
 )
-def test_idn_hosts_match_in_either_form(db_url: str, capability, fixture_host) -> None:
+def test_idn_hosts_match_in_either_form(db_url: str, capability: str, fixture_host: str) -> None:
     draft = network_draft("books", capability)
     draft["fixtures"] = [{"url": f"https://{fixture_host}/w?city=Oslo", "body": '{"temp": -3}'}]
     with open_foundry(db_url, {"allow": [fixture_host]}) as fd:

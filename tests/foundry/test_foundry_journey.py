@@ -6,9 +6,10 @@ import json
 import subprocess
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from click.testing import CliRunner
+from click.testing import CliRunner, Result
+from tests.factories import error_of
 
 from toolfoundry import Foundry
 from toolfoundry.cli import main
@@ -33,7 +34,7 @@ def test_journey_python_api(
     # a network tool waits for a human, then reaches the loopback server
     created = fd.create_tool(kit.weather(weather_server))
     assert created.status == "pending_approval"
-    assert fd.call("weather", {"city": "Oslo"}).error.kind.value == "not_active"
+    assert error_of(fd.call("weather", {"city": "Oslo"})).kind.value == "not_active"
     assert fd.approve("weather", by="alice", reason="public data").status == "active"
     assert fd.call("weather", {"city": "Paris"}).value == 5
 
@@ -76,14 +77,14 @@ def test_journey_cli(db_url: str, kit: type[Kit], weather_server: str, tmp_path:
     config.write_text(kit.loopback_config(weather_server))
     runner = CliRunner()
 
-    def run(*args: str):
+    def run(*args: str) -> Result:
         return runner.invoke(main, [*args, "--db", db_url, "--config", str(config)])
 
-    def as_json(*args: str):
+    def as_json(*args: str) -> tuple[int, Any]:
         result = run(*args, "--json")
         return result.exit_code, json.loads(result.stdout)
 
-    def write(name: str, draft: dict) -> str:
+    def write(name: str, draft: dict[str, Any]) -> str:
         path = tmp_path / name
         path.write_text(json.dumps(draft))
         return str(path)

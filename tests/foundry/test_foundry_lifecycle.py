@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 from click.testing import CliRunner
+from tests.factories import error_of
 from tests.shared_drafts import network_draft
 
 from toolfoundry import Foundry
@@ -89,13 +90,13 @@ def _disabled_slugify(fd: Foundry, kit) -> None:  # type: ignore[no-untyped-def]
 
 def test_a_disabled_tool_runs_at_no_version_and_an_agent_cannot_switch_it_on(
     fd: Foundry, kit: type[Kit]
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     _disabled_slugify(fd, kit)
     for version in (None, 1, 2):
         out = fd.call("slugify", {"text": "A b"}, version=version)
         assert out.error is not None
-        assert out.error.kind.value == "not_active"
-        assert "disabled (by 'alice')" in out.error.message
+        assert error_of(out).kind.value == "not_active"
+        assert "disabled (by 'alice')" in error_of(out).message
     with pytest.raises(RegistryError) as raised:
         fd.rollback("slugify", 1, by=AGENT_ACTOR)
     assert raised.value.kind == "disabled"
@@ -114,7 +115,7 @@ def test_a_disabled_tool_runs_at_no_version_and_an_agent_cannot_switch_it_on(
     assert fd.call("slugify", {"text": "A b"}).value == "a-b"
     pinned = fd.call("slugify", {"text": "A b"}, version=2)  # the version alice disabled
     assert pinned.error is not None
-    assert pinned.error.message == "'slugify' version 2 is disabled; only active versions run"
+    assert error_of(pinned).message == "'slugify' version 2 is disabled; only active versions run"
     fd.disable("slugify", by="alice")
     assert fd.call("slugify", {"text": "x"}, version=1).error is not None
     assert fd.enable("slugify", by="carol").status is VersionStatus.ACTIVE

@@ -22,7 +22,9 @@ if TYPE_CHECKING:
 CLI = "import sys; from toolfoundry.cli import main; sys.exit(main())"
 
 
-def toolfoundry(*args: str, env: dict[str, str] | None = None, cwd: Path | None = None):
+def toolfoundry(
+    *args: str, env: dict[str, str] | None = None, cwd: Path | None = None
+) -> subprocess.CompletedProcess[str]:
     """Run the CLI in a fresh Python process."""
     return subprocess.run(
         [sys.executable, "-c", CLI, *args],
@@ -85,7 +87,7 @@ KILL_POINTS = [
 
 @pytest.mark.parametrize("point", KILL_POINTS)
 def test_kill_9_during_create_tool_leaves_no_half_version(
-    db_url: str, kit: type[Kit], tmp_path: Path, point
+    db_url: str, kit: type[Kit], tmp_path: Path, point: str
 ) -> None:
     assert toolfoundry("create", str(kit.slugify_path), "--db", db_url).returncode == 0
     fd = Foundry.open(db_url)

@@ -86,6 +86,7 @@ def test_reviews_at_start_then_on_schedule_and_flags_a_broken_tool(
     assert lines[0].startswith("library reviewed (first review): 2 suite(s) run; 0 failing")
     first = fd.registry.last_review()
     assert first is not None
+    assert first.summary is not None
     assert (first.trigger, first.summary["passed"], first.summary["failing"]) == ("first", 2, 0)
     assert first.runtime == RuntimeIdentity.current().to_dict()
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.factories import error_of
 
 from toolfoundry import Foundry
 from toolfoundry.config import parse_config
@@ -237,10 +238,10 @@ def test_a_nul_in_a_key_or_value_is_refused_on_every_registry_store(db_url: str)
     assert fd.create_tool(raw).status == "active"
     out = fd.call("nul_raw", {"op": "set", "key": "a\x00", "value": ""})
     assert out.error is not None
-    assert out.error.kind.value == "runtime_error"
-    assert NUL_MESSAGE.format("key") in out.error.message
-    assert "wasm" not in out.error.message.lower()
-    assert "psycopg" not in out.error.message.lower()
+    assert error_of(out).kind.value == "runtime_error"
+    assert NUL_MESSAGE.format("key") in error_of(out).message
+    assert "wasm" not in error_of(out).message.lower()
+    assert "psycopg" not in error_of(out).message.lower()
     fd.close()
 
 

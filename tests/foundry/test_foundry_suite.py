@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from click.testing import CliRunner
+from click.testing import CliRunner, Result
 
 from toolfoundry import Foundry
 from toolfoundry.cli import main
@@ -111,7 +111,7 @@ def test_cli_refuses_naming_the_earlier_test_then_accepts_the_retirement(
 ) -> None:
     runner = CliRunner()
 
-    def create(draft):
+    def create(draft: dict[str, Any]) -> Result:
         path = tmp_path / "draft.json"
         path.write_text(json.dumps(draft))
         return runner.invoke(main, ["create", str(path), "--json", "--db", db_url])

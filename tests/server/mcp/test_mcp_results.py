@@ -6,6 +6,7 @@ import json
 
 import mcp_types as types
 import pytest
+from tests.factories import error_of
 
 from toolfoundry.foundry.meta_tools import builtin_tools
 from toolfoundry.server.mcp.results import call_tool_result
@@ -75,7 +76,7 @@ def test_failures_state_kind_message_problems_and_logs() -> None:
         "console output:",
         "  starting",
     ]
-    assert result.structured_content == {"error": failed.error.to_dict()}  # type: ignore[union-attr]
+    assert result.structured_content == {"error": error_of(failed).to_dict()}
 
 
 def test_meta_tools_that_change_the_registry_are_not_read_only() -> None:
