@@ -13,9 +13,9 @@ argument type from ``parameters`` and its result from ``returns`` (``unknown`` w
 ``tools["my-tool"]``. Types named by ``$ref`` live in ``declare namespace ToolTypes.<tool>``.
 The schema rules are :mod:`toolfoundry.catalog.typescript_types`.
 
-Namespaces: :func:`namespace_path` splits a name into the path ``tools`` reaches it by. Today a
-tool name has no separator, so every path has one part; a namespaced name
-(``github.create_issue``) becomes ``tools.github.create_issue`` with no other change here.
+Namespaces: :func:`namespace_path` splits a name into the path ``tools`` reaches it by. A
+registry tool's name has no separator, so its path has one part; an upstream MCP server's tool
+(``github.create_issue``, spec/names.py) becomes ``tools.github.create_issue``.
 """
 
 from __future__ import annotations
@@ -36,8 +36,8 @@ from toolfoundry.catalog.typescript_types import (
     ts_string,
 )
 from toolfoundry.spec import ErrorKind, ToolSpec
+from toolfoundry.spec.names import NAMESPACE_SEPARATOR
 
-NAMESPACE_SEPARATOR = "."
 # Names the runtime's `tools` keeps for itself (sandbox/js/prelude/47-tools.js: `call`, and
 # `then` so that `await tools` is the object): a tool of that name is reached only through
 # tools.call.

@@ -9,6 +9,12 @@ from collections.abc import Iterable
 from toolfoundry.base.confusables import skeleton
 
 NAME_PATTERN = r"^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$"
+# An upstream MCP server's tool as toolfoundry names it: ``UPSTREAM.TOOL`` (``github.create_issue``,
+# reached as ``tools.github.create_issue`` in code mode), each part a portable name, at most 64
+# characters in all (so it fits every column and vendor limit a tool name does). A registry
+# tool's name never holds the separator, so the two kinds of name never meet.
+NAMESPACE_SEPARATOR = "."
+QUALIFIED_NAME_PATTERN = r"^(?=.{3,64}$)[a-zA-Z_][a-zA-Z0-9_-]*\.[a-zA-Z_][a-zA-Z0-9_-]*$"
 # The foundry's own meta-tools, in the order MCP clients see them. Declared in
 # toolfoundry.foundry.meta_tools; no draft or declared tool may take one of these names.
 META_TOOL_NAMES = (
@@ -21,6 +27,7 @@ META_TOOL_NAMES = (
     "call_tool",
 )
 _NAME_RE = re.compile(NAME_PATTERN)
+_QUALIFIED_RE = re.compile(QUALIFIED_NAME_PATTERN)
 
 
 class InvalidName(ValueError):
@@ -39,6 +46,20 @@ def validate_name(name: object) -> str:
             "(start with a letter or '_', then at most 63 letters, digits, '_' or '-')"
         )
     return name
+
+
+def is_qualified(name: str) -> bool:
+    """Whether ``name`` names an upstream server's tool (``UPSTREAM.TOOL``)."""
+    return NAMESPACE_SEPARATOR in name
+
+
+def validate_spec_name(name: object) -> str:
+    """A tool's name as a :class:`~toolfoundry.spec.ToolSpec` may carry it: a portable name
+    (:func:`validate_name`), or an upstream tool's ``UPSTREAM.TOOL`` (each part portable, 64
+    characters at most in all)."""
+    if isinstance(name, str) and _QUALIFIED_RE.fullmatch(name):
+        return name
+    return validate_name(name)
 
 
 def _fold(text: str) -> str:

@@ -9,7 +9,7 @@ from enum import StrEnum
 from typing import Any
 
 from toolfoundry.spec.capabilities import Capabilities
-from toolfoundry.spec.names import validate_name
+from toolfoundry.spec.names import validate_spec_name
 
 JSON_SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 # Example arguments a spec carries (from its tool's passing tests): catalogues that take them
@@ -104,7 +104,7 @@ class ToolSpec:
         read_only: bool | None = None,
         examples: Sequence[Mapping[str, Any]] | None = None,
     ) -> None:
-        validate_name(name)
+        validate_spec_name(name)
         if not isinstance(description, str) or not description.strip():
             raise ValueError(f"tool {name!r} needs a non-empty description")
         schema = (
