@@ -12,6 +12,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -46,7 +47,7 @@ def base(tmp_path: Path) -> Iterator[str]:
 def test_other_requests_are_answered_while_a_hostile_pattern_is_validated(base: str) -> None:
     # each word alone took Python's re minutes; the request's own work stays small on purpose
     hostile = {"args": {"words": [EVIL] * 100 + ["a" * 200_000 + "!"]}}
-    answers: list[tuple[int, float, dict]] = []
+    answers: list[tuple[int, float, dict[str, Any]]] = []
 
     def attack() -> None:
         with httpx.Client(base_url=base, timeout=60) as client:
@@ -57,7 +58,7 @@ def test_other_requests_are_answered_while_a_hostile_pattern_is_validated(base: 
 
     attacker = threading.Thread(target=attack)
     attacker.start()
-    latencies = []
+    latencies: list[float] = []
     with httpx.Client(base_url=base, timeout=60) as client:
         while attacker.is_alive() or not latencies:
             started = time.perf_counter()
@@ -105,4 +106,4 @@ def test_a_hostile_output_schema_is_decided_in_milliseconds() -> None:
     stored = {"type": "string", "pattern": "(?=a)"}
     old = call_tool_result(CallResult.success("a"), stored)
     assert old.is_error is True
-    assert "cannot be used" in old.structured_content["error"]["message"]  # type: ignore[index]
+    assert "cannot be used" in old.structured_content["error"]["message"]

@@ -58,7 +58,7 @@ def test_every_api_route_is_documented_and_every_documented_operation_exists() -
         (method.lower(), "/api" + route.path.replace(":int", ""))
         for route in mount.routes
         if isinstance(route, Route) and route.name != FALLBACK_ROUTE
-        for method in (route.methods or ()) - {"HEAD"}
+        for method in (route.methods or set()) - {"HEAD"}
     }
     client = TestClient(compose(None), base_url="http://127.0.0.1")  # type: ignore[arg-type]
     document = client.get("/api/openapi.json").json()

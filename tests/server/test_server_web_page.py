@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from typing import Any
 
-import httpx
 import pytest
 from starlette.testclient import TestClient
 
@@ -23,7 +23,7 @@ def page(fd: Foundry) -> Iterator[TestClient]:
         yield client
 
 
-def submit(client: TestClient, form_page: str, action: str, **fields: str) -> httpx.Response:
+def submit(client: TestClient, form_page: str, action: str, **fields: str) -> Any:
     """Post a form of ``form_page`` to ``action`` as the browser would."""
     token = csrf_of(client.get(form_page).text)
     return client.post(

@@ -162,5 +162,5 @@ def _template(document: dict[str, Any], path: str) -> str:
     for template in document["paths"]:
         pattern = "^" + re.sub(r"\\\{\w+\\\}", "[^/]+", re.escape(template)) + "$"
         if re.match(pattern, path):
-            return template
+            return str(template)
     raise AssertionError(f"{path} is not in the OpenAPI document")

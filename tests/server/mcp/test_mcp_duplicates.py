@@ -53,9 +53,9 @@ def test_a_behavioural_duplicate_is_refused_unless_it_says_why(tmp_path: Path) -
     async def over_mcp() -> None:
         async with stdio_session(url, tmp_path) as (session, _):
             made = await session.call_tool("create_tool", SLUGIFY)
-            assert made.structured_content["status"] == "active"  # type: ignore[index]
+            assert made.structured_content["status"] == "active"
             again = await session.call_tool("create_tool", AGAIN)
-            result: dict[str, Any] = again.structured_content  # type: ignore[assignment]
+            result: dict[str, Any] = again.structured_content
             assert result["status"] == "rejected"
             assert result["duplicate_of"] == "slugify"
             assert result["step"]["blockers"] == ["duplicate"]
@@ -71,7 +71,7 @@ def test_a_behavioural_duplicate_is_refused_unless_it_says_why(tmp_path: Path) -
             said = await session.call_tool(
                 "create_tool", {**AGAIN, "distinct_from": {"name": "slugify", "why": why}}
             )
-            kept: dict[str, Any] = said.structured_content  # type: ignore[assignment]
+            kept: dict[str, Any] = said.structured_content
             assert kept["status"] == "active", kept
             assert kept["duplicate_of"] == "slugify"
             assert [f["severity"] for f in kept["findings"]] == ["warning"]

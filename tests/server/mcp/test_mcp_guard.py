@@ -101,7 +101,7 @@ def test_token_required_on_public_bind(tmp_path: Path) -> None:
                 assert "create_tool" in names
                 ran = await session.call_tool("run_js", {"code": "export default 6 * 7;"})
                 assert isinstance(ran, types.CallToolResult)
-                assert ran.structured_content["value"] == 42  # type: ignore[index]
+                assert ran.structured_content["value"] == 42
 
         anyio.run(with_token)
 

@@ -113,8 +113,8 @@ def test_call_tool_refuses_hostile_calls_with_structured_errors(fd: Foundry) -> 
             unknown = await client.call_tool("call_tool", {"name": "nope", "arguments": {}})
             assert error_of(unknown)["kind"] == "not_found"
             for meta in ("call_tool", "create_tool", "run_js"):
-                args = {"name": meta, "arguments": {"code": "export default 1"}}
-                refused = error_of(await client.call_tool("call_tool", args))
+                named = {"name": meta, "arguments": {"code": "export default 1"}}
+                refused = error_of(await client.call_tool("call_tool", named))
                 assert refused["kind"] == "invalid_arguments"
                 assert refused["problems"][0]["path"] == "$.name"
                 assert "meta-tool" in refused["message"]

@@ -55,7 +55,7 @@ def test_a_value_contradicting_the_output_schema_is_a_runtime_error() -> None:
     assert result.is_error is True
     assert text(result).startswith("runtime_error: the tool returned a value that does not")
     assert "$.y" in text(result)
-    assert result.structured_content["error"]["kind"] == "runtime_error"  # type: ignore[index]
+    assert result.structured_content["error"]["kind"] == "runtime_error"
     assert result.meta is not None
     assert result.meta["toolfoundry/logs"] == ["hi"]
 

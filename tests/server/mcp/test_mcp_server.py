@@ -90,7 +90,7 @@ ADD = {
 
 
 @pytest.fixture
-def db(tmp_path: Path) -> Iterator[str]:
+def db(tmp_path: Path) -> str:
     """A registry with one active pure tool and one network tool waiting for approval."""
     url = f"sqlite:///{tmp_path / 'registry.db'}"
     with Foundry.open(url, config=relaxed_config(tmp_path)) as fd:
@@ -142,7 +142,7 @@ async def check_calls(session: ClientSession) -> None:
     assert bad.is_error is True
     assert text_of(bad).startswith("invalid_arguments:")
     assert "$.text" in text_of(bad)
-    error = bad.structured_content["error"]  # type: ignore[index]
+    error = bad.structured_content["error"]
     assert error["kind"] == "invalid_arguments"
     assert {p["path"] for p in error["problems"]} >= {"$.text"}
 
@@ -162,7 +162,7 @@ async def check_calls(session: ClientSession) -> None:
     searched = await session.call_tool("search_tools", {"query": "upper case text"})
     assert isinstance(searched, types.CallToolResult)
     assert not searched.is_error
-    hits = searched.structured_content["result"]  # type: ignore[index]
+    hits = searched.structured_content["result"]
     assert hits[0]["name"] == "shout"
 
 
@@ -171,7 +171,7 @@ async def check_create_and_use(session: ClientSession, notes: Notifications) -> 
     created = await session.call_tool("create_tool", ADD)
     assert isinstance(created, types.CallToolResult)
     assert not created.is_error
-    assert created.structured_content["status"] == "active", text_of(created)  # type: ignore[index]
+    assert created.structured_content["status"] == "active", text_of(created)
     await notes.wait_list_changed(seen)
     assert "add" in by_name(await session.list_tools())
     summed = await session.call_tool("add", {"a": 2, "b": 40})
@@ -183,7 +183,7 @@ async def check_create_and_use(session: ClientSession, notes: Notifications) -> 
     refused = await session.call_tool("create_tool", {**ADD, "name": "add2", "code": "nope("})
     assert isinstance(refused, types.CallToolResult)
     assert not refused.is_error
-    assert refused.structured_content["status"] == "rejected"  # type: ignore[index]
+    assert refused.structured_content["status"] == "rejected"
 
 
 async def check_other_process(session: ClientSession, notes: Notifications, url: str) -> None:
@@ -296,7 +296,7 @@ def test_modern_protocol_client_listens_for_changes(
             assert "shout" in by_name(await client.list_tools())
             async with client.listen(tools_list_changed=True) as events:
                 created = await client.call_tool("create_tool", ADD)
-                assert created.structured_content["status"] == "active", text_of(created)  # type: ignore[index]
+                assert created.structured_content["status"] == "active", text_of(created)
                 with anyio.fail_after(10):
                     event = await events.__anext__()
                 assert isinstance(event, ToolsListChanged)

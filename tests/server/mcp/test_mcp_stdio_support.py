@@ -48,7 +48,8 @@ class RawStdio:
             raw.decode("utf-8")  # every line the server writes is valid UTF-8 ...
             message = json.loads(raw)  # ... and strict JSON
             if "id" in message and message["id"] == request_id:
-                return message
+                answer: dict[str, Any] = message
+                return answer
 
     def answers(self, *ids: Any, timeout: float = 60) -> dict[Any, dict[str, Any]]:
         """The messages carrying any of ``ids``, read until one of each group has arrived; a

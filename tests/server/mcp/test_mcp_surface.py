@@ -55,7 +55,7 @@ def test_the_compact_surface_is_the_meta_tools_within_budget_at_10000_tools(
             assert tokens(shown) < COMPACT_TOKENS, tokens(shown)
             # the library is one search away, and call_tool reaches any tool
             found = await client.call_tool("search_tools", {"query": "variant 1234", "k": 1})
-            hit = found.structured_content["result"][0]  # type: ignore[index]
+            hit = found.structured_content["result"][0]
             assert hit["name"].endswith("_1234")
             assert "parameters" in hit
             arguments = {"text": "Hello World"}  # the seeded tools slugify their text
