@@ -123,7 +123,7 @@ def test_serve_stdio_exits_when_client_closes(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("url", "says"),
     [
-        ("bogus://x", "Can't load plugin"),
+        ("bogus://x", "bogus:// is not a store toolfoundry keeps its registry in"),
         ("postgresql+psycopg://postgres@127.0.0.1:1/x", "Connection refused"),
     ],
 )
