@@ -11,13 +11,18 @@ tests, which compare them with Core on both backends).
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 import re
+import threading
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Protocol
 
+from toolfoundry.registry.call_journal import CallJournal, Codec, JournalEntry
 from toolfoundry.registry.code_runs import RUN_COLUMNS, RUN_MAX_AGE, RUNS_KEPT, CodeRunRow
 from toolfoundry.registry.codecs import (
     ROW_COLUMNS,
@@ -56,6 +61,20 @@ _AUDIT = (
     "INSERT INTO tf_audit (at, tool, version, event, actor, detail, caller) "
     "VALUES (:at, :tool, :version, :event, :actor, :detail, :caller)"
 )
+# A journal's batch (PostgreSQL): counters summed per (tool, counter), then its mark.
+_UPSERT_SUMS = (
+    "INSERT INTO tf_usage (tool, counter, n, total_ms, last_at) "
+    "VALUES (%(tool)s, %(counter)s, %(n)s, %(ms)s, %(at)s) "
+    "ON CONFLICT (tool, counter) DO UPDATE SET n = tf_usage.n + excluded.n, "
+    "total_ms = tf_usage.total_ms + excluded.total_ms, "
+    "last_at = GREATEST(tf_usage.last_at, excluded.last_at)"
+)
+_MARK_READ = "SELECT seq FROM tf_journal_marks WHERE journal = %s FOR UPDATE"
+_MARK_WRITE = (
+    "INSERT INTO tf_journal_marks (journal, seq) VALUES (%s, %s) "
+    "ON CONFLICT (journal) DO UPDATE SET seq = excluded.seq"
+)
+_MARK_FORGET = "DELETE FROM tf_journal_marks WHERE journal = %s"
 _NAMES = "SELECT name FROM tf_tools"
 # A kept code-mode run (registry/code_runs.py), then the runs past the age or count kept.
 _RUN_INSERT = (
@@ -98,9 +117,11 @@ class CallRecord:
 
 class DriverConnections(Protocol):
     """Where the statements get a driver connection: ``sqlite_file.Connections`` on a SQLite
-    file, ``engine.EngineConnections`` (SQLAlchemy's pool) on anything else."""
+    file, ``engine.EngineConnections`` (SQLAlchemy's pool) on anything else. ``key`` names
+    the database (no password) for the call journal of a PostgreSQL registry."""
 
     dialect: str
+    key: str
 
     def borrow(self) -> AbstractContextManager[Any]: ...
 
@@ -111,6 +132,9 @@ class CallStatements:
     def __init__(self, connections: DriverConnections) -> None:
         self._connections = connections
         self._postgres = connections.dialect == "postgresql"
+        # PostgreSQL: call records go through a journal on this host (registry/call_journal.py)
+        self._journal: CallJournal[CallRecord] | None = None
+        self._journal_lock = threading.Lock()
 
         def style(sql: str) -> str:
             return _NAMED.sub(r"%(\1)s", sql) if self._postgres else sql
@@ -196,6 +220,9 @@ class CallStatements:
         """
         if not calls and run is None:
             return
+        if self._postgres and run is None:
+            self.journal().append(calls, now())  # written in batches, off the call path
+            return
         at: Any = now()
         if not self._postgres:
             at = sqlite_datetime(at)
@@ -224,6 +251,49 @@ class CallStatements:
                     cursor.execute(self._run_prune, runs[1])
                 cursor.execute("COMMIT")
                 cursor.close()
+
+    def journal(self) -> CallJournal[CallRecord]:
+        """This process's journal of this PostgreSQL registry's call records (made on first
+        use: it first writes what earlier processes on this host left unwritten)."""
+        with self._journal_lock:
+            if self._journal is None:
+                key = hashlib.sha256(self._connections.key.encode()).hexdigest()[:16]
+                self._journal = CallJournal(
+                    journal_dir(), key, _JOURNAL_CODEC, self._deliver, self._forget_journal
+                )
+            return self._journal
+
+    def flush(self) -> None:
+        """Wait until this process's call records are all in the database (a read that
+        must see them calls this first); nothing to wait for on SQLite. On PostgreSQL the
+        first one opens the journal, which writes what dead processes here left behind."""
+        if self._postgres:
+            self.journal().flush()
+
+    def close(self) -> None:
+        """Write the journaled records and remove the journal (PostgreSQL)."""
+        with self._journal_lock:
+            journal, self._journal = self._journal, None
+        if journal is not None:
+            journal.close()
+
+    def _deliver(self, journal: str, entries: Sequence[JournalEntry[CallRecord]]) -> None:
+        """Write a journal's entries past its mark, and the new mark, in one transaction."""
+        with self._connections.borrow() as driver, driver.transaction():
+            cursor = driver.cursor()
+            # as before the journal: a server crash may lose the last ~0.6 s of call records
+            # (the journal's owner has moved its mark on by then), never tear them
+            cursor.execute("SET LOCAL synchronous_commit TO OFF")
+            row = cursor.execute(_MARK_READ, (journal,)).fetchone()
+            fresh = [e for e in entries if row is None or e.seq > int(row[0])]
+            if fresh:
+                cursor.executemany(_UPSERT_SUMS, _usage_sums(fresh))
+                cursor.executemany(self._audit, [self._audit_row(e.call, e.at) for e in fresh])
+            cursor.execute(_MARK_WRITE, (journal, entries[-1].seq))
+
+    def _forget_journal(self, journal: str) -> None:
+        with self._connections.borrow() as driver, driver.transaction():
+            driver.execute(_MARK_FORGET, (journal,))
 
     def code_run(self, run_id: str) -> CodeRunRow | None:
         """A kept run, or None."""
@@ -297,3 +367,57 @@ class CallStatements:
                 cursor.execute(self._run_insert, runs[0])
                 cursor.execute(self._run_prune, runs[1])
             driver.commit()
+
+
+def journal_dir() -> Path:
+    """Where call journals live: ``$XDG_CACHE_HOME/toolfoundry/journal`` (or ``~/.cache``),
+    or ``TOOLFOUNDRY_JOURNAL_DIR``."""
+    chosen = os.environ.get("TOOLFOUNDRY_JOURNAL_DIR")
+    if chosen:
+        return Path(chosen)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "toolfoundry" / "journal"
+
+
+def _usage_sums(entries: Sequence[JournalEntry[CallRecord]]) -> list[dict[str, Any]]:
+    """The usage counters of ``entries``, summed per (tool, counter)."""
+    sums: dict[tuple[str, str], list[Any]] = {}
+    for entry in entries:
+        call = entry.call
+        counters = ["calls", f"ms:{bucket(call.duration_ms)}"]
+        if call.error_kind:
+            counters.append(f"failed:{call.error_kind}")
+        if call.caller_name:
+            counters.append(f"by:{call.caller_name}")
+        for counter in counters:
+            found = sums.get((call.name, counter))
+            if found is None:
+                sums[(call.name, counter)] = [1, call.duration_ms, entry.at]
+            else:
+                found[0] += 1
+                found[1] += call.duration_ms
+                found[2] = max(found[2], entry.at)
+    return [
+        {"tool": tool, "counter": counter, "n": n, "ms": ms, "at": at}
+        for (tool, counter), (n, ms, at) in sums.items()
+    ]
+
+
+def _record_fields(call: CallRecord) -> list[Any]:
+    return [
+        call.name,
+        call.version,
+        call.duration_ms,
+        call.error_kind,
+        call.actor,
+        call.caller,
+        call.caller_name,
+    ]
+
+
+def _record_of(fields: list[Any]) -> CallRecord:
+    name, version, duration_ms, error_kind, actor, caller, caller_name = fields
+    return CallRecord(name, version, float(duration_ms), error_kind, actor, caller, caller_name)
+
+
+_JOURNAL_CODEC = Codec(_record_fields, _record_of)

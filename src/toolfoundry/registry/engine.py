@@ -89,6 +89,7 @@ class EngineConnections:
     def __init__(self, engine: Engine) -> None:
         self._engine = engine
         self.dialect = engine.dialect.name
+        self.key = engine.url.render_as_string(hide_password=True)
 
     @contextlib.contextmanager
     def borrow(self) -> Iterator[Any]:

@@ -65,7 +65,7 @@ class Registry:
     """Persistent, versioned tool store over SQLite or PostgreSQL (one code path)."""
 
     def __init__(self, engine: Engine, *, embeddings: bool = True) -> None:
-        self.engine = engine
+        self._engine = engine
         # hybrid search's vectors (registry/vectors.py); embeddings=False: BM25 alone
         self.vectors = search_vectors.VectorIndex(
             embedder.load if embeddings else lambda: None, self._write
@@ -82,14 +82,26 @@ class Registry:
         migrate(engine)
         return cls(engine, embeddings=embeddings)
 
+    @property
+    def engine(self) -> Engine:
+        """The database, once this process's calls are all in it (on PostgreSQL they reach
+        it through a journal, ``registry/call_journal.py``): whatever reads through it sees
+        every call made before."""
+        calls = getattr(self, "calls", None)
+        if calls is not None:
+            calls.flush()
+        return self._engine
+
     def close(self) -> None:
-        """Release pooled connections."""
-        self.engine.dispose()
+        """Write the journaled call records, then release pooled connections."""
+        self.calls.close()
+        self._engine.dispose()
 
     @contextmanager
     def _write(self) -> Iterator[Connection]:
-        options = write_options(self.engine)
-        with self.engine.connect().execution_options(**options) as conn, conn.begin():
+        engine = self.engine  # this process's calls are counted before anything reads them
+        options = write_options(engine)
+        with engine.connect().execution_options(**options) as conn, conn.begin():
             yield conn
 
     @contextmanager

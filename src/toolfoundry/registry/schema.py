@@ -177,6 +177,15 @@ usage = Table(
     Column("last_at", DateTime(timezone=True), nullable=False),
 )
 
+# Per journal of call records (registry/call_journal.py, PostgreSQL registries): the last
+# sequence number written, in the same transaction as the records (migration 0011).
+journal_marks = Table(
+    "tf_journal_marks",
+    metadata,
+    Column("journal", String(64), primary_key=True),
+    Column("seq", BigInteger, nullable=False),
+)
+
 storage = Table(
     "tf_storage",
     metadata,

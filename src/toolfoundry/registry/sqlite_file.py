@@ -24,7 +24,7 @@ DEFAULT_DIR = Path(".toolfoundry")
 DEFAULT_FILE = "registry.db"
 # The newest migration's revision id; opening a database already at this revision skips
 # Alembic entirely (a test keeps this in step with the migration scripts).
-SCHEMA_HEAD = "0010"
+SCHEMA_HEAD = "0011"
 REVISION_QUERY = "SELECT version_num FROM tf_alembic_version"
 BUSY_TIMEOUT_MS = 30_000
 _PREFIX = "sqlite:///"
@@ -97,6 +97,7 @@ class Connections:
     def __init__(self, path: Path) -> None:
         require_directory(path)
         self.path = path
+        self.key = str(path)
         self._idle: list[sqlite3.Connection] = []
         self._lock = threading.Lock()
         self._closed = False
