@@ -17,6 +17,7 @@ from tests.shared_drafts import WORD_COUNT
 from toolfoundry import Foundry
 from toolfoundry.config import ReviewSettings, parse_config
 from toolfoundry.foundry import telemetry
+from toolfoundry.foundry.library_review import review_library
 from toolfoundry.foundry.review_schedule import ReviewSchedule, review_due
 from toolfoundry.foundry.runtime_identity import RuntimeIdentity
 from toolfoundry.registry import AuditEvent, VersionStatus
@@ -163,6 +164,29 @@ def test_servers_sharing_a_database_run_a_due_review_once(db_url: str, running: 
     assert row_count(fleet[0]) == 1
     for fd in fleet:
         fd.close()
+
+
+def test_a_tool_whose_tests_call_a_pure_tool_passes_the_review(db_url: str) -> None:
+    """Its suite reaches its callee for real, as at create time and in ``tools verify``."""
+    fd = Foundry.open(db_url)
+    assert fd.create_tool(WORD_COUNT).status == "active"
+    twice = {
+        "name": "words_twice",
+        "description": "Twice the number of words of a text, counted by word_count.",
+        "parameters": WORD_COUNT["parameters"],
+        "code": (
+            "export async function handler({ text }) {\n"
+            "  return 2 * (await tools.word_count({ text }));\n"
+            "}\n"
+        ),
+        "tests": [{"name": "three", "input": {"text": "a b c"}, "expected": 6}],
+    }
+    made = fd.create_tool(twice)
+    assert made.status == "active", made.step.message
+    found = review_library(fd, ReviewSettings())
+    assert found.findings["failing"] == []
+    assert (found.verified, found.passed) == (2, 2)
+    fd.close()
 
 
 def test_off_runs_no_review(tmp_path: Any, running: Any) -> None:

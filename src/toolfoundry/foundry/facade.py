@@ -53,7 +53,7 @@ if TYPE_CHECKING:  # loaded by the periodic checks only; the forge by the first 
     from toolfoundry.forge import Draft, ToolRunner
     from toolfoundry.foundry.create import CreateResult, Intake
     from toolfoundry.foundry.report import ReviewReport
-    from toolfoundry.foundry.verify import ToolVerification, VerifyReport
+    from toolfoundry.foundry.verify import ToolVerification, Verifier, VerifyReport
     from toolfoundry.registry import Registry
     from toolfoundry.sandbox.policy import SandboxPolicy
 
@@ -561,15 +561,22 @@ class Foundry:
         Raises:
             RegistryError: ``not_found`` when a named tool does not exist.
         """
+        return self.verifier().verify(names, progress=progress)
+
+    def verifier(self, *, python: bool = True, tool_budget_s: float | None = None) -> Verifier:
+        """The runner of the tools' suites that :meth:`verify` uses (foundry/verify.py): under
+        ``config.limits``, with the Python tier unless ``python`` is false (those tools are
+        then ``unavailable``), their ``tools`` calls reaching the registry's pure tools as at
+        create time, each tool's suite bounded by ``tool_budget_s``."""
         from toolfoundry.foundry.verify import Verifier
 
-        verifier = Verifier(
+        return Verifier(
             self.registry,
             self.config,
-            python_runner=self._python_runner,
+            python_runner=self._python_runner if python else lambda: None,
             callees=self._caller.test_callees,
+            tool_budget_s=tool_budget_s,
         )
-        return verifier.verify(names, progress=progress)
 
     def report(self, *, unused_days: int = 30) -> ReviewReport:
         """What a periodic review needs (foundry/report.py): active tools unused for

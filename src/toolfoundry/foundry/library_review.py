@@ -66,16 +66,11 @@ def review_library(
         PASSED,
         UNAVAILABLE,
         UNFINISHED,
-        Verifier,
     )
 
     started = time.monotonic()
-    verifier = Verifier(
-        fd.registry,
-        fd.config,
-        python_runner=lambda: None,  # not run in the background: see the module docstring
-        tool_budget_s=settings.tool_budget_s,
-    )
+    # as `tools verify` runs them, but not the Python tier: see the module docstring
+    verifier = fd.verifier(python=False, tool_budget_s=settings.tool_budget_s)
     failing: list[dict[str, Any]] = []
     unfinished: list[dict[str, Any]] = []
     not_run: list[dict[str, Any]] = []
