@@ -247,7 +247,11 @@ def fetch() -> FetchCall:
         **extra: Any,
     ) -> dict[str, Any]:
         handler = policy.handler(deadline=time.monotonic() + budget, tool="probe")
-        request = {"url": url, "method": method, "headers": [list(h) for h in headers]}
+        request: dict[str, Any] = {
+            "url": url,
+            "method": method,
+            "headers": [list(h) for h in headers],
+        }
         request["body"] = body
         request.update(extra)
         return handler.handle(request)  # type: ignore[no-any-return]

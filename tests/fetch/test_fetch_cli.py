@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from click.testing import CliRunner
@@ -124,9 +124,10 @@ def test_js_run_refusals_name_the_flags_that_work_there(
     authority = f"127.0.0.1:{allowed.port}"
     url = f"http://{authority}/"
 
-    def run(*flags: str) -> dict:
+    def run(*flags: str) -> dict[str, Any]:
         args = ["js", "run", str(script), "--json", "--args", json.dumps({"url": url})]
-        return json.loads(CliRunner().invoke(main, [*args, *flags]).output)
+        answer: dict[str, Any] = json.loads(CliRunner().invoke(main, [*args, *flags]).output)
+        return answer
 
     plain = run("--allow-host", authority)
     assert plain["error"]["kind"] == "capability_denied"

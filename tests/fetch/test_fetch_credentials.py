@@ -27,7 +27,9 @@ def token(monkeypatch: pytest.MonkeyPatch) -> str:
     return SECRET
 
 
-def _policy(server, records: list[FetchRecord] | None = None, **extra) -> FetchPolicy:
+def _policy(
+    server: LoopbackServer, records: list[FetchRecord] | None = None, **extra: Any
+) -> FetchPolicy:
     hosts = ("api.test", "other.test", "sub.api.test")
     return FetchPolicy(
         allow=tuple(f"{h}:{server.port}" for h in (*hosts, "*.api.test")),
@@ -40,7 +42,7 @@ def _policy(server, records: list[FetchRecord] | None = None, **extra) -> FetchP
     )
 
 
-def _leaks(answer: dict) -> bool:
+def _leaks(answer: dict[str, Any]) -> bool:
     text = json.dumps(answer)
     body = base64.b64decode(answer.get("body", "")) if "body" in answer else b""
     return SECRET in text or SECRET.encode() in body or "s3cr3t" in text
@@ -221,6 +223,7 @@ def test_cli_credential_form() -> None:
 def test_handler_never_raises_even_for_garbage(allowed: LoopbackServer, token: str) -> None:
     policy = _policy(allowed)
     handler = policy.handler(deadline=time.monotonic() + 5, tool="t")
-    for junk in (None, 42, [], {"url": None}, {"url": "http://api.test/", "method": 7}):
-        out = handler.handle(junk)  # type: ignore[arg-type]
+    junks: list[Any] = [None, 42, [], {"url": None}, {"url": "http://api.test/", "method": 7}]
+    for junk in junks:
+        out = handler.handle(junk)
         assert out["error"]["kind"] in ("runtime_error", "capability_denied")

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from tests.fetch.conftest import LoopbackServer
 
 
-def _handle(provider: FixtureFetch, url: str, method: str = "GET") -> dict:
+def _handle(provider: FixtureFetch, url: str, method: str = "GET") -> dict[str, Any]:
     handler = provider.handler(deadline=time.monotonic() + 1, tool="t")
     return handler.handle({"url": url, "method": method, "headers": [], "body": None})
 
@@ -121,8 +121,6 @@ def test_request_cap_applies() -> None:
         ([{"url": "https://x.test/"}, {"url": "https://X.test/"}], r"fixtures\[1\] repeats"),
     ],
 )
-def test_malformed_fixtures_are_reported_with_their_place(
-    fixtures: str | list[Any], where: str
-) -> None:
+def test_malformed_fixtures_are_reported_with_their_place(fixtures: Any, where: str) -> None:
     with pytest.raises(FixtureError, match=where):
         FixtureFetch(fixtures)

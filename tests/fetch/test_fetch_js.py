@@ -17,7 +17,8 @@ from tests.factories import error_of
 from toolfoundry.sandbox import SandboxPolicy, run_js
 from toolfoundry.sandbox.host.credentials import Credential
 from toolfoundry.sandbox.host.fetch import FetchPolicy, FetchRecord
-from toolfoundry.spec import ErrorKind
+from toolfoundry.sandbox.host.protocols import FetchProvider
+from toolfoundry.spec import CallResult, ErrorKind
 
 if TYPE_CHECKING:
     from tests.fetch.conftest import LoopbackServer
@@ -26,7 +27,9 @@ SECRET = "Bearer js-s3cr3t-42"
 ENV = "TF_FETCH_JS_TOKEN"
 
 
-def _run(code: str, fetch_policy, args=None, **limits):
+def _run(
+    code: str, fetch_policy: FetchProvider | None, args: Any = None, **limits: Any
+) -> CallResult:
     return run_js(code, args or {}, SandboxPolicy(fetch=fetch_policy, tool="hostile", **limits))
 
 
@@ -36,7 +39,7 @@ def _host_survives() -> None:
     assert result.value == 42
 
 
-def _canary_policy(port: int, **extra) -> FetchPolicy:
+def _canary_policy(port: int, **extra: Any) -> FetchPolicy:
     """Allows the canary's port under several names, but none of its addresses."""
     return FetchPolicy(
         allow=(f"allowed.test:{port}", f"localhost:{port}", f"127.0.0.1:{port}", "allowed.test"),
@@ -286,7 +289,7 @@ def token(monkeypatch: pytest.MonkeyPatch) -> str:
     return SECRET
 
 
-def _credential_policy(port: int, **extra) -> FetchPolicy:
+def _credential_policy(port: int, **extra: Any) -> FetchPolicy:
     return FetchPolicy(
         allow=(f"api.test:{port}", f"other.test:{port}"),
         allow_http=("api.test", "other.test"),
@@ -297,7 +300,7 @@ def _credential_policy(port: int, **extra) -> FetchPolicy:
     )
 
 
-def _leaked(result) -> bool:
+def _leaked(result: CallResult) -> bool:
     text = json.dumps(
         {
             "value": result.value,

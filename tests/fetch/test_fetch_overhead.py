@@ -9,7 +9,8 @@ from __future__ import annotations
 import ssl
 import statistics
 import time
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
 pytestmark = pytest.mark.slow
 
 
-def _median_ms(fn, rounds: int) -> float:
+def _median_ms(fn: Callable[[], object], rounds: int) -> float:
     fn()
     samples = []
     for _ in range(rounds):
@@ -48,7 +49,7 @@ def test_fetch_overhead(
         ssl_context=client_tls,
     )
 
-    def one(policy: FetchPolicy, url: str) -> dict:
+    def one(policy: FetchPolicy, url: str) -> dict[str, Any]:
         handler = policy.handler(deadline=time.monotonic() + 5, tool="bench")
         return handler.handle({"url": url, "method": "GET", "headers": []})
 

@@ -144,6 +144,7 @@ class Reflector(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     last_seen = b""
     sent: list[bytes] = []
+    port = 0  # the loopback server's, set when it starts
 
     def log_message(self, *args: Any) -> None:
         pass
@@ -196,11 +197,11 @@ class Reflector(BaseHTTPRequestHandler):
 
 @pytest.fixture(scope="module")
 def _reflecting_server() -> Iterator[type[Reflector]]:
-    handler = type("Reflecting", (Reflector,), {"sent": [], "last_seen": b""})
+    handler: type[Reflector] = type("Reflecting", (Reflector,), {"sent": [], "last_seen": b""})
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     server.daemon_threads = True
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    handler.port = server.server_address[1]  # type: ignore[attr-defined]
+    handler.port = server.server_address[1]
     yield handler
     server.shutdown()
     server.server_close()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -19,6 +20,26 @@ if TYPE_CHECKING:
     from tests.fetch.conftest import FetchCall, LoopbackServer
 
 DENIED = "capability_denied"
+
+
+def refusing(calls: list[str]) -> Callable[[str], list[str]]:
+    """A resolver that notes each name asked and answers no address (never reached here)."""
+
+    def resolve(name: str) -> list[str]:
+        calls.append(name)
+        return []
+
+    return resolve
+
+
+def answering(calls: list[str], addresses: list[str]) -> Callable[[str], list[str]]:
+    """A resolver that notes each name asked and answers ``addresses``."""
+
+    def resolve(name: str) -> list[str]:
+        calls.append(name)
+        return addresses
+
+    return resolve
 
 
 def _loopback_open(port: int) -> FetchPolicy:
@@ -289,7 +310,7 @@ def test_plain_http_needs_an_opt_in(canary: LoopbackServer, fetch: FetchCall) ->
 def test_ports_must_match_the_allowlist(fetch: FetchCall, url: str) -> None:
     calls: list[str] = []
     policy = FetchPolicy(
-        allow=("allowed.test",), allow_http=("allowed.test",), resolver=calls.append
+        allow=("allowed.test",), allow_http=("allowed.test",), resolver=refusing(calls)
     )
     out = fetch(policy, url)
     assert out["error"]["kind"] == DENIED
@@ -332,7 +353,7 @@ def test_wildcards_respect_the_dot_boundary(
         allow=(f"*.allowed.test:{canary.port}",),
         allow_http=("*.allowed.test",),
         allow_private=("127.0.0.1",),
-        resolver=lambda name: calls.append(name) or ["127.0.0.1"],
+        resolver=answering(calls, ["127.0.0.1"]),
     )
     assert fetch(policy, f"http://{host}:{canary.port}/")["error"]["kind"] == DENIED
     assert calls == []

@@ -26,7 +26,7 @@ SAFE_TARGET = re.compile(r"/[A-Za-z0-9\-._~!$&'()*+,;=:@/?%\[\]]*")
 
 @settings(max_examples=300, deadline=None)
 @given(scheme=SCHEMES, rest=HOSTISH, tail=st.text(ALPHABET, max_size=30))
-def test_parse_refuses_cleanly_or_yields_canonical_parts(scheme, rest, tail) -> None:
+def test_parse_refuses_cleanly_or_yields_canonical_parts(scheme: str, rest: str, tail: str) -> None:
     raw = f"{scheme}://{rest}{tail}" if scheme else rest + tail
     try:
         url = parse_url(raw)
@@ -52,7 +52,7 @@ def test_parse_refuses_cleanly_or_yields_canonical_parts(scheme, rest, tail) -> 
 
 @settings(max_examples=100, deadline=None)
 @given(st.integers(min_value=0, max_value=2**32 - 1), st.sampled_from(["{}", "0x{:x}", "0{:o}"]))
-def test_no_single_number_host_is_ever_accepted(number, form) -> None:
+def test_no_single_number_host_is_ever_accepted(number: int, form: str) -> None:
     with pytest.raises(FetchError) as refused:
         parse_url(f"https://{form.format(number)}/")
     assert refused.value.kind == "capability_denied"

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from tests.fetch.conftest import FetchCall, LoopbackServer
 
 
-def _policy(server, **extra) -> FetchPolicy:
+def _policy(server: LoopbackServer, **extra: Any) -> FetchPolicy:
     return FetchPolicy(
         allow=(f"127.0.0.1:{server.port}",),
         allow_http=("127.0.0.1",),
@@ -25,8 +25,9 @@ def _policy(server, **extra) -> FetchPolicy:
     )
 
 
-def _json(out) -> dict:
-    return json.loads(base64.b64decode(out["body"]))
+def _json(out: dict[str, Any]) -> dict[str, Any]:
+    answer: dict[str, Any] = json.loads(base64.b64decode(out["body"]))
+    return answer
 
 
 def test_get_returns_status_headers_body_and_canonical_url(
@@ -128,7 +129,7 @@ def test_malformed_requests_get_structured_errors(
     policy = _policy(allowed)
     if isinstance(request_, dict) and isinstance(request_.get("url"), str):
         request_["url"] = f"http://127.0.0.1:{allowed.port}/"
-    out = policy.handler(deadline=time.monotonic() + 5, tool="t").handle(request_)
+    out = policy.handler(deadline=time.monotonic() + 5, tool="t").handle(request_)  # type: ignore[arg-type]
     assert out["error"]["kind"] in ("runtime_error", "capability_denied")
     assert out["error"]["message"]
     assert allowed.hits == []

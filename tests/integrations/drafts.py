@@ -20,3 +20,9 @@ WORD_COUNT: dict[str, Any] = word_count_draft()
 BAD_ARGUMENTS: dict[str, Any] = {"text": 42}
 # The right type, but too short: only a JSON Schema validator sees it (smolagents checks types).
 TOO_SHORT: dict[str, Any] = {"text": ""}
+
+
+def user_says(text: str) -> Any:
+    """A LangChain agent's input of one user message (``Any``: the state it fills is the
+    agent's, typed by its middleware)."""
+    return {"messages": [("user", text)]}

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from opentelemetry.sdk.metrics import MeterProvider
 from opentelemetry.sdk.metrics.export import InMemoryMetricReader
-from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
+from opentelemetry.sdk.trace import Event, ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
@@ -32,5 +33,10 @@ class Recorded:
                     if m.name == metric:
                         for p in m.data.data_points:
                             value = getattr(p, "value", None)
-                            out.append((dict(p.attributes), getattr(p, "count", value)))
+                            out.append((dict(p.attributes or {}), getattr(p, "count", value)))
         return out
+
+
+def attrs(span: ReadableSpan | Event) -> Mapping[str, Any]:
+    """A finished span's or an event's attributes (an empty mapping when it has none)."""
+    return span.attributes or {}

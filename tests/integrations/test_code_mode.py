@@ -9,7 +9,7 @@ import json
 from typing import Any
 
 import pytest
-from tests.integrations.drafts import word_count_draft
+from tests.integrations.drafts import user_says, word_count_draft
 
 from toolfoundry import Foundry
 
@@ -90,7 +90,7 @@ def test_openai_agents(counted: Foundry) -> None:
             ModelStep.respond(respond([assistant_message("six")])),
         ]
     )
-    agent = Agent(name="coder", model=model, tools=foundry_tools(counted))
+    agent = Agent(name="coder", model=model, tools=[*foundry_tools(counted)])
     result = Runner.run_sync(agent, "count the words", run_config=RunConfig(tracing_disabled=True))
     assert result.final_output == "six"
     check(counted, outputs["c1"])
@@ -109,7 +109,7 @@ def test_langchain(counted: Foundry) -> None:
         AIMessage(content="six"),
     )
     agent = create_agent(model, middleware=[FoundryMiddleware(counted)])
-    state = agent.invoke({"messages": [("user", "count the words")]})
+    state = agent.invoke(user_says("count the words"))
     assert state["messages"][-1].content == "six"
     [message] = [m for m in state["messages"] if isinstance(m, ToolMessage)]
     check(counted, str(message.content))
@@ -117,7 +117,7 @@ def test_langchain(counted: Foundry) -> None:
 
 def test_smolagents(counted: Foundry) -> None:
     pytest.importorskip("smolagents")
-    from smolagents.memory import ActionStep
+    from smolagents.memory import ActionStep  # type: ignore[import-untyped]
     from tests.integrations.test_smolagents import run
 
     agent, _model = run(counted, ("run_js", ARGS))

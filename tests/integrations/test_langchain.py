@@ -16,7 +16,7 @@ from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import Command
-from tests.integrations.drafts import BAD_ARGUMENTS, word_count_draft
+from tests.integrations.drafts import BAD_ARGUMENTS, user_says, word_count_draft
 from tests.shared_drafts import network_draft
 
 from toolfoundry import Foundry
@@ -53,7 +53,7 @@ def test_a_tool_made_in_a_run_is_called_in_the_same_run(fd: Foundry, recorded: A
         AIMessage(content="four words"),
     )
     agent = create_agent(model, middleware=[FoundryMiddleware(fd)])
-    state = agent.invoke({"messages": [("user", "count the words of 'a b c d'")]})
+    state = agent.invoke(user_says("count the words of 'a b c d'"))
 
     assert state["messages"][-1].content == "four words"
     assert "word_count" not in model.offered[0]
@@ -106,7 +106,7 @@ def test_a_risky_tool_interrupts_the_graph_then_is_approved_by_name(fd: Foundry)
         assert paused.value["name"] == "weather"
         assert "network" in paused.value["reasons"][0]
         assert fd.tools() == []  # nothing is created before the human decides
-        resume = Command(resume={"type": "approve", "by": "alice"})
+        resume: Command[Any] = Command(resume={"type": "approve", "by": "alice"})
         resumed: dict[str, Any] = await agent.ainvoke(resume, thread)
         return resumed
 
@@ -123,7 +123,7 @@ def test_a_rejected_risky_tool_is_never_created(fd: Foundry) -> None:
         AIMessage(content="fine"),
     )
     thread = {"configurable": {"thread_id": "t2"}}
-    agent.invoke({"messages": [("user", "weather")]}, thread)
+    agent.invoke(user_says("weather"), thread)
     state = agent.invoke(Command(resume={"type": "reject", "message": "not today"}), thread)
     rejected = tool_messages(state["messages"])["r1"]
     assert rejected.status == "error"
@@ -145,9 +145,7 @@ def test_a_graph_without_checkpointer_leaves_a_risky_version_to_the_foundrys_rev
         call("create_tool", network_draft("weather", "api.example.com"), "r1"),
         AIMessage(content="waiting"),
     )
-    state = create_agent(model, middleware=[FoundryMiddleware(fd)]).invoke(
-        {"messages": [("user", "weather")]}
-    )
+    state = create_agent(model, middleware=[FoundryMiddleware(fd)]).invoke(user_says("weather"))
     created = json.loads(str(tool_messages(state["messages"])["r1"].content))
     assert created["status"] == "pending_approval"
     assert [v.name for v in fd.pending()] == ["weather"]

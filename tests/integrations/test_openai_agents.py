@@ -46,7 +46,7 @@ def test_a_tool_made_in_a_run_is_called_in_the_same_run(fd: Foundry, recorded: A
         [function_call("word_count", BAD_ARGUMENTS, call_id="c3")],
         [assistant_message("four words")],
     )
-    agent = Agent(name="builder", model=script.model, tools=foundry_tools(fd))
+    agent = Agent(name="builder", model=script.model, tools=[*foundry_tools(fd)])
     result = Runner.run_sync(agent, "count the words of 'a b c d'", run_config=OFFLINE)
 
     assert result.final_output == "four words"
@@ -105,7 +105,9 @@ def test_a_risky_tool_waits_for_the_sdks_approval_then_is_approved_by_name(
     script = Script(
         [function_call("create_tool", draft, call_id="risky")], [assistant_message("made it")]
     )
-    agent = Agent(name="builder", model=script.model, tools=foundry_tools(fd, approved_by="alice"))
+    agent = Agent(
+        name="builder", model=script.model, tools=[*foundry_tools(fd, approved_by="alice")]
+    )
     first = Runner.run_sync(agent, "weather in Oslo", run_config=OFFLINE)
 
     (asked,) = first.interruptions
@@ -126,7 +128,7 @@ def test_a_rejected_risky_tool_is_never_created(fd: Foundry) -> None:
         [function_call("create_tool", network_draft("w", "api.example.com"), call_id="r")],
         [assistant_message("fine")],
     )
-    agent = Agent(name="builder", model=script.model, tools=foundry_tools(fd))
+    agent = Agent(name="builder", model=script.model, tools=[*foundry_tools(fd)])
     first = Runner.run_sync(agent, "weather", run_config=OFFLINE)
     state = first.to_state()
     state.reject(first.interruptions[0], rejection_message="not today")
@@ -143,7 +145,7 @@ def test_a_pure_create_needs_no_approval_and_unparseable_arguments_are_refused(
         [function_call("word_count", "{not json", call_id="bad")],
         [assistant_message("ok")],
     )
-    agent = Agent(name="builder", model=script.model, tools=foundry_tools(fd))
+    agent = Agent(name="builder", model=script.model, tools=[*foundry_tools(fd)])
     result = Runner.run_sync(agent, "go", run_config=OFFLINE)
     assert result.interruptions == []
     refused = json.loads(script.outputs["bad"])

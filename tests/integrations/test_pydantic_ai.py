@@ -57,6 +57,7 @@ def test_a_tool_made_in_a_run_is_called_in_the_same_run(fd: Foundry, recorded: A
     assert "create_tool" in seen[0]
     assert "word_count" in seen[1]  # re-read at the next step of the same run
     created, counted, refused = results
+    assert isinstance(created.content, dict)
     assert created.content["status"] == "active"
     assert counted.content == 4
     # invalid arguments come back as Pydantic AI's retry: a tool error the model can fix

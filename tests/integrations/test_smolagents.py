@@ -9,9 +9,9 @@ import pytest
 
 pytest.importorskip("smolagents")
 
-from smolagents import ToolCallingAgent
-from smolagents.memory import ActionStep
-from smolagents.models import (
+from smolagents import ToolCallingAgent  # type: ignore[import-untyped]
+from smolagents.memory import ActionStep  # type: ignore[import-untyped]
+from smolagents.models import (  # type: ignore[import-untyped]
     ChatMessage,
     ChatMessageToolCall,
     ChatMessageToolCallFunction,
@@ -25,7 +25,7 @@ from toolfoundry import Foundry
 from toolfoundry.integrations.smolagents import FoundryTools, foundry_tools
 
 
-class ScriptedModel(Model):
+class ScriptedModel(Model):  # type: ignore[misc]  # smolagents is untyped
     """A smolagents Model answering each step with the next scripted tool call."""
 
     def __init__(self, *calls: tuple[str, Any]) -> None:

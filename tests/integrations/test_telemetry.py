@@ -13,7 +13,7 @@ pytest.importorskip("opentelemetry.sdk")
 
 from opentelemetry.trace import StatusCode
 from tests.integrations.drafts import BAD_ARGUMENTS, word_count_draft
-from tests.integrations.recording import Recorded
+from tests.integrations.recording import Recorded, attrs
 from tests.shared_drafts import network_draft
 
 from toolfoundry import Foundry
@@ -29,19 +29,19 @@ def test_one_create_and_one_call_make_spans_with_the_genai_attributes(
 
     create, call = recorded.finished()
     assert create.name == "create_tool word_count"
-    assert create.attributes["toolfoundry.create.status"] == "active"
-    assert create.attributes["toolfoundry.tool.version"] == 1
+    assert attrs(create)["toolfoundry.create.status"] == "active"
+    assert attrs(create)["toolfoundry.tool.version"] == 1
     steps = {e.name: dict(e.attributes or {}) for e in create.events}
     assert list(steps) == ["static_check", "tests", "policy", "registration"]
     assert steps["tests"]["toolfoundry.tests.passed"] == 1
     assert steps["registration"]["toolfoundry.tool.version"] == 1
 
     assert call.name == "execute_tool word_count"
-    assert call.attributes["gen_ai.operation.name"] == "execute_tool"
-    assert call.attributes["gen_ai.tool.name"] == "word_count"
-    assert call.attributes["gen_ai.tool.call.id"] == "call_1"
-    assert call.attributes["toolfoundry.tool.version"] == 1
-    assert "error.type" not in call.attributes
+    assert attrs(call)["gen_ai.operation.name"] == "execute_tool"
+    assert attrs(call)["gen_ai.tool.name"] == "word_count"
+    assert attrs(call)["gen_ai.tool.call.id"] == "call_1"
+    assert attrs(call)["toolfoundry.tool.version"] == 1
+    assert "error.type" not in attrs(call)
     assert call.status.status_code is StatusCode.UNSET
 
 
@@ -54,11 +54,11 @@ def test_a_failed_call_carries_its_kind_as_error_type_and_counts_by_kind(
     fd.call("no_such_tool", {})
 
     bad, missing = recorded.finished()[-2:]
-    assert bad.attributes["error.type"] == "invalid_arguments"
+    assert attrs(bad)["error.type"] == "invalid_arguments"
     assert bad.status.status_code is StatusCode.ERROR
     assert missing.name == "execute_tool no_such_tool"
-    assert missing.attributes["error.type"] == "not_found"
-    assert "gen_ai.tool.call.id" not in missing.attributes  # not known: not made up
+    assert attrs(missing)["error.type"] == "not_found"
+    assert "gen_ai.tool.call.id" not in attrs(missing)  # not known: not made up
 
     failures = {a["error.type"]: n for a, n in recorded.points("toolfoundry.tool.failures")}
     assert failures == {"invalid_arguments": 1, "not_found": 1}
@@ -78,15 +78,15 @@ def test_a_rejected_draft_and_an_approval_have_their_spans(fd: Foundry, recorded
     fd.approve("weather", by="alice")
 
     rejected, pending, approval = recorded.finished()
-    assert rejected.attributes["error.type"] == "tests_failed"
+    assert attrs(rejected)["error.type"] == "tests_failed"
     assert rejected.status.status_code is StatusCode.ERROR
     assert [e.name for e in rejected.events] == ["static_check", "tests"]
-    assert pending.attributes["toolfoundry.create.status"] == "pending_approval"
+    assert attrs(pending)["toolfoundry.create.status"] == "pending_approval"
     policy = next(e for e in pending.events if e.name == "policy")
-    assert policy.attributes["toolfoundry.step.outcome"] == "needs_approval"
+    assert attrs(policy)["toolfoundry.step.outcome"] == "needs_approval"
     assert approval.name == "approve_tool weather"
-    assert approval.attributes["toolfoundry.approval.by"] == "alice"
-    assert approval.attributes["toolfoundry.tool.status"] == "active"
+    assert attrs(approval)["toolfoundry.approval.by"] == "alice"
+    assert attrs(approval)["toolfoundry.tool.status"] == "active"
     statuses = {
         a["toolfoundry.create.status"] for a, _ in recorded.points("toolfoundry.tool.creations")
     }
@@ -181,7 +181,7 @@ def test_a_create_through_an_adapter_nests_in_its_execute_tool_span(
     FoundryBridge(fd).call("create_tool", word_count_draft(), call_id="m1")
     create, execute = recorded.finished()  # the child ends first
     assert execute.name == "execute_tool create_tool"
-    assert execute.attributes["gen_ai.tool.call.id"] == "m1"
+    assert attrs(execute)["gen_ai.tool.call.id"] == "m1"
     assert create.name == "create_tool word_count"
     assert create.parent is not None
     assert create.parent.span_id == execute.context.span_id
