@@ -21,6 +21,7 @@ type ToolErrorKind =
   | "overloaded"
   | "depth_limit"
   | "call_limit"
+  | "unavailable"
   | (string & {});
 
 /** What a failed tool call throws; catch it and branch on `kind`. */
@@ -119,7 +120,7 @@ interface ToolsByName {
       expected?: unknown;
       error?: string;
       /** Every way a call can fail; a model branches on these, so they are a public contract */
-      error_kind?: "invalid_arguments" | "timeout" | "memory_limit" | "capability_denied" | "runtime_error" | "not_found" | "not_active" | "output_too_large" | "invalid_output" | "sandbox_unavailable" | "overloaded" | "depth_limit" | "call_limit";
+      error_kind?: "invalid_arguments" | "timeout" | "memory_limit" | "capability_denied" | "runtime_error" | "not_found" | "not_active" | "output_too_large" | "invalid_output" | "sandbox_unavailable" | "overloaded" | "depth_limit" | "call_limit" | "unavailable";
       /**
        * items: anyOf[0]: What the host's fetch answers to one request while tests run (the network is cut), anyOf[1]: What one inner call ``tools.NAME(args)`` answers while the tests run (code mode)
        */
@@ -139,7 +140,7 @@ interface ToolsByName {
         /** How a tool fixture's inner call fails: the kind its ToolError carries, its message */
         error?: {
           /** Every way a call can fail; a model branches on these, so they are a public contract */
-          kind: "invalid_arguments" | "timeout" | "memory_limit" | "capability_denied" | "runtime_error" | "not_found" | "not_active" | "output_too_large" | "invalid_output" | "sandbox_unavailable" | "overloaded" | "depth_limit" | "call_limit";
+          kind: "invalid_arguments" | "timeout" | "memory_limit" | "capability_denied" | "runtime_error" | "not_found" | "not_active" | "output_too_large" | "invalid_output" | "sandbox_unavailable" | "overloaded" | "depth_limit" | "call_limit" | "unavailable";
           message: string;
         };
       })[];
@@ -220,7 +221,7 @@ interface ToolsByName {
   /**
    * Run a one-off JavaScript ES module in the sandbox, where ``tools`` calls your tools.
    *
-   * The module exports ``handler(args)`` or a default value; its own code has no network and no storage. ``await tools.NAME(args)`` calls NAME's current active version under that tool's own approved capabilities (``tools["my-tool"](args)`` for a name with ``-``); ``await tools.call(name, args, { version })`` any active version. Make many calls in one run and return only what you need: the results in between stay in the sandbox. A failed call throws a ``ToolError`` with ``kind`` (``not_found``, ``not_active``, ``invalid_arguments``, ``timeout``...), ``message`` and ``tool``, which the code can catch. Types: each search_tools hit's ``signature``, or the resource ``toolfoundry://types/tools.d.ts``. The answer's ``run_id`` makes a working run a tool: create_tool with ``from_run``.
+   * The module exports ``handler(args)`` or a default value. It cannot fetch or store by itself; ``await tools.NAME(args)`` runs NAME's current active version with what that tool was approved for (network, storage), ``tools["my-tool"](args)`` for a name with ``-``, ``await tools.call(name, args, { version })`` any active version. Make many calls in one run and return only what you need: the results in between stay in the sandbox. A failed call throws a ``ToolError`` with ``kind`` (``not_found``, ``not_active``, ``invalid_arguments``, ``timeout``...), ``message`` and ``tool``, which the code can catch. Types: each search_tools hit's ``signature``, or the resource ``toolfoundry://types/tools.d.ts``. The answer has ``value``, ``logs`` and ``run_id``: create_tool with ``from_run`` set to it keeps a working run as a tool.
    */
   run_js(args: {
     /** the ES module source */

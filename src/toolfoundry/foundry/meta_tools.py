@@ -119,16 +119,16 @@ def builtin_tools(foundry: Foundry | Callable[[], Foundry] | None = None) -> lis
     def run_js(code: str, args: dict[str, Any] | None = None) -> dict[str, Any]:
         """Run a one-off JavaScript ES module in the sandbox, where ``tools`` calls your tools.
 
-        The module exports ``handler(args)`` or a default value; its own code has no network
-        and no storage. ``await tools.NAME(args)`` calls NAME's current active version under
-        that tool's own approved capabilities (``tools["my-tool"](args)`` for a name with
-        ``-``); ``await tools.call(name, args, { version })`` any active version. Make many
+        The module exports ``handler(args)`` or a default value. It cannot fetch or store by
+        itself; ``await tools.NAME(args)`` runs NAME's current active version with what that
+        tool was approved for (network, storage), ``tools["my-tool"](args)`` for a name with
+        ``-``, ``await tools.call(name, args, { version })`` any active version. Make many
         calls in one run and return only what you need: the results in between stay in the
         sandbox. A failed call throws a ``ToolError`` with ``kind`` (``not_found``,
         ``not_active``, ``invalid_arguments``, ``timeout``...), ``message`` and ``tool``, which
         the code can catch. Types: each search_tools hit's ``signature``, or the resource
-        ``toolfoundry://types/tools.d.ts``. The answer's ``run_id`` makes a working run a tool:
-        create_tool with ``from_run``.
+        ``toolfoundry://types/tools.d.ts``. The answer has ``value``, ``logs`` and ``run_id``:
+        create_tool with ``from_run`` set to it keeps a working run as a tool.
 
         Args:
             code: the ES module source.

@@ -198,6 +198,10 @@ def test_run_js_description_is_the_same_whatever_the_number_of_tools(fd: Foundry
         "signature",
         TYPES_URI,
         "run_id",
+        "from_run",
+        "approved for (network, storage)",  # what the tools it calls may do
     ):
         assert taught in before, taught
+    # the snippet's own code has no network, the tools it calls may: never said as one
+    assert "no network" not in before
     assert len(before) < 1200
