@@ -24,6 +24,7 @@ from toolfoundry.sandbox.process.executor import ProcessLimits
 from toolfoundry.sandbox.process.pool import WarmPool
 from toolfoundry.sandbox.process.remote import HttpExecutor
 from toolfoundry.sandbox.process.service import executor_app
+from toolfoundry.sandbox.process.wire import limits_from_dict, limits_to_dict
 
 from .test_process_foundry import STATS
 
@@ -77,6 +78,18 @@ def test_limits_are_no_looser_than_the_service(service: str) -> None:
     assert time.monotonic() - started < 10
 
 
+def test_an_inner_call_s_wait_in_line_crosses_the_wire(service: str) -> None:
+    # code mode gives an inner call queue_s (what is left of its outer call's deadline)
+    sent = limits_to_dict(ProcessLimits(queue_s=0.5))
+    assert limits_from_dict(sent, ProcessLimits()).queue_s == 0.5
+    assert limits_from_dict(sent, ProcessLimits(queue_s=0.2)).queue_s == 0.2  # never looser
+    assert limits_from_dict(limits_to_dict(ProcessLimits()), ProcessLimits()).queue_s is None
+    out = HttpExecutor(service, TOKEN).run(
+        "def handler(a):\n    return 1\n", {}, ProcessLimits(queue_s=0.5)
+    )
+    assert out.ok, out
+
+
 @pytest.mark.parametrize(
     ("body", "message"),
     [
@@ -84,6 +97,7 @@ def test_limits_are_no_looser_than_the_service(service: str) -> None:
         (b'{"args": {}}', "needs code"),
         (b'{"code": "x", "limits": {"cpu_s": -1}}', "positive"),
         (b'{"code": "x", "limits": {"root": true}}', "unknown limits"),
+        (b'{"code": "x", "limits": {"queue_s": 0}}', "queue_s must be a positive number or null"),
         (b'{"code": "x", "limits": {"allowed_packages": ["numpy"]}}', "does not offer"),
         (
             b'{"code": "x", "args": ' + b"[" * 100_000 + b"]" * 100_000 + b"}",

@@ -52,6 +52,12 @@ def limits_from_dict(data: Any, ceiling: ProcessLimits) -> ProcessLimits:
             if refused:
                 raise WireError(f"this executor does not offer packages: {', '.join(refused)}")
             values[name] = tuple(value)
+        elif name == "queue_s":  # null: the service's own wait in line; a number: shorter
+            if value is None:
+                continue
+            if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+                raise WireError("limits.queue_s must be a positive number or null")
+            values[name] = float(value) if cap is None else min(float(value), cap)
         elif isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
             raise WireError(f"limits.{name} must be a positive number")
         else:
