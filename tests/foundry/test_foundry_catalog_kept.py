@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from toolfoundry import Foundry
 from toolfoundry.catalog import FORMATS, render
+from toolfoundry.catalog.formats import EXAMPLE_FORMATS
 
 if TYPE_CHECKING:
     from tests.foundry.conftest import Kit
@@ -16,8 +17,10 @@ def test_the_kept_catalogue_follows_every_change(fd: Foundry, kit: type[Kit], db
     assert fd.create_tool(kit.slugify()).status == "active"
     first = fd.catalog("openai")
     assert fd.catalog("openai") is first  # nothing changed: the kept text
-    for format in FORMATS:
-        assert fd.catalog(format) == render(format, fd.active_specs())
+    for format in FORMATS:  # the Anthropic formats show each tool's example arguments
+        specs = fd.active_specs(examples=format in EXAMPLE_FORMATS)
+        assert fd.catalog(format) == render(format, specs)
+    assert '"input_examples"' in fd.catalog("anthropic")
     fd.disable("slugify")
     assert '"slugify"' not in fd.catalog("openai")
     fd.enable("slugify")
