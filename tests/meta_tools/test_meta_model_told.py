@@ -8,8 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import anyio
-import pytest
-from tests.server.mcp.test_mcp_support import stdio_session
+from tests.factories import McpSessionFactory
 
 from toolfoundry import Foundry
 from toolfoundry.forge.policy import CapabilityPolicy
@@ -35,18 +34,13 @@ def test_the_instructions_state_the_policy_s_storage_rule() -> None:
     assert "lists only its meta-tools" in instructions(CapabilityPolicy(), compact=True)
 
 
-def test_the_server_sends_them(tmp_path: Path) -> None:
+def test_the_server_sends_them(tmp_path: Path, mcp_session: McpSessionFactory) -> None:
     async def run() -> None:
-        async with stdio_session(f"sqlite:///{tmp_path / 'r.db'}", tmp_path) as (session, _):
-            # the SDK keeps the initialize result on the session
-            result = session._initialize_result
-            assert result is not None
-            assert result.instructions == instructions(CapabilityPolicy())
+        async with mcp_session(f"sqlite:///{tmp_path / 'r.db'}", tmp_path) as (_, notes):
+            assert notes.initialized is not None  # the answer to initialize
+            assert notes.initialized.instructions == instructions(CapabilityPolicy())
 
-    try:
-        anyio.run(run)
-    except AttributeError:
-        pytest.skip("this SDK does not keep the initialize result")
+    anyio.run(run)
 
 
 def test_the_python_tier_is_described_from_its_own_rules() -> None:

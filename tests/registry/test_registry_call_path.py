@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from tests.performance.interpreter import loaded_modules
 
 from toolfoundry import Foundry
 from toolfoundry.registry import (
@@ -143,18 +144,24 @@ def test_a_foundry_over_a_current_file_opens_the_registry_only_when_needed(
 ) -> None:
     url = f"sqlite:///{tmp_path / 'registry.db'}"
     Registry.open(url).add_version(version())
-    with Foundry.open(url) as fd:
-        assert fd.call("trim", {"text": " a "}).value == "a"
-        assert fd.call("nope", {}).error is not None
-        assert fd._registry is None  # the calls needed no SQLAlchemy
-        assert fd.usage("trim").calls == 1  # the unknown tool's call is not counted
-        assert fd._registry is not None
+    calls = (
+        "from toolfoundry import Foundry\n"
+        "fd = Foundry.open(URL)\n"
+        "assert fd.call('trim', {'text': ' a '}).value == 'a'\n"
+        "assert fd.call('nope', {}).error is not None\n"
+    )
+    # in a new interpreter: the calls needed no SQLAlchemy, reading usage opens the registry
+    assert loaded_modules(calls, ["sqlalchemy"], url) == []
+    usage = calls + "assert fd.usage('trim').calls == 2\n"  # both interpreters' trim, not nope
+    assert loaded_modules(usage, ["sqlalchemy"], url) == ["sqlalchemy"]
 
 
 def test_a_foundry_over_an_older_file_migrates_it_first(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'registry.db'}"
-    with Foundry.open(url) as fd:  # a new file: migrated by the registry on open
-        assert fd._registry is not None
+    opened = "from toolfoundry import Foundry\nFoundry.open(URL)\n"
+    # a new file: migrated by the registry (SQLAlchemy, Alembic) on open
+    assert loaded_modules(opened, ["sqlalchemy", "alembic"], url) == ["sqlalchemy", "alembic"]
+    with Foundry.open(url) as fd:
         fd.registry.add_version(version())
         assert fd.call("trim", {"text": " b "}).value == "b"
 

@@ -50,9 +50,12 @@ def env() -> dict[str, str]:
 
 
 class Notifications:
-    """Collects the server's notifications; ``wait_list_changed`` awaits the next one."""
+    """Collects the server's notifications; ``wait_list_changed`` awaits the next one.
+    ``initialized`` is the server's answer to ``initialize`` (its instructions, capabilities),
+    once the session helpers below have made it."""
 
     def __init__(self) -> None:
+        self.initialized: types.InitializeResult | None = None
         self.list_changed = 0
         self.resources_changed = 0  # notifications/resources/list_changed
         self._event = anyio.Event()
@@ -102,7 +105,7 @@ async def stdio_session(
         stdio_client(params, errlog=errlog or sys.stderr) as (read, write),
         ClientSession(read, write, message_handler=notes) as session,
     ):
-        await session.initialize()
+        notes.initialized = await session.initialize()
         yield session, notes
 
 
@@ -154,7 +157,7 @@ async def http_session(
         streamable_http_client(endpoint, http_client=client) as (read, write),
         ClientSession(read, write, message_handler=notes) as session,
     ):
-        await session.initialize()
+        notes.initialized = await session.initialize()
         yield session, notes
 
 
