@@ -112,9 +112,9 @@ def every_seconds(value: Any) -> float | None:
 class CatalogSettings:
     """The ``[catalog]`` table: the project's own declared tools and its committed catalogue.
 
-    ``out`` None means the default set (docs/catalog.json, docs/SKILL.md,
-    docs/skills/<skill_name>/SKILL.md and docs/tools.d.ts); its paths, like ``pythonpath``,
-    are relative to the configuration file's folder.
+    ``out`` None means the default set (docs/catalog.json, docs/SKILL.md and
+    docs/skills/<skill_name>/SKILL.md); its paths, like ``pythonpath``, are relative to the
+    configuration file's folder.
     """
 
     sources: tuple[str, ...] = ()

@@ -27,7 +27,7 @@ from toolfoundry.project import Project
 
 SAMPLE = Path(__file__).parent / "shop_project"
 OWN = ["price", "report", "restock", "stock_count", "stock_move"]
-FILES = ["docs/catalog.json", "docs/SKILL.md", "docs/skills/shop/SKILL.md", "docs/tools.d.ts"]
+FILES = ["docs/catalog.json", "docs/SKILL.md", "docs/skills/shop/SKILL.md"]
 
 
 def forget_sample_modules() -> None:
@@ -207,11 +207,16 @@ def test_out_lists_the_committed_files_with_their_formats(project: Path) -> None
     (project / "toolfoundry.toml").write_text(
         '[catalog]\nsources = ["shop.tools"]\n'
         'out = ["tools.json", { path = "openai.json", format = "openai" },'
-        ' { path = "skill/SKILL.md", skill_name = "shop-tools" }]\n'
+        ' { path = "skill/SKILL.md", skill_name = "shop-tools" }, "tools.d.ts"]\n'
     )
     written = run("catalog", "write")
-    assert written.stdout == "wrote tools.json\nwrote openai.json\nwrote skill/SKILL.md\n"
+    wrote = ["tools.json", "openai.json", "skill/SKILL.md", "tools.d.ts"]
+    assert written.stdout == "".join(f"wrote {f}\n" for f in wrote)
     assert not (project / "docs").exists()
+    # code mode's types, on request only: the declared tools, never the meta-tools
+    types = (project / "tools.d.ts").read_text(encoding="utf-8")
+    assert "  price(args: {" in types
+    assert not any(f" {s.name}(" in types for s in builtin_specs())
     openai = json.loads((project / "openai.json").read_text(encoding="utf-8"))
     assert {t["function"]["name"] for t in openai} >= {"price", "restock"}
     skill = (project / "skill/SKILL.md").read_text(encoding="utf-8")
@@ -328,7 +333,6 @@ def test_the_repository_s_own_configuration_keeps_the_builtins_catalogue() -> No
     assert project.tools == ()
     assert [a.path for a in project.artifacts()] == [repo / f for f in FILES[:2]] + [
         repo / "docs/skills/toolfoundry/SKILL.md",
-        repo / "docs/tools.d.ts",
     ]
     for artifact in project.artifacts():
         assert artifact.path.read_text(encoding="utf-8") == artifact.render(project.specs())

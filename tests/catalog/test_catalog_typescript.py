@@ -19,6 +19,7 @@ from tests.catalog.tsc import Checked, typecheck
 from toolfoundry.catalog import render
 from toolfoundry.catalog.typescript import declaration, namespace_name, typescript_declarations
 from toolfoundry.catalog.typescript_types import MAX_DEPTH, doc_comment, ts_string
+from toolfoundry.foundry.meta_tools import builtin_specs
 from toolfoundry.spec import ErrorKind, ToolSpec
 
 GOOD = """\
@@ -360,6 +361,22 @@ def test_a_signature_stands_alone(tmp_path: Path, specimens: list[ToolSpec]) -> 
     assert "type Node = {" in tree
     checked = typecheck(tmp_path, files)
     assert checked.ok, checked.output
+
+
+def test_the_meta_tools_are_never_declared(tmp_path: Path, specimens: list[ToolSpec]) -> None:
+    """``tools`` reaches the registry's tools, never the built-in meta-tools: with them among
+    the specs (as ``describe`` and a project's catalogue have them), only the others are
+    declared, and a snippet calling one through ``tools`` does not compile."""
+    meta = builtin_specs()
+    text = render("typescript", [*meta, *specimens])
+    assert text == render("typescript", specimens)
+    assert f"// {len(specimens)} tools." in text
+    snippet = 'export const n = await tools.search_tools({ query: "words" });\n'
+    checked = typecheck(tmp_path, {"tools.d.ts": text, "snippet.ts": snippet})
+    refused(checked, "tools.search_tools", snippet, "TS2339")  # no such property
+    alone = render("typescript", meta)
+    assert "// 0 tools." in alone
+    assert not any(f" {s.name}(" in alone for s in meta)
 
 
 def test_the_error_kinds_are_the_call_error_kinds() -> None:

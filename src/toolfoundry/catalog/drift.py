@@ -42,15 +42,19 @@ class Artifact:
 
 
 def default_artifacts(skill_name: str = DEFAULT_SKILL_NAME) -> tuple[Artifact, ...]:
-    """The committed set: docs/catalog.json, docs/SKILL.md, docs/skills/<skill_name>/SKILL.md
-    and docs/tools.d.ts."""
+    """The committed set: docs/catalog.json, docs/SKILL.md and docs/skills/<skill_name>/SKILL.md.
+
+    Not ``typescript``: code mode's ``tools`` reaches a registry's tools, none of which a
+    project declares (and never the meta-tools), so its types are served with the registry
+    (``toolfoundry://types/tools.d.ts``); a file of them is an explicit artifact
+    (``[catalog] out``, ``catalog write --out docs/tools.d.ts``).
+    """
     # docs/SKILL.md is the copy people read; docs/skills/<name>/ is an installable skill
     # folder (its name must equal the folder's), e.g. for ~/.claude/skills/.
     return (
         Artifact(Path("docs/catalog.json"), "json"),
         Artifact(Path("docs/SKILL.md"), "skill", skill_name),
         Artifact(Path("docs/skills") / skill_name / "SKILL.md", "skill"),
-        Artifact(Path("docs/tools.d.ts"), "typescript"),
     )
 
 

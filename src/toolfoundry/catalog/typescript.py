@@ -9,9 +9,11 @@
 ``ToolsByName`` lists every tool under its full name with JSDoc from its description, its
 argument type from ``parameters`` and its result from ``returns`` (``unknown`` without one);
 ``tools`` is that interface less the runtime's own members (``call``), plus the typed
-``tools.call``. A name that is not an identifier is a quoted member (``"my-tool"``), reached as
-``tools["my-tool"]``. Types named by ``$ref`` live in ``declare namespace ToolTypes.<tool>``.
-The schema rules are :mod:`toolfoundry.catalog.typescript_types`.
+``tools.call``. The built-in meta-tools (``create_tool``, ``search_tools``...) are never
+declared: ``tools`` reaches the registry's tools, not them. A name that is not an identifier
+is a quoted member (``"my-tool"``), reached as ``tools["my-tool"]``. Types named by ``$ref``
+live in ``declare namespace ToolTypes.<tool>``. The schema rules are
+:mod:`toolfoundry.catalog.typescript_types`.
 
 Namespaces: :func:`namespace_path` splits a name into the path ``tools`` reaches it by. A
 registry tool's name has no separator, so its path has one part; an upstream MCP server's tool
@@ -36,7 +38,7 @@ from toolfoundry.catalog.typescript_types import (
     ts_string,
 )
 from toolfoundry.spec import ErrorKind, ToolSpec
-from toolfoundry.spec.names import NAMESPACE_SEPARATOR
+from toolfoundry.spec.names import META_TOOL_NAMES, NAMESPACE_SEPARATOR
 
 # Names the runtime's `tools` keeps for itself (sandbox/js/prelude/47-tools.js: `call`, and
 # `then` so that `await tools` is the object): a tool of that name is reached only through
@@ -172,12 +174,13 @@ def _alias_block(aliases: Aliases) -> str:
 
 
 def typescript_declarations(specs: Iterable[ToolSpec]) -> str:
-    """The whole declaration file for ``specs`` (sorted by group, then name).
+    """The whole declaration file for ``specs`` (sorted by group, then name), less the
+    meta-tools among them, which ``tools`` cannot call.
 
     Raises:
         ValueError: two specs share a name.
     """
-    tools = [declaration(spec) for spec in ordered(specs)]
+    tools = [declaration(spec) for spec in ordered(specs) if spec.name not in META_TOOL_NAMES]
     kinds = "\n".join(f"  | {ts_string(kind.value)}" for kind in ErrorKind)
     count = f"{len(tools)} tool" + ("" if len(tools) == 1 else "s")
     out = [HEADER.rstrip("\n"), f"// {count}.", "", PRELUDE.format(kinds=kinds)]

@@ -26,7 +26,7 @@ _OUT = click.option(
     "--out",
     type=click.Path(dir_okay=False, path_type=Path),
     help="One catalogue file instead of the committed set ([catalog] out, default "
-    "docs/catalog.json, docs/SKILL.md, docs/skills/toolfoundry/SKILL.md, docs/tools.d.ts).",
+    "docs/catalog.json, docs/SKILL.md, docs/skills/toolfoundry/SKILL.md).",
 )
 _FORMAT = click.option(
     "--format",
