@@ -200,6 +200,137 @@ PARAPHRASES: list[tuple[str, str]] = [
     ("frequency of each country in a list of users", "count_by_key"),
 ]
 
+# Two more needs per tool, written the same way but after the ranking above had been measured
+# and before any change to it was: a held-out set, to tell a ranking change that helps needs
+# in general from one fitted to the 120 above.
+PARAPHRASES_HELD_OUT: list[tuple[str, str]] = [
+    (
+        "which sales district earned the most, from an exported orders sheet",
+        "csv_revenue_by_region",
+    ),
+    ("turnover subtotals for every branch location, largest first", "csv_revenue_by_region"),
+    ("my ansible playbook must be turned into curly-brace object notation", "yaml_to_json"),
+    (
+        "translate an indentation-based config into the format JavaScript parses natively",
+        "yaml_to_json",
+    ),
+    ("share a 47.15 euro taxi fare between four riders so nothing goes missing", "split_money"),
+    (
+        "allocate a budget across several teams in equal slices that sum back to the whole",
+        "split_money",
+    ),
+    (
+        "collect the references and their labels from a wiki page written like [label](target)",
+        "extract_markdown_links",
+    ),
+    ("which sites does my changelog point to", "extract_markdown_links"),
+    ("show me what someone edited between the earlier and the revised contract", "unified_diff"),
+    (
+        "compare two copies of a config file, marking each change with plus and minus",
+        "unified_diff",
+    ),
+    (
+        "grab every price buried in a large API reply with a dollar-rooted selector",
+        "jsonpath_query",
+    ),
+    (
+        "find values deep in a structured payload by describing their location in a query string",
+        "jsonpath_query",
+    ),
+    (
+        "how many shifts will staff work from the 3rd to the 28th if we close on bank holidays",
+        "business_days_between",
+    ),
+    ("turnaround time in weekdays between an order placed and delivered", "business_days_between"),
+    ("do I need an umbrella in london today", "current_weather"),
+    ("what is it like outdoors in tokyo right now, hot or cloudy", "current_weather"),
+    ("verify a stripe webhook by recomputing its keyed digest", "hmac_sha256"),
+    ("produce a tamper-proof code for an API call from a shared secret", "hmac_sha256"),
+    ("make a hyphenated lowercase handle from a product name for its page address", "slugify"),
+    ("clean up a headline so it can go in a link path", "slugify"),
+    ("how many whitespace-separated tokens are in my essay", "word_count"),
+    ("length of a document measured in terms rather than letters", "word_count"),
+    ("a fixed-length cryptographic fingerprint of a piece of text", "sha256_hash"),
+    ("get the checksum used to detect duplicate uploads", "sha256_hash"),
+    ("turn a binary blob into printable characters for a json field", "base64_encode"),
+    ("undo the encoding that makes an email attachment look like random letters", "base64_encode"),
+    ("which protocol and server does this web address use", "parse_url"),
+    ("break down a link into its components", "parse_url"),
+    ("mint a 128-bit unique key for a new record", "uuid_v4"),
+    ("produce identifiers that will not clash across machines", "uuid_v4"),
+    ("render 2024-03-05T10:00 as '5 March 2024'", "format_date"),
+    ("print a moment in time following a custom layout string", "format_date"),
+    ("when is noon in paris for someone in los angeles", "convert_timezone"),
+    ("adjust a flight's departure clock time to the local hour at arrival", "convert_timezone"),
+    (
+        "tell me which properties of this object don't match the declared types",
+        "validate_json_schema",
+    ),
+    (
+        "enforce that an incoming document has the required fields and shapes",
+        "validate_json_schema",
+    ),
+    ("extract just the words from a newsletter full of formatting code", "strip_html"),
+    ("sanitize a user comment by deleting all markup elements", "strip_html"),
+    ("does john.doe@@mail follow the rules for an inbox identifier", "validate_email"),
+    ("screen a newsletter signup list for badly written mailboxes", "validate_email"),
+    ("the oven says 350 degrees, what is that in centigrade", "convert_temperature"),
+    ("how warm is 30 degrees for an american", "convert_temperature"),
+    ("what does the super bowl number LVIII mean", "roman_numerals"),
+    ("write a chapter number with the letters I, V and X", "roman_numerals"),
+    ("switch my API field names from underscores to capitalized humps", "change_case"),
+    ("convert PascalCase class names to lower words joined by underscores", "change_case"),
+    ("turn an excel export into an array of records keyed by the column titles", "csv_to_json"),
+    ("load comma-delimited data so each line becomes an object", "csv_to_json"),
+    ("convert a sitemap file into a nested object", "xml_to_json"),
+    ("read tag-based markup returned by a legacy service into a dict", "xml_to_json"),
+    (
+        "preview my docs written with asterisks and pound signs as a formatted page",
+        "markdown_to_html",
+    ),
+    ("publish plain-text notes with lightweight formatting to a website", "markdown_to_html"),
+    ("what is 200 swiss francs in canadian dollars", "exchange_rate"),
+    ("price a product for customers abroad in their local money", "exchange_rate"),
+    (
+        "balance after two decades if 10000 sits at 4% annually with gains reinvested",
+        "compound_interest",
+    ),
+    ("how big will a bank savings account become with growth on growth", "compound_interest"),
+    ("turn a tree-shaped settings object into a flat map of path strings", "json_flatten"),
+    (
+        "prepare deeply layered data for a spreadsheet by collapsing it into single columns",
+        "json_flatten",
+    ),
+    ("list each email from a pasted list only once", "dedupe_lines"),
+    ("clean a word list where some rows appear twice", "dedupe_lines"),
+    ("reorder an exported table of students by surname", "sort_csv"),
+    ("put spreadsheet lines in ascending order of date", "sort_csv"),
+    ("merge customer data into a letter with curly-brace variables", "render_template"),
+    (
+        "generate a personalized message by replacing named slots with each person's details",
+        "render_template",
+    ),
+    ("when does a three-month trial that began in june end", "add_days"),
+    ("move an appointment back by a fortnight", "add_days"),
+    (
+        "how many bookmarks does the torvalds/linux project have on its code host",
+        "github_repo_stars",
+    ),
+    ("compare the popularity of two open-source libraries", "github_repo_stars"),
+    ("some meaningless text to see how a layout looks", "lorem_ipsum"),
+    ("a few blocks of dummy copy for a website prototype", "lorem_ipsum"),
+    ("would 'Summer2024!' survive a brute-force attack", "password_strength"),
+    ("give feedback on how safe a user's chosen login secret is", "password_strength"),
+    ("number of typing changes that separate 'color' from 'colour'", "levenshtein_distance"),
+    ("similarity measure for catching typos in names", "levenshtein_distance"),
+    ("what does '*/15 * * * *' mean in words", "parse_cron"),
+    ("when will my nightly backup job be triggered again", "parse_cron"),
+    ("final sum due for an order of several products, with a coupon and taxes", "invoice_total"),
+    ("grand sum of a purchase order with rebates and duties", "invoice_total"),
+    ("how many tickets does each assignee have", "count_by_key"),
+    ("histogram of the values of one field across a list of records", "count_by_key"),
+]
+
 # More needs no tool of the library covers, some sharing a word with one.
 UNRELATED_MORE: list[str] = [
     "order a pizza for delivery",
@@ -218,6 +349,20 @@ UNRELATED_MORE: list[str] = [
     "count the people in a picture",
     "validate a vat number with the tax office",
     "generate a crossword puzzle",
+]
+
+# Held out with PARAPHRASES_HELD_OUT: needs no tool covers, most sharing a word with one.
+UNRELATED_HELD_OUT: list[str] = [
+    "calculate my body mass index",
+    "generate a qr code for a url",
+    "merge two pdf files into one",
+    "encrypt a file with a password",
+    "split a pdf into separate pages",
+    "translate the strings of a json file into spanish",
+    "convert an image to black and white",
+    "find duplicate photos on my disk",
+    "water the plants on a schedule",
+    "look up the lyrics of a song",
 ]
 
 # Tools next to the library's: the other direction, or a neighbouring job.
