@@ -9,6 +9,7 @@ written is left; once the limit is lifted the same server writes and reports hea
 from __future__ import annotations
 
 import os
+import re
 import resource
 import subprocess
 import sys
@@ -21,6 +22,7 @@ import anyio
 import httpx
 import pytest
 from tests.server.mcp.test_mcp_support import env, free_port, http_session
+from tests.server.test_server_web_support import csrf_of
 from tests.shared_drafts import WORD_COUNT
 
 from toolfoundry import Foundry
@@ -140,3 +142,34 @@ def test_a_full_disk_is_a_structured_503_and_health_says_so(
         assert [v.name for v in fd.tools()] == ["word_count"]
         assert fd.call("word_count", {"text": "x y"}).value == 2
     assert os.path.exists(url.removeprefix("sqlite:///"))
+
+
+def test_a_page_form_under_a_full_disk_is_a_503_page_with_the_reason(
+    full_disk: tuple[str, subprocess.Popen[bytes], str],
+) -> None:
+    """The review page's posts meet the same failure as the API and say it as a page."""
+    base, _proc, _url = full_disk
+    with httpx.Client(base_url=base, timeout=60) as client:
+        for _ in range(40):  # fill what is left with call records
+            if client.post("/api/tools/word_count/call", json={"args": {"text": "a"}}).is_error:
+                break
+        answers = []
+        for action in ["disable", "enable"] * 20:  # each an audit row: one stops fitting
+            page = client.get("/ui/tools/word_count")
+            assert page.status_code == 200, page.text
+            token = csrf_of(page.text)
+            answer = client.post(
+                f"/ui/tools/word_count/{action}",
+                data={"csrf_token": token, "by": "ops"},
+                headers={"origin": base},
+            )
+            answers.append(answer)
+            if answer.status_code != 303:
+                break
+        assert {a.status_code for a in answers} <= {303, 503}  # never a bare 500
+        failed = answers[-1]
+        assert failed.status_code == 503, "the file-size limit never stopped a page's write"
+        assert failed.headers["content-type"].startswith("text/html")
+        shown = " ".join(re.sub(r"<[^>]+>", " ", failed.text).split())
+        assert "the registry database could not be read or written" in shown
+        assert "retry later" in shown

@@ -153,11 +153,15 @@ def _run(handler: Handler, call: ApiRequest) -> tuple[int, Any]:
     except Exception as exc:  # the database failed (a full disk, a server that does not answer)
         if not is_store_error(exc):
             raise
-        message = (
-            f"the registry database could not be read or written ({store_error_text(exc)}); "
-            "retry later"
-        )
-        raise ApiError(503, "unavailable", message) from None
+        raise ApiError(503, "unavailable", store_unavailable(exc)) from None
+
+
+def store_unavailable(exc: BaseException) -> str:
+    """What the API and the review page say when the registry database failed under a
+    request (status 503, kind ``unavailable``)."""
+    return (
+        f"the registry database could not be read or written ({store_error_text(exc)}); retry later"
+    )
 
 
 def _query(endpoint: Endpoint, request: Request) -> dict[str, Any]:

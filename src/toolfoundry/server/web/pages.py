@@ -3,11 +3,13 @@
 Every state change is a POST form carrying the CSRF token (checked by
 :mod:`toolfoundry.server.security` before the request gets here), answered with a redirect
 back to the page it came from (post/redirect/get), or the same page with the error shown.
+A registry database that fails under any page (a full disk) is a 503 page saying so, in the
+API's words.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -24,9 +26,11 @@ from toolfoundry.base.json_gate import encode
 from toolfoundry.forge.host_display import host_label
 from toolfoundry.foundry import Decision, Foundry
 from toolfoundry.registry import RegistryError
+from toolfoundry.registry.records import is_store_error
 from toolfoundry.server.security import CSRF_FIELD, csrf_token
 from toolfoundry.server.web import review
 from toolfoundry.server.web.charts import usage_charts
+from toolfoundry.server.web.endpoints import store_unavailable
 from toolfoundry.server.web.highlight import highlighted, stylesheet
 
 _HERE = Path(__file__).parent
@@ -73,6 +77,25 @@ def _render(request: Request, template: str, status: int = 200, **context: Any) 
 
 def _not_found(request: Request, exc: RegistryError) -> HTMLResponse:
     return _render(request, "error.html", 404, title="Not found", message=exc.message)
+
+
+Page = Callable[[Request], Awaitable[Response]]
+
+
+def _store_guarded(page: Page) -> Page:
+    """``page``, answering a 503 page with the reason when the registry database fails
+    under it (a full disk), as the API answers a 503 of kind ``unavailable``."""
+
+    async def guarded(request: Request) -> Response:
+        try:
+            return await page(request)
+        except Exception as exc:
+            if not is_store_error(exc):
+                raise
+            message = store_unavailable(exc)
+            return _render(request, "error.html", 503, title="Unavailable", message=message)
+
+    return guarded
 
 
 def page_routes(foundry_factory: Callable[[], Foundry]) -> list[BaseRoute]:
@@ -201,18 +224,19 @@ def page_routes(foundry_factory: Callable[[], Foundry]) -> list[BaseRoute]:
     async def highlight_css(_request: Request) -> Response:
         return PlainTextResponse(stylesheet(), media_type="text/css")
 
+    guarded = _store_guarded
     return [
-        Route("/", index, name="ui_index"),
-        Route("/approvals", approvals, name="ui_approvals"),
-        Route("/review", library_review, name="ui_review"),
-        Route("/audit", audit, name="ui_audit"),
-        Route("/tools/{name}", tool, name="ui_tool"),
-        Route("/tools/{name}/v/{version:int}", version, name="ui_version"),
-        Route("/tools/{name}/v/{version:int}/approve", decide, methods=["POST"]),
-        Route("/tools/{name}/v/{version:int}/reject", decide, methods=["POST"]),
-        Route("/tools/{name}/rollback", lifecycle, methods=["POST"]),
-        Route("/tools/{name}/disable", lifecycle, methods=["POST"]),
-        Route("/tools/{name}/enable", lifecycle, methods=["POST"]),
+        Route("/", guarded(index), name="ui_index"),
+        Route("/approvals", guarded(approvals), name="ui_approvals"),
+        Route("/review", guarded(library_review), name="ui_review"),
+        Route("/audit", guarded(audit), name="ui_audit"),
+        Route("/tools/{name}", guarded(tool), name="ui_tool"),
+        Route("/tools/{name}/v/{version:int}", guarded(version), name="ui_version"),
+        Route("/tools/{name}/v/{version:int}/approve", guarded(decide), methods=["POST"]),
+        Route("/tools/{name}/v/{version:int}/reject", guarded(decide), methods=["POST"]),
+        Route("/tools/{name}/rollback", guarded(lifecycle), methods=["POST"]),
+        Route("/tools/{name}/disable", guarded(lifecycle), methods=["POST"]),
+        Route("/tools/{name}/enable", guarded(lifecycle), methods=["POST"]),
         Route("/static/highlight.css", highlight_css),
         Mount("/static", StaticFiles(directory=_HERE / "static"), name="ui_static"),
         Route("/{path:path}", unknown, name="ui_unknown"),
