@@ -30,20 +30,44 @@ from toolfoundry.spec.limits import (
     Bound,
     DraftLimits,
 )
+from toolfoundry.upstream.settings import UpstreamSettings, parse_upstreams
 
-SECTIONS = ("registry", "policy", "fetch", "limits", "provider", "catalog", "review")
+SECTIONS = (
+    "registry",
+    "policy",
+    "fetch",
+    "limits",
+    "provider",
+    "catalog",
+    "review",
+    "serve",
+    "upstream",
+)
+# sections that are arrays of tables ([[upstream]]), read by their own parser
+ARRAY_SECTIONS = ("upstream",)
+SERVE_KEYS = ("expose_upstream",)
 FETCH_KEYS = ("allow", "allow_http", "allow_private", "max_requests", "credentials")
 CALL_LIMIT_KEYS = tuple(f.name for f in fields(CallLimits))
 PYTHON_KEYS = ("python_total_mib", "python_queue_s")  # the Python tier's admission control
-LIMIT_KEYS = (*CALL_LIMIT_KEYS, "max_code_bytes", "duplicate_candidates", *PYTHON_KEYS)
+LIMIT_KEYS = (
+    *CALL_LIMIT_KEYS,
+    "max_code_bytes",
+    "duplicate_candidates",
+    "dependent_tests",
+    *PYTHON_KEYS,
+)
 # how many similar active tools (by search) a new draft's tests are run against, to warn about
 # behavioural duplicates; 0 turns the check off
 DUPLICATE_CANDIDATES = 3
+# how many test cases of the tools that call a tool are run against a new version of it
+# (foundry/dependents.py); the dependents past it are named in a warning, and verify runs them
+DEPENDENT_TESTS = 200
 # every [limits] key's accepted range: the call limits' from spec/limits.py, the rest here
 LIMIT_BOUNDS: dict[str, Bound] = {
     **CALL_LIMIT_BOUNDS,
     "max_code_bytes": Bound(1, DraftLimits().max_draft_bytes),
     "duplicate_candidates": Bound(0, 100),
+    "dependent_tests": Bound(0, 100_000),
     "python_total_mib": Bound(16, 1024 * 1024),
     "python_queue_s": Bound(0, 3600, integer=False),
 }
@@ -109,6 +133,18 @@ def every_seconds(value: Any) -> float | None:
 
 
 @dataclass(frozen=True)
+class ServeSettings:
+    """The ``[serve]`` table: what ``toolfoundry serve``'s MCP server lists.
+
+    Attributes:
+        expose_upstream: also list every callable upstream tool (``UPSTREAM.TOOL``) for
+            clients without code mode; by default only code mode and search reach them.
+    """
+
+    expose_upstream: bool = False
+
+
+@dataclass(frozen=True)
 class CatalogSettings:
     """The ``[catalog]`` table: the project's own declared tools and its committed catalogue.
 
@@ -129,7 +165,9 @@ class Config:
 
     The ``[limits]`` table is read into: ``limits`` (what every call and every test run may
     use: ``timeout_s``, ``memory_mib``, ``output_bytes``), ``draft_limits``
-    (``max_code_bytes``), ``duplicate_candidates``, and the Python tier's admission control
+    (``max_code_bytes``), ``duplicate_candidates``, ``dependent_tests`` (how many test cases
+    of the tools that call a tool a new version of it must pass), and the Python tier's
+    admission control
     (``python_total_mib``: the memory budgets of its concurrent calls and test runs together;
     ``python_queue_s``: how long one waits for room before it is ``overloaded``).
     """
@@ -143,9 +181,12 @@ class Config:
     catalog: CatalogSettings = field(default_factory=CatalogSettings)
     draft_limits: DraftLimits = field(default_factory=DraftLimits)
     duplicate_candidates: int = DUPLICATE_CANDIDATES
+    dependent_tests: int = DEPENDENT_TESTS
     python_total_mib: int = PYTHON_TOTAL_BYTES // MIB
     python_queue_s: float = PYTHON_QUEUE_S
     review: ReviewSettings = field(default_factory=ReviewSettings)
+    serve: ServeSettings = field(default_factory=ServeSettings)
+    upstreams: tuple[UpstreamSettings, ...] = ()
 
 
 def load_config(path: str | Path | None = None) -> Config:
@@ -176,6 +217,8 @@ def parse_config(data: Mapping[str, Any], *, path: Path | None = None) -> Config
     ]
     tables: dict[str, Mapping[str, Any]] = {}
     for section in SECTIONS:
+        if section in ARRAY_SECTIONS:
+            continue
         value = data.get(section, {})
         if not isinstance(value, Mapping):
             problems.append(f"[{section}] must be a table")
@@ -190,8 +233,11 @@ def parse_config(data: Mapping[str, Any], *, path: Path | None = None) -> Config
     limits, draft_limits, duplicate_candidates = _limits(tables["limits"], problems)
     python_total_mib = tables["limits"].get("python_total_mib", Config.python_total_mib)
     python_queue_s = tables["limits"].get("python_queue_s", Config.python_queue_s)
+    dependent_tests = tables["limits"].get("dependent_tests", Config.dependent_tests)
     catalog = _catalog(tables["catalog"], problems)
     review = _review(tables["review"], problems)
+    serve = _serve(tables["serve"], problems)
+    upstreams = parse_upstreams(data.get("upstream"), problems)
     url = tables["registry"].get("url")
     if url is not None and not isinstance(url, str):
         problems.append("registry.url must be a string")
@@ -209,9 +255,12 @@ def parse_config(data: Mapping[str, Any], *, path: Path | None = None) -> Config
         catalog,
         draft_limits=draft_limits,
         duplicate_candidates=duplicate_candidates,
+        dependent_tests=dependent_tests,
         python_total_mib=python_total_mib,
         python_queue_s=float(python_queue_s),  # checked by _limits: a number
         review=review,
+        serve=serve,
+        upstreams=upstreams,
     )
 
 
@@ -275,6 +324,19 @@ def _limits(table: Mapping[str, Any], problems: list[str]) -> tuple[CallLimits, 
     if "max_code_bytes" in values:
         draft = DraftLimits(max_code_bytes=values["max_code_bytes"])
     return call, draft, values.get("duplicate_candidates", DUPLICATE_CANDIDATES)
+
+
+def _serve(table: Mapping[str, Any], problems: list[str]) -> ServeSettings:
+    problems += [
+        f"unknown key serve.{k} (known: {', '.join(SERVE_KEYS)})"
+        for k in table
+        if k not in SERVE_KEYS
+    ]
+    expose = table.get("expose_upstream", False)
+    if not isinstance(expose, bool):
+        problems.append("serve.expose_upstream must be true or false")
+        expose = False
+    return ServeSettings(expose_upstream=expose)
 
 
 def _review(table: Mapping[str, Any], problems: list[str]) -> ReviewSettings:

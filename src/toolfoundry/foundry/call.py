@@ -46,6 +46,7 @@ from toolfoundry.spec import (
     VersionStatus,
 )
 from toolfoundry.spec.limits import MIB
+from toolfoundry.spec.names import NAMESPACE_SEPARATOR
 from toolfoundry.spec.result import elapsed_ms
 
 if TYPE_CHECKING:
@@ -187,6 +188,12 @@ class RegistryReads(Protocol):
     def storage(self) -> StorageBackend: ...
 
 
+class UpstreamCalls(Protocol):
+    """Calls of upstream MCP servers' tools (``UPSTREAM.TOOL``): foundry/upstream_gate.py."""
+
+    def call_inner(self, request: ToolRequest, *, chain: Chain, by: InnerCalls) -> CallResult: ...
+
+
 class Caller:
     """Runs calls of one registry's versions under one set of limits and ``[fetch]``.
 
@@ -213,6 +220,8 @@ class Caller:
         self._python_executor = python_executor
         # per version id (immutable), bounded by bytes: a server sees versions without end
         self._versions: SizedLRU[int, Prepared] = SizedLRU(1024, 64 * MIB, _prepared_cost)
+        # where code mode's calls of ``UPSTREAM.TOOL`` go (the foundry sets it when configured)
+        self.upstream: UpstreamCalls | None = None
 
     def call(
         self, name: str, args: Any, *, version: int | None = None, by: str = AGENT_ACTOR
@@ -236,6 +245,8 @@ class Caller:
     ) -> CallResult:
         """A call made through ``tools`` at ``depth`` by ``by``'s code (``inner_calls.py``);
         its record joins the chain's, written when the outer call ends."""
+        if self.upstream is not None and NAMESPACE_SEPARATOR in request.name:
+            return self.upstream.call_inner(request, chain=chain, by=by)
         started = time.perf_counter()
         result, number = self._call(
             request.name, request.args, request.version, started, (chain, depth), chain.actor

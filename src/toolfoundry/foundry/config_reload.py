@@ -9,8 +9,9 @@ Hot: ``[policy]``, ``[fetch]``, ``[limits]`` (but the two below) and ``[provider
 is needed for what was built once at start-up, and the old value is kept until then (the log
 says so): ``[registry]`` (the database is open), ``[catalog]`` (the project's tools are
 loaded), and ``[limits] python_total_mib`` / ``python_queue_s`` and ``[policy]
-python_packages`` (the Python tier's worker pool is started with them). A file that cannot be
-read or is invalid is reported and the previous configuration kept.
+python_packages`` (the Python tier's worker pool is started with them), ``[serve]`` and
+``[[upstream]]`` (the MCP server and the upstream connections are made at start). A file that
+cannot be read or is invalid is reported and the previous configuration kept.
 """
 
 from __future__ import annotations
@@ -34,6 +35,8 @@ RESTART_KEYS = (
     "limits.python_total_mib",
     "limits.python_queue_s",
     "policy.python_packages",
+    "serve",  # read when the MCP server is built
+    "upstream",  # the upstream connections are made at start
 )
 INTERVAL_S = 1.0
 
@@ -93,6 +96,13 @@ def _with_kept(new: dict[str, Any], old: dict[str, Any], kept: set[str]) -> dict
     merged = {k: dict(v) if isinstance(v, Mapping) else v for k, v in new.items()}
     for key in kept:
         section, _, name = key.partition(".")
+        if not isinstance(new.get(section, old.get(section, {})), Mapping):
+            # an array of tables ([[upstream]]) is kept whole
+            if section in old:
+                merged[section] = old[section]
+            else:
+                merged.pop(section, None)
+            continue
         table = merged.setdefault(section, {})
         old_table = old.get(section, {})
         if name and name in old_table:

@@ -30,7 +30,7 @@ from typing_extensions import TypedDict
 from toolfoundry.base.collector import gc_paused
 from toolfoundry.config import Config, load_config
 from toolfoundry.foundry import telemetry
-from toolfoundry.foundry.call import Caller
+from toolfoundry.foundry.call import Caller, with_step
 from toolfoundry.registry import (
     AGENT_ACTOR,
     AuditEntry,
@@ -53,9 +53,12 @@ if TYPE_CHECKING:  # loaded by the periodic checks only; the forge by the first 
     from toolfoundry.forge import Draft, ToolRunner
     from toolfoundry.foundry.create import CreateResult, Intake
     from toolfoundry.foundry.report import ReviewReport
+    from toolfoundry.foundry.upstream_gate import UpstreamEntry, UpstreamGate
     from toolfoundry.foundry.verify import ToolVerification, Verifier, VerifyReport
     from toolfoundry.registry import Registry
+    from toolfoundry.sandbox.host.credentials import SecretStore
     from toolfoundry.sandbox.policy import SandboxPolicy
+    from toolfoundry.upstream import UpstreamServers
 
 
 class DecisionJson(TypedDict):
@@ -105,11 +108,13 @@ class Foundry:
         config: Config | None = None,
         *,
         executor: Executor | None = None,
+        secret_store: SecretStore | None = None,
     ) -> None:
         """A foundry over ``registry``: an open :class:`Registry`, or a SQLite file at the
         current schema (what :meth:`open` gives it), whose calls run on the driver and whose
         :class:`Registry` (SQLAlchemy, ~0.2 s to import) opens on first use (:attr:`registry`),
-        so a process that opens and calls loads none of it."""
+        so a process that opens and calls loads none of it. ``secret_store`` answers the
+        ``secret`` keys of ``[[upstream]]`` credentials."""
         if isinstance(registry, sqlite_file.RegistryFile):
             self._registry: Registry | None = None
             self._file: sqlite_file.RegistryFile | None = registry
@@ -124,7 +129,16 @@ class Foundry:
         self._python_probing = threading.Lock()  # one probe and one pool, however many callers
         # format -> (the active (name, version) set it was rendered from, the text)
         self._catalogs: dict[str, tuple[list[tuple[str, int]], str]] = {}
-        self.reconfigure(config or Config())
+        config = config or Config()
+        # the [[upstream]] servers, connected on first use (serve: at start); kept until a
+        # restart, whatever a reloaded configuration says
+        self.upstreams: UpstreamServers | None = None
+        if config.upstreams:
+            from toolfoundry.upstream import UpstreamServers
+
+            self.upstreams = UpstreamServers(config.upstreams, secret_store=secret_store)
+        self._upstream_gate: UpstreamGate | None = None
+        self.reconfigure(config)
 
     def reconfigure(self, config: Config) -> None:
         """Use ``config`` from the next call, create or decision on (``serve`` reloading its
@@ -144,6 +158,13 @@ class Foundry:
             process_limits=self._process_limits(),
             python_executor=self.python_executor,
         )
+        if self.upstreams is not None:
+            from toolfoundry.foundry.upstream_gate import UpstreamGate
+
+            gate = UpstreamGate(
+                self.upstreams, lambda: self.registry, self._statements, config.limits
+            )
+            self._upstream_gate = self._caller.upstream = gate
         self._made_intake: Intake | None = None
 
     @property
@@ -173,6 +194,7 @@ class Foundry:
         *,
         config: Config | str | Path | None = None,
         executor: Executor | None = None,
+        secret_store: SecretStore | None = None,
     ) -> Foundry:
         """Open (creating and migrating when needed) the registry and read the configuration.
 
@@ -183,6 +205,7 @@ class Foundry:
             config: a :class:`Config`, or the path of a toolfoundry.toml (default: the one in
                 the working directory, when present).
             executor: runs Python-tier tools (default: :meth:`python_executor`'s choice).
+            secret_store: answers the ``secret`` keys of ``[[upstream]]`` credentials.
 
         Raises:
             toolfoundry.config.ConfigError: the configuration cannot be used.
@@ -198,11 +221,16 @@ class Foundry:
         if path is not None:
             connections = sqlite_file.Connections(path)
             if connections.schema_revision() == sqlite_file.SCHEMA_HEAD:
-                return cls(sqlite_file.RegistryFile(url, connections), config, executor=executor)
+                return cls(
+                    sqlite_file.RegistryFile(url, connections),
+                    config,
+                    executor=executor,
+                    secret_store=secret_store,
+                )
             connections.close()
         from toolfoundry.registry import Registry
 
-        return cls(Registry.open(url), config, executor=executor)
+        return cls(Registry.open(url), config, executor=executor, secret_store=secret_store)
 
     @property
     def registry(self) -> Registry:
@@ -220,7 +248,10 @@ class Foundry:
         return registry
 
     def close(self) -> None:
-        """Release database connections (and the Python tier's warm workers we started)."""
+        """Release database connections (and the Python tier's warm workers we started), and
+        end the upstream servers' sessions."""
+        if self.upstreams is not None:
+            self.upstreams.close()
         if self._owns_executor and self._executor is not None:
             self._executor.close()
             self._executor = None
@@ -326,6 +357,9 @@ class Foundry:
         who calls, the audit row's actor: ``"agent"`` unless a person called (the CLI's
         ``call`` passes the login name).
         """
+        gate = self._upstream_gate
+        if gate is not None and "." in name and version is None:  # UPSTREAM.TOOL
+            return with_step(gate.call(name, args, by=by))
         instruments = telemetry.instruments()
         if instruments is None:
             result = self._caller.call(name, args, version=version, by=by)
@@ -475,6 +509,46 @@ class Foundry:
     def enable(self, name: str, *, by: str = "user") -> ToolVersion:
         """Re-enable a disabled tool."""
         return self.registry.set_enabled(name, True, by=by)
+
+    # -- upstream MCP servers (foundry/upstream_gate.py) -----------------------------------
+
+    def upstream_tools(self) -> list[UpstreamEntry]:
+        """Every tool the ``[[upstream]]`` servers list, with its policy and standing
+        (``allowed``, ``approved``, ``needs_approval``, ``schema_changed``, ``denied``), by
+        name; empty when none is configured. Starts connecting on first use."""
+        return [] if self._upstream_gate is None else self._upstream_gate.entries()
+
+    def upstream_tool(self, name: str) -> UpstreamEntry | None:
+        """One upstream tool (``UPSTREAM.TOOL``), or None when no upstream lists it now."""
+        return None if self._upstream_gate is None else self._upstream_gate.entry(name)
+
+    def approve_upstream(
+        self, name: str, *, by: str, reason: str = "", schema_hash: str | None = None
+    ) -> UpstreamEntry:
+        """Approve an upstream tool (``UPSTREAM.TOOL``) for its current input schema; a
+        changed schema needs a new approval. ``schema_hash`` is the hash the person saw:
+        when the schema changed since, nothing is recorded (``ValueError``).
+
+        Raises:
+            LookupError: no upstream lists ``name`` now.
+            ValueError: the schema changed since the person looked.
+        """
+        return self._decide_upstream(name, True, by, reason, schema_hash)
+
+    def revoke_upstream(
+        self, name: str, *, by: str, reason: str, schema_hash: str | None = None
+    ) -> UpstreamEntry:
+        """Withdraw the approval of an upstream tool: its calls wait for a person again."""
+        return self._decide_upstream(name, False, by, reason, schema_hash)
+
+    def _decide_upstream(
+        self, name: str, approve: bool, by: str, reason: str, schema_hash: str | None
+    ) -> UpstreamEntry:
+        if self._upstream_gate is None:
+            raise LookupError("no [[upstream]] server is configured")
+        return self._upstream_gate.decide(
+            name, approve=approve, by=by, reason=reason, schema_hash=schema_hash
+        )
 
     # -- finding and describing ----------------------------------------------------------
 

@@ -95,8 +95,8 @@ class CallRecord:
     """One call to count and audit.
 
     Attributes:
-        name: the tool called.
-        version: the version that answered (or refused).
+        name: the tool called (``UPSTREAM.TOOL`` for an upstream server's tool).
+        version: the version that answered (or refused); None for an upstream tool.
         duration_ms: how long the call took.
         error_kind: how it failed, or None.
         actor: who the call is done for (``agent``, a login name).
@@ -107,7 +107,7 @@ class CallRecord:
     """
 
     name: str
-    version: int
+    version: int | None
     duration_ms: float
     error_kind: str | None
     actor: str

@@ -17,7 +17,7 @@ from sqlalchemy.engine import Connection, Engine, Row
 
 from toolfoundry.base.json_gate import lone_surrogate_at
 from toolfoundry.registry import audit as audit_log
-from toolfoundry.registry import embedder, lookalikes, write_probe
+from toolfoundry.registry import embedder, lookalikes, upstream_approvals, write_probe
 from toolfoundry.registry import holds as approval_rule
 from toolfoundry.registry import review_facts as review
 from toolfoundry.registry import reviews as library_reviews
@@ -558,6 +558,38 @@ class Registry:
         """Audit rows, oldest first, for one tool or all."""
         with self._read() as conn:
             return audit_log.entries(conn, name, limit)
+
+    # -- upstream tools (registry/upstream_approvals.py) --------------------------------------
+
+    def decide_upstream(
+        self,
+        tool: str,
+        *,
+        approve: bool,
+        schema_hash: str,
+        schema: dict[str, Any],
+        by: str,
+        reason: str = "",
+    ) -> None:
+        """Record a person's approval (or revocation) of the upstream tool ``tool``
+        (``UPSTREAM.TOOL``) for the input schema whose hash is ``schema_hash``."""
+        with self._write() as conn:
+            upstream_approvals.decide(
+                conn,
+                tool,
+                approve=approve,
+                schema_hash=schema_hash,
+                schema=schema,
+                by=by,
+                reason=reason,
+            )
+
+    def upstream_decisions(
+        self, tools: Sequence[str] | None = None
+    ) -> dict[str, list[upstream_approvals.UpstreamDecision]]:
+        """Every decision about each upstream tool named (all when None), oldest first."""
+        with self._read() as conn:
+            return upstream_approvals.decisions(conn, tools)
 
     def review_facts(self) -> ReviewFacts:
         """What a periodic review reads (registry/review_facts.py): every tool's current

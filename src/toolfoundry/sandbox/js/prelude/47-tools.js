@@ -28,15 +28,38 @@
     return answer.value;
   };
   // `tools.NAME` is a function calling NAME (a tool named `call` is `tools.call("call", args)`,
-  // a hyphenated one `tools["word-count"](args)`). Room is left for `tools.UPSTREAM.TOOL(args)`
-  // (upstream MCP servers): that function may become a callable namespace of its own.
+  // a hyphenated one `tools["word-count"](args)`), and a namespace too: `tools.UPSTREAM.TOOL`
+  // calls "UPSTREAM.TOOL", an upstream MCP server's tool. The host alone knows which names
+  // exist, so every name is both; the call says which was meant.
+  const namespaceOf = (prefix) =>
+    new Proxy(function tool() {}, {
+      apply(t, self, argv) {
+        return callTool(prefix, argv[0]);
+      },
+      get(t, p) {
+        if (typeof p !== "string" || p === "then") return undefined;
+        return (args) => callTool(prefix + "." + p, args);
+      },
+      set() {
+        return false;
+      },
+      defineProperty() {
+        return false;
+      },
+      deleteProperty() {
+        return false;
+      },
+      setPrototypeOf() {
+        return false;
+      },
+    });
   const toolsTarget = freeze(Object.create(null));
   const tools = new Proxy(toolsTarget, {
     get(t, p) {
       if (p === "call") return callTool;
       // not a tool: symbols, and `then` (so `await tools` is the object, not a call)
       if (typeof p !== "string" || p === "then") return undefined;
-      return (args) => callTool(p, args);
+      return namespaceOf(p);
     },
     has(t, p) {
       return typeof p === "string";
