@@ -23,7 +23,7 @@ from tests.factories import error_of
 from toolfoundry import Foundry
 from toolfoundry.config import parse_config
 from toolfoundry.sandbox import SandboxPolicy, run_js
-from toolfoundry.sandbox.host.storage import MemoryStorage
+from toolfoundry.sandbox.host.storage import UNAVAILABLE_MESSAGE, MemoryStorage
 from toolfoundry.spec.local_storage import StorageQuota
 
 QUOTA = StorageQuota()
@@ -269,3 +269,63 @@ def test_a_nul_is_refused_alike_by_js_run(tmp_path: Path) -> None:
         )
         assert done.returncode == 0, done.stderr
         assert json.loads(done.stdout)["value"] == expected_refusal(what), args
+
+
+# Stores a value and reads it back; or catches what storage throws and returns how it failed.
+KEEPER_CODE = """
+export function handler({ value, caught }) {
+  try {
+    localStorage.setItem("k", value);
+    return localStorage.getItem("k");
+  } catch (e) {
+    if (!caught) throw e;
+    return `${e.name}: ${e.message}`;
+  }
+}
+"""
+
+
+def rename_storage_table(url: str, old: str, new: str) -> None:
+    """Rename localStorage's table from another connection: every storage statement of the
+    foundry then fails in the database itself, as on a damaged or unreachable store."""
+    from sqlalchemy import create_engine, text
+
+    engine = create_engine(url)
+    with engine.begin() as conn:
+        conn.execute(text(f"ALTER TABLE {old} RENAME TO {new}"))
+    engine.dispose()
+
+
+def test_a_failing_store_ends_the_call_as_unavailable_in_our_words(db_url: str) -> None:
+    fd = open_foundry(db_url)
+    draft = {
+        "name": "keeper",
+        "description": "Store a value in localStorage and read it back.",
+        "parameters": {
+            "type": "object",
+            "properties": {"value": {"type": "string"}, "caught": {"type": "boolean"}},
+            "required": ["value"],
+        },
+        "code": KEEPER_CODE,
+        "tests": [{"input": {"value": "a"}, "expected": "a"}],
+        "capabilities": {"storage": True},
+    }
+    assert fd.create_tool(draft).status == "active"
+    assert fd.call("keeper", {"value": "x"}).value == "x"
+    rename_storage_table(db_url, "tf_storage", "tf_storage_away")
+    try:
+        out = fd.call("keeper", {"value": "y"})
+        error = error_of(out)
+        assert error.kind.value == "unavailable", error.message
+        assert UNAVAILABLE_MESSAGE in error.message
+        for driver_words in ("tf_storage", "no such table", "relation", "sqlite", "psycopg"):
+            assert driver_words not in error.message.lower(), error.message
+        assert "wasm" not in error.message.lower()
+        # caught by the script, it is an error it can read, in the same words
+        caught = fd.call("keeper", {"value": "y", "caught": True})
+        assert caught.ok, caught.to_dict()
+        assert caught.value == f"TypeError: {UNAVAILABLE_MESSAGE}"
+    finally:
+        rename_storage_table(db_url, "tf_storage_away", "tf_storage")
+    assert fd.call("keeper", {"value": "z"}).value == "z"  # the store is back: so are calls
+    fd.close()

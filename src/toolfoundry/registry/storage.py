@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from sqlalchemy import LargeBinary, cast, delete, func, select, text
 from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.exc import SQLAlchemyError
 
 from toolfoundry.registry.engine import upsert_insert, write_options
+from toolfoundry.registry.records import store_error_text
 from toolfoundry.registry.schema import storage
 from toolfoundry.spec.local_storage import (
     StorageQuota,
     StorageRefusal,
+    StorageUnavailable,
     entry_refusal,
     key_refusal,
     usage_refusal,
@@ -32,7 +37,8 @@ class SqlStorage:
     in one transaction that holds the namespace's lock first, so the writers of every process
     on the database take turns: ``BEGIN IMMEDIATE`` on SQLite (the database's one write lock),
     a transaction-scoped advisory lock on the namespace on PostgreSQL (writers of other
-    namespaces go on). Sizes are the values' UTF-8 bytes, counted by the database.
+    namespaces go on). Sizes are the values' UTF-8 bytes, counted by the database. A database
+    that fails under any of them raises ``StorageUnavailable`` (the seam's one failure).
     """
 
     def __init__(self, engine: Engine) -> None:
@@ -49,7 +55,7 @@ class SqlStorage:
     def get_item(self, namespace: str, key: str) -> str | None:
         if key_refusal(key) is not None:
             return None  # never stored (PostgreSQL's driver refuses a NUL even in a lookup)
-        with self._engine.connect() as conn:
+        with _failures(), self._engine.connect() as conn:
             value = conn.execute(
                 select(storage.c.value).where(
                     storage.c.namespace == namespace, storage.c.key == key
@@ -69,7 +75,11 @@ class SqlStorage:
             set_={"value": stmt.excluded.value},
         )
         options = write_options(self._engine)
-        with self._engine.connect().execution_options(**options) as conn, conn.begin():
+        with (
+            _failures(),
+            self._engine.connect().execution_options(**options) as conn,
+            conn.begin(),
+        ):
             if self._postgres:
                 conn.execute(
                     text("SELECT pg_advisory_xact_lock(:space, hashtext(:namespace))"),
@@ -90,18 +100,18 @@ class SqlStorage:
     def remove_item(self, namespace: str, key: str) -> None:
         if key_refusal(key) is not None:
             return
-        with self._engine.begin() as conn:
+        with _failures(), self._engine.begin() as conn:
             conn.execute(
                 delete(storage).where(storage.c.namespace == namespace, storage.c.key == key)
             )
 
     def clear(self, namespace: str) -> None:
-        with self._engine.begin() as conn:
+        with _failures(), self._engine.begin() as conn:
             conn.execute(delete(storage).where(storage.c.namespace == namespace))
 
     def keys(self, namespace: str) -> list[str]:
         """Keys in a stable (sorted) order, so ``localStorage.key(i)`` is stable."""
-        with self._engine.connect() as conn:
+        with _failures(), self._engine.connect() as conn:
             rows = conn.execute(
                 select(storage.c.key)
                 .where(storage.c.namespace == namespace)
@@ -111,7 +121,7 @@ class SqlStorage:
 
     def usage(self, namespace: str) -> tuple[int, int]:
         """(number of keys, total bytes of keys and values in UTF-8)."""
-        with self._engine.connect() as conn:
+        with _failures(), self._engine.connect() as conn:
             return self._usage(conn, namespace)
 
     def _usage(self, conn: Connection, namespace: str) -> tuple[int, int]:
@@ -122,3 +132,13 @@ class SqlStorage:
             )
         ).one()
         return int(count), int(total)
+
+
+@contextmanager
+def _failures() -> Iterator[None]:
+    """The database failing under a storage operation, as the seam's ``StorageUnavailable``
+    (carrying the database's words for the operator's log)."""
+    try:
+        yield
+    except SQLAlchemyError as exc:
+        raise StorageUnavailable(store_error_text(exc)) from exc

@@ -12,6 +12,10 @@ What a backend may store: text without U+0000 (NUL), in keys and values alike. P
 the driver), so one behaviour on every backend means refusing it on every backend, with the
 same message, before anything is read or stored: a tool stores binary data as base64 or hex.
 Lone surrogates never get this far: the JSON gate refuses them in the request.
+
+A store that fails (its database: a full disk, a server that does not answer) is no refusal:
+a backend raises :class:`StorageUnavailable`, and the script sees the kind ``unavailable`` in
+the sandbox's words, never the driver's.
 """
 
 from __future__ import annotations
@@ -38,6 +42,11 @@ class StorageQuota:
     max_key_bytes: int = 1024
     max_value_bytes: int = 256 * 1024
     max_total_bytes: int = 5 * 1024 * 1024
+
+
+class StorageUnavailable(Exception):
+    """A backend could not read or write its store; its message is the cause, for the
+    operator's log only (the sandbox answers the script in words of its own)."""
 
 
 @dataclass(frozen=True)

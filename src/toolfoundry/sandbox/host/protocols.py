@@ -43,7 +43,8 @@ class StorageBackend(Protocol):
     the store, so concurrent writers never take a namespace over its quota (the rule itself is
     ``spec/local_storage.py``'s, the same for every backend). Backends match by shape: the
     registry's ``SqlStorage`` imports nothing of the sandbox, and the sandbox nothing of the
-    registry; the foundry hands one to the other.
+    registry; the foundry hands one to the other. A store that fails under any method raises
+    ``spec.local_storage.StorageUnavailable``, nothing else.
     """
 
     def get_item(self, namespace: str, key: str) -> str | None: ...

@@ -9,6 +9,7 @@ one atomic step (``spec/local_storage.py``). Backends: :class:`MemoryStorage` he
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Mapping
 from typing import Any
@@ -17,6 +18,7 @@ from toolfoundry.sandbox.host.protocols import StorageBackend
 from toolfoundry.spec.local_storage import (
     StorageQuota,
     StorageRefusal,
+    StorageUnavailable,
     entry_refusal,
     key_refusal,
     text_bytes,
@@ -25,6 +27,13 @@ from toolfoundry.spec.local_storage import (
 
 __all__ = ["MemoryStorage", "StorageHook", "StorageQuota"]
 
+log = logging.getLogger(__name__)
+# What a script (and the call's caller) is told when the store fails: not the tool's fault.
+UNAVAILABLE_MESSAGE = (
+    "localStorage is unavailable: its store could not be read or written (the server's "
+    "fault, not the tool's); retry later"
+)
+
 
 class StorageHook:
     """Answers the prelude's storage requests for one namespace, within its quota.
@@ -32,7 +41,9 @@ class StorageHook:
     A request is ``{"op": "get" | "set" | "remove" | "clear" | "key" | "length" | "keys", ...}``;
     the answer is ``{"value": ...}`` or ``{"error": {"kind": ..., "message": ...}}`` where kind
     ``quota`` becomes a ``QuotaExceededError`` in the script, and ``runtime_error`` (a key or
-    value with a NUL, which no backend stores) a ``TypeError``.
+    value with a NUL, which no backend stores) a ``TypeError``, as does ``unavailable`` (the
+    backend's store failed: :data:`UNAVAILABLE_MESSAGE`; uncaught, the call ends with that
+    kind; the cause goes to this module's log, never to the script).
     """
 
     def __init__(self, backend: StorageBackend | None, namespace: str, quota: StorageQuota) -> None:
@@ -41,15 +52,21 @@ class StorageHook:
         self.quota = quota
 
     def handle(self, request: object) -> dict[str, Any]:
-        """Validate and run one request; never raises for bad input."""
+        """Validate and run one request; never raises for bad input or a failing store."""
         if self.backend is None:
             return _error("capability_denied", "localStorage is not enabled for this tool")
         if not isinstance(request, Mapping):
             return _error("runtime_error", "storage: malformed request")
+        try:
+            return self._run(request, self.backend)
+        except StorageUnavailable as exc:
+            log.warning("localStorage of %s: the store failed: %s", self.namespace, exc)
+            return _error("unavailable", UNAVAILABLE_MESSAGE)
+
+    def _run(self, request: Mapping[str, Any], backend: StorageBackend) -> dict[str, Any]:
         op = request.get("op")
         key = request.get("key")
         ns = self.namespace
-        backend = self.backend
         if op in ("get", "set", "remove"):
             if not isinstance(key, str):
                 return _error("runtime_error", "storage: key must be a string")

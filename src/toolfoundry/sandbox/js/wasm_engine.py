@@ -378,7 +378,10 @@ class WasmEngine:
 
 
 # kinds a host answer may carry into a call's result (host_calls.py and the fetch policy)
-_HOST_ANSWER_KINDS = frozenset({ErrorKind.CAPABILITY_DENIED.value, ErrorKind.TIMEOUT.value})
+# a failing store (host/storage.py) is the server's fault: the call says so, not runtime_error
+_HOST_ANSWER_KINDS = frozenset(
+    {ErrorKind.CAPABILITY_DENIED.value, ErrorKind.TIMEOUT.value, ErrorKind.UNAVAILABLE.value}
+)
 _KINDS = frozenset(k.value for k in ErrorKind)
 
 
