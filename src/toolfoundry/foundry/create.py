@@ -276,10 +276,7 @@ class Intake:
             return draft  # the forge's parse says why
 
     def _history(self, name: str) -> list[ToolVersion]:
-        try:
-            return self.registry.history(name)
-        except RegistryError:  # a new tool
-            return []
+        return self.registry.versions_of(name)  # [] for a new tool
 
     def _name_problems(self, name: str, current: ToolVersion | None) -> list[Problem]:
         """Why no version may be added under ``name`` now: a person disabled the tool, or it

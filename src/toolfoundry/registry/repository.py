@@ -274,6 +274,12 @@ class Registry:
         with self._read() as conn:
             return version_reads.history(conn, name)
 
+    def versions_of(self, name: str) -> list[ToolVersion]:
+        """Every version of a tool, oldest first; [] for an unknown name (what a create asks
+        of its draft's name: no "did you mean", which would read every tool's name)."""
+        with self._read() as conn:
+            return version_reads.versions_of(conn, name)
+
     def current_versions(
         self,
         *,

@@ -73,11 +73,17 @@ def _close_to(conn: Connection, name: str, number: int | None = None) -> str:
 
 def history(conn: Connection, name: str) -> list[ToolVersion]:
     """Every version of a tool, oldest first (``not_found`` for unknown tools)."""
-    query = _versions().where(tools.c.name == name).order_by(versions.c.version)
-    rows = conn.execute(query).all()
-    if not rows:
+    found = versions_of(conn, name)
+    if not found:
         raise RegistryError("not_found", f"no tool named {name!r}{_close_to(conn, name)}")
-    return [to_version(r) for r in rows]
+    return found
+
+
+def versions_of(conn: Connection, name: str) -> list[ToolVersion]:
+    """Every version of a tool, oldest first; [] for a name no tool has (no "did you mean",
+    which reads every name: a create of a new tool asks this)."""
+    query = _versions().where(tools.c.name == name).order_by(versions.c.version)
+    return [to_version(r) for r in conn.execute(query).all()]
 
 
 def current(
