@@ -52,10 +52,11 @@ SCRIPTS: dict[str, list[str]] = {
     "bench_otel.py": ["--rounds", "30", "--calls", "30"],
     "bench_fleet.py": ["--rounds", "3", "--seconds", "5"],
     "bench_call.py": ["--rounds", "15", "--postgres"],
+    "bench_serve.py": ["--rounds", "3", "--seconds", "3"],
     "bench_scale.py": ["--creates", "5"],  # seeds 10 000 tools: several minutes at load
     "bench_code_mode.py": ["--rounds", "21"],
 }
-MARKDOWN = {"bench_sandbox.py", "bench_scale.py"}
+MARKDOWN = {"bench_sandbox.py", "bench_scale.py", "bench_serve.py"}
 
 
 @dataclass

@@ -55,6 +55,15 @@ if [ "$want" != "$have" ]; then
   npm ci --prefix jsbuild/typecheck --ignore-scripts --no-audit --no-fund
 fi
 
+# The benchmarks' JavaScript baselines (bench/bench_sandbox.py, bench/bench_serve.py): the
+# official TypeScript MCP SDK and quickjs-emscripten, from bench/node's lockfile (never shipped).
+step "the benchmarks' npm baselines (bench/node)"
+want=$(sha256sum bench/node/package-lock.json | cut -d' ' -f1)
+if [ "$want" != "$(cat bench/node/node_modules/.lock-sha256 2>/dev/null)" ]; then
+  npm ci --prefix bench/node --ignore-scripts --no-audit --no-fund
+  echo "$want" > bench/node/node_modules/.lock-sha256
+fi
+
 # Debian's chromium for the browser tests (Playwright drives /usr/bin/chromium; never `playwright
 # install`, which downloads its own browsers).
 step "chromium and chromedriver (browser tests)"

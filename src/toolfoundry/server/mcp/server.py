@@ -56,6 +56,7 @@ from toolfoundry.server.changes import DEFAULT_INTERVAL_S, ActiveSetWatcher
 from toolfoundry.server.mcp.listing import DEFAULT_PAGE_SIZE, InvalidCursor, ToolListing
 from toolfoundry.server.mcp.resources import ToolResources
 from toolfoundry.server.mcp.results import call_tool_result
+from toolfoundry.server.mcp.short_calls import ShortCalls
 from toolfoundry.server.mcp.surface import SURFACES, compact_entries
 from toolfoundry.spec import DeclaredTool, ToolSpec
 from toolfoundry.spec.limits import MIB
@@ -202,6 +203,7 @@ def build_mcp_server(
     """
     fan_out = broadcast or ToolListBroadcast()
     meta = {tool.spec.name: tool for tool in builtin_tools(foundry)}
+    short_calls = ShortCalls()
     local = dict(meta)
     for tool in tools:
         if tool.spec.name in local:
@@ -265,8 +267,13 @@ def build_mcp_server(
                 watcher.nudge()
             return call_tool_result(result, local_output[name])
         # One resolution per call: Foundry.call says which version answered, and a name it
-        # could not resolve (no version in the details) is unknown to MCP too.
-        result = await anyio.to_thread.run_sync(foundry.call, name, args)
+        # could not resolve (no version in the details) is unknown to MCP too. A tool that
+        # answers in a few ms runs right here, without a worker thread (short_calls.py).
+        if short_calls.on_loop(name):
+            result = foundry.call(name, args)
+        else:
+            result = await anyio.to_thread.run_sync(foundry.call, name, args)
+        short_calls.saw(name, result.duration_ms)
         number = result.details.get("version")
         if number is None:
             raise MCPError(types.INVALID_PARAMS, f"unknown tool {name!r}")
