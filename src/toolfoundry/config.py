@@ -24,6 +24,8 @@ from toolfoundry.sandbox.host.fetch_settings import FetchSettings as FetchSettin
 from toolfoundry.spec import CallLimits
 from toolfoundry.spec.limits import (
     CALL_LIMIT_BOUNDS,
+    FETCH_REQUESTS,
+    FETCH_REQUESTS_BOUND,
     MIB,
     PYTHON_QUEUE_S,
     PYTHON_TOTAL_BYTES,
@@ -71,7 +73,6 @@ LIMIT_BOUNDS: dict[str, Bound] = {
     "python_total_mib": Bound(16, 1024 * 1024),
     "python_queue_s": Bound(0, 3600, integer=False),
 }
-MAX_REQUESTS = Bound(1, 10_000)
 CATALOG_KEYS = ("sources", "pythonpath", "skill_name", "out")
 
 
@@ -291,10 +292,10 @@ def _fetch(table: Mapping[str, Any], problems: list[str]) -> FetchSettings:
             credentials.append(Credential(**dict(item)))
         except (CredentialError, TypeError) as exc:
             problems.append(f"fetch.credentials[{i}]: {exc}")
-    max_requests = table.get("max_requests", 20)
-    if (problem := MAX_REQUESTS.problem(max_requests)) is not None:
+    max_requests = table.get("max_requests", FETCH_REQUESTS)
+    if (problem := FETCH_REQUESTS_BOUND.problem(max_requests)) is not None:
         problems.append(f"fetch.max_requests {problem}")
-        max_requests = 20
+        max_requests = FETCH_REQUESTS
     return FetchSettings(
         allow=_hosts(table, "allow", problems) if "allow" in table else None,
         allow_http=_hosts(table, "allow_http", problems),

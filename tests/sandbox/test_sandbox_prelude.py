@@ -18,6 +18,7 @@ from toolfoundry.sandbox import SandboxPolicy, run_js
 from toolfoundry.sandbox.host.storage import MemoryStorage
 from toolfoundry.sandbox.js.modules import POLYFILLS
 from toolfoundry.spec import ErrorKind
+from toolfoundry.spec.limits import FETCH_REQUESTS
 
 needs_polyfills = pytest.mark.skipif(
     not POLYFILLS.exists(), reason="polyfills bundle not built (npm build produces it)"
@@ -218,6 +219,8 @@ class CannedHandler:
 
 
 class CannedFetch:
+    max_requests = FETCH_REQUESTS
+
     def __init__(self) -> None:
         self.seen: list[Mapping[str, Any]] = []
         self.deadlines: list[float] = []
@@ -317,6 +320,8 @@ def test_text_encoding_base64_structured_clone() -> None:
 
 class NestedFetch:
     """A fetch provider whose answers come from running another script (nested run_js)."""
+
+    max_requests = FETCH_REQUESTS
 
     def handler(self, *, deadline: float, tool: str | None) -> NestedFetch:
         return self

@@ -165,6 +165,10 @@ class _RecordingFetch:
         self._inner = inner
         self.fixtures: list[dict[str, Any]] = []
 
+    @property
+    def max_requests(self) -> int:
+        return self._inner.max_requests
+
     def handler(self, *, deadline: float, tool: str | None) -> FetchHandler:
         return _RecordingSession(self, self._inner.handler(deadline=deadline, tool=tool))
 

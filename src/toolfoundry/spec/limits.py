@@ -75,6 +75,12 @@ CALL_LIMIT_BOUNDS: dict[str, Bound] = {
 LIST_PAGE_SIZE = 100
 LIST_PAGE_BOUND = Bound(1, 10_000)
 
+# [fetch] max_requests: the fetch requests one call may make, each counted whether answered or
+# refused (past it, every request is refused). Both tiers hold it; the Python tier ends a call
+# that asks as many times again (sandbox/process/watch.py: fetch_frames_cap).
+FETCH_REQUESTS = 20
+FETCH_REQUESTS_BOUND = Bound(1, 10_000)
+
 # The Python tier's admission control (sandbox/process/admission.py; [limits] python_total_mib
 # and python_queue_s): the memory budgets of its concurrent calls and test runs together, and
 # how long one waits for room before it is refused as overloaded.

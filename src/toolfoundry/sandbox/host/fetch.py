@@ -28,6 +28,7 @@ from toolfoundry.sandbox.host.netguard import (
     local_addresses,
     system_resolver,
 )
+from toolfoundry.spec.limits import FETCH_REQUESTS
 
 # FetchRecord and default_ssl_context live with the session, HostPattern in hosts.py (the
 # forge's patterns too); all importable from here as before
@@ -85,7 +86,7 @@ class FetchPolicy:
     dns_timeout: float = 2.0
     max_response_bytes: int = 5 * 1024 * 1024
     max_request_bytes: int = 1024 * 1024
-    max_requests: int = 20
+    max_requests: int = FETCH_REQUESTS
     resolver: Resolver = system_resolver
     audit: Audit | None = None
     secret_store: SecretStore | None = None

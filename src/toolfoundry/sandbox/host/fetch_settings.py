@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from toolfoundry.sandbox.host.credentials import Credential
+from toolfoundry.spec.limits import FETCH_REQUESTS
 
 
 @dataclass(frozen=True)
@@ -18,5 +19,5 @@ class FetchSettings:
     allow: tuple[str, ...] | None = None
     allow_http: tuple[str, ...] = ()
     allow_private: tuple[str, ...] = ()
-    max_requests: int = 20
+    max_requests: int = FETCH_REQUESTS
     credentials: tuple[Credential, ...] = ()

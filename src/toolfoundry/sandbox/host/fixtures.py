@@ -17,6 +17,7 @@ from typing import Any
 
 from toolfoundry.sandbox.host.fetch_wire import METHODS
 from toolfoundry.sandbox.host.netguard import FetchError, denied, parse_url
+from toolfoundry.spec.limits import FETCH_REQUESTS
 
 _KEYS = {"url", "method", "status", "headers", "body"}
 
@@ -65,7 +66,9 @@ class FixtureFetch:
         FixtureError: when a fixture is malformed.
     """
 
-    def __init__(self, fixtures: Iterable[Mapping[str, Any]], *, max_requests: int = 20) -> None:
+    def __init__(
+        self, fixtures: Iterable[Mapping[str, Any]], *, max_requests: int = FETCH_REQUESTS
+    ) -> None:
         if isinstance(fixtures, str | bytes | Mapping) or not isinstance(fixtures, Iterable):
             raise FixtureError("fixtures must be a list of objects")
         self.fixtures = tuple(_fixture(i, f) for i, f in enumerate(fixtures))

@@ -30,6 +30,12 @@ class FetchHandler(Protocol):
 class FetchProvider(Protocol):
     """Makes a FetchHandler for one call: a real network policy, or test fixtures."""
 
+    @property
+    def max_requests(self) -> int:
+        """The requests one call may make, each counted whether answered or refused
+        (``[fetch] max_requests``: ``spec.limits.FETCH_REQUESTS`` by default)."""
+        ...
+
     def handler(self, *, deadline: float, tool: str | None) -> FetchHandler:
         """``deadline`` is a ``time.monotonic()`` instant the call must not outlive."""
         ...

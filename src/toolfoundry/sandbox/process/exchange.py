@@ -25,8 +25,9 @@ from toolfoundry.sandbox.process import budget
 from toolfoundry.sandbox.process.allowlist import ALLOWED_MODULES
 from toolfoundry.sandbox.process.executor import ProcessLimits
 from toolfoundry.sandbox.process.jail import Jail
-from toolfoundry.sandbox.process.watch import FETCH_FRAMES_CAP, MAGIC, Collected, watch
+from toolfoundry.sandbox.process.watch import MAGIC, Collected, fetch_frames_cap, watch
 from toolfoundry.spec import CallResult, ErrorKind
+from toolfoundry.spec.limits import FETCH_REQUESTS
 
 TOOL_KINDS = frozenset(
     {
@@ -78,17 +79,19 @@ def exchange(
 ) -> CallResult:
     """Send ``request`` to the jail's runner and turn what comes back into a CallResult.
 
-    Fetch requests from the tool are answered by ``fetch`` (None refuses them). The jail is
-    always killed before this returns, and reaped off the call path.
+    Fetch requests from the tool are answered by ``fetch`` (None refuses them), as many as
+    its ``max_requests`` (the default one without a fetch: every request is refused then).
+    The jail is always killed before this returns, and reaped off the call path.
     """
     deadline = started + limits.timeout_s
     handler = fetch.handler(deadline=deadline, tool=tool) if fetch is not None else None
+    max_requests = fetch.max_requests if fetch is not None else FETCH_REQUESTS
     group = jail.group
     refused: OSError | None = None
     try:
         if group is not None:  # a warm jail's group gets this call's budget before the call
             group.apply(limits.memory_bytes, limits.max_processes)
-        collected = watch(jail, request, limits, deadline, handler)
+        collected = watch(jail, request, limits, deadline, handler, max_requests)
     except OSError as exc:  # only apply raises it: the kernel refused this call's budget
         refused, collected = exc, Collected()
     finally:
@@ -169,9 +172,11 @@ def _result(out: Collected, limits: ProcessLimits, started: float) -> CallResult
     if out.broken_fetch:
         return fail(ErrorKind.RUNTIME_ERROR, "the tool wrote garbage to the fetch channel")
     if out.fetch_flood:
+        limit = out.fetch_limit
         return fail(
             ErrorKind.RUNTIME_ERROR,
-            f"the tool sent more than {FETCH_FRAMES_CAP} fetch requests in one call",
+            f"the tool sent more than {fetch_frames_cap(limit)} fetch requests in one call: "
+            f"it kept asking after its limit of {limit} ([fetch] max_requests)",
         )
     if out.result_overflow:
         return fail(

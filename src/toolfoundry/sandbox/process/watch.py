@@ -29,14 +29,12 @@ from toolfoundry.base.json_gate import InvalidJson, decode, encode
 from toolfoundry.sandbox.host.protocols import FetchHandler
 from toolfoundry.sandbox.process.executor import ProcessLimits
 from toolfoundry.sandbox.process.jail import READY, Jail
+from toolfoundry.spec.limits import FETCH_REQUESTS
 
 MAGIC = b"TFR1"
 FRAME_SLACK = 64 * 1024  # an error message and the frame header on top of the value cap
 OOM_POLL_S = 0.05  # how often a call's group is checked for a kill at its memory budget
 FETCH_REQUEST_CAP = 8 * 1024 * 1024  # a base64 request body of the fetch policy's 1 MiB, and more
-# Fetch requests one call may send (answered or refused): far past the fetch policy's
-# max_requests (20 by default), so a tool meets it only by asking on after the refusals.
-FETCH_FRAMES_CAP = 4096
 NO_FETCH = {
     "error": {
         "kind": "capability_denied",
@@ -56,6 +54,7 @@ class Collected:
     result_overflow: bool = False
     broken_fetch: bool = False
     fetch_flood: bool = False
+    fetch_limit: int = FETCH_REQUESTS  # the call's max_requests, which a flood is read against
     fetches: int = 0
     fetch_frames: int = 0
     returncode: int | None = None
@@ -65,6 +64,14 @@ def frame(payload: Any) -> bytes:
     """One length-prefixed JSON frame (written by the JSON gate's encoder)."""
     body = encode(payload).encode("utf-8")
     return MAGIC + len(body).to_bytes(8, "big") + body
+
+
+def fetch_frames_cap(max_requests: int) -> int:
+    """The fetch requests one call may send before it is ended as a flood: its
+    ``max_requests`` (each answered, or refused once the tool has no network or is past a
+    limit), then as many again, all refused; one home for both tiers' limit, ``[fetch]
+    max_requests``, so a configured value is the Python tier's as much as JavaScript's."""
+    return 2 * max_requests
 
 
 def complete(data: bytearray | bytes) -> bool:
@@ -112,10 +119,16 @@ class Outgoing:
 
 class _Watch:
     def __init__(
-        self, jail: Jail, limits: ProcessLimits, deadline: float, fetch: FetchHandler | None
+        self,
+        jail: Jail,
+        limits: ProcessLimits,
+        deadline: float,
+        fetch: FetchHandler | None,
+        max_requests: int,
     ) -> None:
         self.jail, self.limits, self.deadline, self.fetch = jail, limits, deadline, fetch
-        self.out = Collected()
+        self.out = Collected(fetch_limit=max_requests)
+        self.frames_cap = fetch_frames_cap(max_requests)
         self.selector = selectors.DefaultSelector()
         self.outgoing: dict[int, Outgoing] = {}
         self.fetch_buffer = bytearray()
@@ -252,7 +265,7 @@ class _Watch:
             self.out.timed_out = True
             return True
         self.out.fetch_frames += 1
-        if self.out.fetch_frames > FETCH_FRAMES_CAP:
+        if self.out.fetch_frames > self.frames_cap:
             self.out.fetch_flood = True
             return True
         body = bytes(buffer[12 : 12 + size])
@@ -301,12 +314,15 @@ def watch(
     limits: ProcessLimits,
     deadline: float,
     fetch: FetchHandler | None = None,
+    max_requests: int = FETCH_REQUESTS,
 ) -> Collected:
-    """Run one call's I/O with a started jail until its result, its end, or the deadline.
+    """Run one call's I/O with a started jail until its result, its end, or the deadline;
+    ``fetch`` answers the tool's fetch requests (None refuses each), ``max_requests`` is the
+    call's (its fetch provider's), read by the flood's cap (:func:`fetch_frames_cap`).
 
     Does not kill the jail: the caller does, whatever happened.
     """
-    return _Watch(jail, limits, deadline, fetch).run(request)
+    return _Watch(jail, limits, deadline, fetch, max_requests).run(request)
 
 
 def _read(fd: int) -> bytes | None:
