@@ -15,7 +15,7 @@ def test_the_complete_example_prints_what_it_says(tmp_path: Path) -> None:
     text = DOC.read_text(encoding="utf-8")
     [example] = re.findall(r"## A complete example\n.*?```python\n(.*?)```", text, re.S)
     promised = re.findall(r"^print\(.*\)  # (.*)$", example, re.M)
-    assert len(promised) == 6
+    assert len(promised) == 8
     out = subprocess.run(
         [sys.executable, "-c", example], capture_output=True, text=True, cwd=tmp_path, timeout=180
     )

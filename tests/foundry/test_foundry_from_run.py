@@ -62,9 +62,13 @@ def test_a_successful_run_becomes_an_active_tool_whose_first_test_is_the_run(fd:
     # the new tool calls its callee for real, recorded as total_words@1's
     assert fd.call("total_words", {"texts": ["x y z", "w"]}).value == 4
     assert fd.usage("word_count").callers == {"run_js": 2, "total_words": 2}
-    # the test replays the run from its fixtures, whatever the callee does now
+    # the test replays the run from its fixtures, whatever the callee does now; verify still
+    # fails the tool, as every real call of it would fail (its callee is disabled)
     fd.disable("word_count", by="alice")
-    assert fd.verify(["total_words"]).tools[0].outcome == "passed"
+    [verified] = fd.verify(["total_words"]).tools
+    assert verified.failed == ()
+    assert verified.outcome == "failed"
+    assert "'word_count', which is disabled" in verified.callees[0].message
 
 
 def test_the_drafts_own_tests_follow_the_run(fd: Foundry) -> None:

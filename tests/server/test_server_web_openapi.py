@@ -91,6 +91,7 @@ def test_a_draft_with_every_field_matches_the_schema_and_is_created(fd: Foundry)
         "from_run": None,  # code given: no run in its place
         "base_version": None,  # nor a patch of an earlier version's code
         "patch": None,
+        "uses": [],  # it calls no tool by a computed name
     }
     assert set(draft) == set(DRAFT_FIELDS)
     validator = Draft202012Validator(draft_schema(document))

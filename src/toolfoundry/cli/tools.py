@@ -32,6 +32,7 @@ if TYPE_CHECKING:  # rich loads only when a table or a styled line is printed, n
     from rich.table import Table
 
     from toolfoundry.forge.draft_json import FixtureJson
+    from toolfoundry.foundry.review import ToolLinks
 
 
 def console() -> Console:
@@ -194,14 +195,17 @@ def show(
     name: str, version: int | None, db: str | None, config_path: str | None, as_json: bool
 ) -> None:
     """Show one version: description, schema, capabilities, code, tests, results."""
+    from toolfoundry.foundry.review import tool_links
+
     with open_foundry(db, config_path) as fd:
         try:
             v = fd.show(name, version)
         except RegistryError as exc:
             fail(exc, as_json)
         stats = fd.usage(name)
+        links = tool_links(fd, v)
     if as_json:
-        emit({**v.to_dict(), "usage": stats.to_dict()})
+        emit({**v.to_dict(), **links, "usage": stats.to_dict()})
         return
     from rich.text import Text
 
@@ -214,9 +218,26 @@ def show(
     out.print(cell(f"parameters: {encode(v.parameters, indent=2)}"))
     passed = sum(1 for r in v.test_results if r.get("passed"))
     out.print(cell(f"tests: {passed}/{len(v.test_results)} passed   calls: {stats.calls}"))
-    for line in suite_lines(v):
+    for line in (*link_lines(links), *suite_lines(v)):
         out.print(cell(line), highlight=False)
     out.print(cell(v.code), highlight=False)
+
+
+def link_lines(links: ToolLinks) -> list[str]:
+    """What the version calls (code mode), each with the version its tests ran against and
+    the callee now, and the versions of other tools that call it."""
+    lines = []
+    for u in links["uses"]:
+        if u["tested_against"] is None:  # an upstream server's tool
+            lines.append(f"uses {u['tool']} (upstream, schema {u.get('schema_hash', '?')[:12]})")
+            continue
+        now = "gone" if u["status"] is None else f"now v{u['current_version']} {u['status']}"
+        lines.append(f"uses {u['tool']} (tested against v{u['tested_against']}; {now})")
+    for d in links["used_by"]:
+        where = "current" if d["current"] else "waiting"
+        tested = f"tested against v{d['tested_against']}" if d["tested_against"] else "tested"
+        lines.append(f"used by {d['name']} v{d['version']} ({d['status']}, {where}; {tested})")
+    return lines
 
 
 def suite_lines(v: ToolVersion) -> list[str]:

@@ -103,7 +103,7 @@ def _print_tool(t: ToolVerification) -> None:
             say(f"      {line}")
         if len(lines) > MAX_DIFF_LINES:
             say(f"      ... {len(lines) - MAX_DIFF_LINES} more line(s) (--json has the whole diff)")
-    for problem in t.unreachable:
+    for problem in (*t.unreachable, *t.callees):
         say(f"    {problem.path}: {problem.message}")
 
 

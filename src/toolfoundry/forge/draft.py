@@ -43,7 +43,7 @@ from toolfoundry.spec import (
 )
 from toolfoundry.spec.gate import DistinctFrom, Retirement, TestChange
 from toolfoundry.spec.limits import DraftLimits as DraftLimits  # re-exported: drafts use it
-from toolfoundry.spec.names import META_TOOL_NAMES, looks_like, name_keys
+from toolfoundry.spec.names import META_TOOL_NAMES, looks_like, name_keys, validate_spec_name
 from toolfoundry.spec.tool import JsonSchema
 
 # The foundry's own meta-tools: a draft must never shadow them in a catalog.
@@ -73,6 +73,8 @@ class Draft:
     author: str | None = None
     # the active tool it says it differs from, though that tool passes its tests
     distinct_from: DistinctFrom | None = None
+    # the tools its code calls by a computed name (the named ones are read from the code)
+    uses: tuple[str, ...] = ()
 
     @property
     def parameters(self) -> JsonSchema:
@@ -127,6 +129,8 @@ class Draft:
                 "name": self.distinct_from.name,
                 "why": self.distinct_from.why,
             }
+        if self.uses:
+            out["uses"] = list(self.uses)
         return out
 
 
@@ -190,6 +194,7 @@ def _parse(data: Mapping[str, Any] | str | bytes, limits: DraftLimits) -> Draft:
     if author is not None and not isinstance(author, str):
         problems.append(Problem("$.author", "must be a string"))
     distinct = _distinct_from(given["distinct_from"], problems)
+    uses = _uses(given["uses"], language, problems)
     if capabilities is not None:
         located = located_fixtures(fixtures, (case.fixtures for case in tests))
         check_fixture_hosts(located, capabilities, problems)
@@ -211,6 +216,7 @@ def _parse(data: Mapping[str, Any] | str | bytes, limits: DraftLimits) -> Draft:
         changes_tests=changes,
         author=author,
         distinct_from=distinct,
+        uses=uses,
     )
 
 
@@ -237,6 +243,35 @@ def _distinct_from(value: Any, problems: list[Problem]) -> DistinctFrom | None:
     if not (isinstance(name, str) and isinstance(why, str)):
         return None
     return DistinctFrom(name, why.strip())
+
+
+# How many tools a draft's ``uses`` may name.
+MAX_USES = 100
+
+
+def _uses(value: Any, language: Language | None, problems: list[Problem]) -> tuple[str, ...]:
+    """The tools the code calls by computed names: registry names or ``UPSTREAM.TOOL``,
+    each once."""
+    if value is None:
+        return ()
+    if not isinstance(value, list) or len(value) > MAX_USES:
+        problems.append(Problem("$.uses", f"must be a list of at most {MAX_USES} tool names"))
+        return ()
+    if value and language is Language.PYTHON:
+        problems.append(Problem("$.uses", "a Python tool has no `tools`: it calls no tool"))
+        return ()
+    out: list[str] = []
+    for i, item in enumerate(value):
+        try:
+            name = validate_spec_name(item)
+        except InvalidName as exc:
+            problems.append(Problem(f"$.uses[{i}]", str(exc)))
+            continue
+        if name in out:
+            problems.append(Problem(f"$.uses[{i}]", f"names {name!r} a second time"))
+            continue
+        out.append(name)
+    return tuple(out)
 
 
 def _load(

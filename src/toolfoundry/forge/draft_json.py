@@ -199,6 +199,18 @@ class DraftJson(TypedDict):
             ),
         ]
     ]
+    uses: NotRequired[
+        Annotated[
+            list[str] | None,
+            Field(
+                description="the tools the code calls by a name computed as it runs "
+                "(``tools[name](...)``, ``tools.call(name, ...)``), which the forge cannot read "
+                "from the code: each a registry tool's name, or ``UPSTREAM.TOOL``. The tools "
+                "the code names (``tools.word_count(...)``) are found without it.",
+                default=None,
+            ),
+        ]
+    ]
     fixtures: NotRequired[
         Annotated[
             list[FixtureJson] | None,

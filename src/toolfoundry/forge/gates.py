@@ -17,6 +17,7 @@ from toolfoundry.forge.findings import Finding, Severity
 from toolfoundry.forge.policy import CapabilityDecision, CapabilityPolicy
 from toolfoundry.forge.regression import ExistingTool, RegressionOutcome, regression_gate
 from toolfoundry.forge.testrun import TestResult, ToolRunner, failed_tests_message
+from toolfoundry.forge.uses import use_findings
 from toolfoundry.spec import CallLimits, StorageScope
 
 
@@ -57,6 +58,7 @@ def static_check(draft: Draft, policy: CapabilityPolicy) -> GateOutcome:
                 draft.code, capabilities=draft.capabilities, parameters=draft.parameters
             ),
             *test_locale_findings(draft.code, [case.input for case in draft.tests]),
+            *use_findings(draft),
         )
     errors = sum(f.blocking for f in findings)
     if not errors:

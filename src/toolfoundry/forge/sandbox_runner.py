@@ -42,10 +42,15 @@ class SandboxRunner:
 
     Args:
         callees: the registry's tools, for calls no fixture answers; None: fixtures only.
+        uses: the tools the code under test declares it calls (forge/uses.py): a call of any
+            other is refused. None: any (a runner shared by several tools' code).
     """
 
-    def __init__(self, callees: ToolsProvider | None = None) -> None:
+    def __init__(
+        self, callees: ToolsProvider | None = None, *, uses: frozenset[str] | None = None
+    ) -> None:
         self.callees = callees
+        self.uses = uses
 
     def __call__(
         self,
@@ -64,7 +69,7 @@ class SandboxRunner:
         except FixtureError as exc:
             return CallResult.failure(ErrorKind.INVALID_ARGUMENTS, f"bad fixtures: {exc}")
         storage = MemoryStorage() if capabilities.storage is not StorageScope.NONE else None
-        tools = TestTools(tool_fixtures, self.callees)
+        tools = TestTools(tool_fixtures, self.callees, self.uses)
         policy = SandboxPolicy.under(limits, fetch=fetch, storage=storage, tool=tool, tools=tools)
         return run_js(code, dict(args), policy)
 

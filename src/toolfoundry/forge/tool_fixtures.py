@@ -140,19 +140,27 @@ def _error(raw: object, path: str, problems: list[Problem]) -> CallError | None:
 
 class TestTools:
     """The ``tools`` of one test case: its fixtures first, then the real callees (when the
-    runner has them), else a refusal saying which fixture would answer."""
+    runner has them), else a refusal saying which fixture would answer.
+
+    ``uses``: the tools the draft declares it calls (read from its code, or its ``uses``,
+    forge/uses.py); a call of any other is refused, naming the tool to add. None: any.
+    """
 
     __test__ = False  # not a pytest class, despite the name
 
     def __init__(
-        self, fixtures: Iterable[ToolFixture], callees: ToolsProvider | None = None
+        self,
+        fixtures: Iterable[ToolFixture],
+        callees: ToolsProvider | None = None,
+        uses: frozenset[str] | None = None,
     ) -> None:
         self._fixtures = {f.key: f for f in fixtures}
         self._callees = callees
+        self._uses = uses
 
     def handler(self, *, deadline: float, caller: str | None) -> ToolsHandler:
         callees = self._callees.handler(deadline=deadline, caller=caller) if self._callees else None
-        return _TestToolsSession(self._fixtures, callees)
+        return _TestToolsSession(self._fixtures, callees, self._uses)
 
 
 class _TestToolsSession:
@@ -160,11 +168,21 @@ class _TestToolsSession:
         self,
         fixtures: Mapping[tuple[str, str, int | None], ToolFixture],
         callees: ToolsHandler | None,
+        uses: frozenset[str] | None,
     ) -> None:
         self._fixtures = fixtures
         self._callees = callees
+        self._uses = uses
 
     def call(self, request: ToolRequest) -> CallResult:
+        if self._uses is not None and request.name not in self._uses:
+            declared = ", ".join(sorted(self._uses)) or "none"
+            message = (
+                f"the code calls {request.name!r}, a tool it does not declare (it names "
+                f"{declared}): a tool called by a computed name goes in the draft's uses, "
+                f'e.g. "uses": [{json.dumps(request.name)[:80]}]'
+            )
+            return CallResult.failure(ErrorKind.CAPABILITY_DENIED, message)
         try:
             args = canonical_json(request.args)
         except (TypeError, ValueError):  # the host gated it: not reached

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from toolfoundry.base.json_gate import GatedJson, InvalidJson, encode, gated
 from toolfoundry.base.json_schema import CompiledSchema, InvalidSchema, compile_schema
 from toolfoundry.base.lru import SizedLRU, text_cost
-from toolfoundry.foundry.inner_calls import Chain, InnerCalls
+from toolfoundry.foundry.inner_calls import UNAVAILABLE_KINDS, Chain, InnerCalls, StandIn
 from toolfoundry.registry.calls import CallRecord, CallStatements
 from toolfoundry.registry.records import (
     AGENT_ACTOR,
@@ -163,7 +163,8 @@ def sandbox_policy(
     )
 
 
-Prepared = tuple[ToolVersion, SandboxPolicy, Any]  # a version, its policy and its validator
+# a version, its policy, its validator, and whether its code names ``tools`` (code mode)
+Prepared = tuple[ToolVersion, SandboxPolicy, Any, bool]
 
 
 def _prepared_cost(_: int, prepared: Prepared) -> int:
@@ -277,28 +278,27 @@ class Caller:
     ) -> tuple[CallResult, int | None]:
         """Resolve, check the status, validate and run: (the result, the version number
         that answered or refused, None when the name did not resolve)."""
-        try:
-            row_id, number, status = self._statements.resolve(name, version)
-        except RegistryError as exc:
-            refused = CallResult.failure(
-                ErrorKind.NOT_FOUND, exc.message, duration_ms=elapsed_ms(started)
-            )
-            return refused, None
-        if status is not VersionStatus.ACTIVE:
-            registry = self._registry()
-            if status is VersionStatus.DISABLED and registry.get(name).status is status:
-                # a person disabled the tool: that holds for every version of it
-                who = registry.disabled_by(name)
-                message = f"{name!r} is disabled (by {who}): no version of it runs until enabled"
-            elif status is VersionStatus.PENDING_APPROVAL:
-                message = pending_message(name, number)
-            else:
-                message = f"{name!r} version {number} is {status.value}; only active versions run"
-            refused = CallResult.failure(
-                ErrorKind.NOT_ACTIVE, message, duration_ms=elapsed_ms(started)
-            )
-            return refused, number
-        tool, policy, validator = self._prepared(row_id, name, number)
+        stand_in = inner[0].stand_in if inner is not None else None
+        if stand_in is not None and version is None and name == stand_in.tool.name:
+            # a new version tried with its dependents' suites answers for the current one
+            tool, policy, validator = stand_in.tool, stand_in.policy, stand_in.validator
+            number, calls_tools = tool.version, True
+        else:
+            try:
+                row_id, number, status = self._statements.resolve(name, version)
+            except RegistryError as exc:
+                refused = CallResult.failure(
+                    ErrorKind.NOT_FOUND, exc.message, duration_ms=elapsed_ms(started)
+                )
+                return refused, None
+            if status is not VersionStatus.ACTIVE:
+                refused = CallResult.failure(
+                    ErrorKind.NOT_ACTIVE,
+                    self._inactive_message(name, number, status),
+                    duration_ms=elapsed_ms(started),
+                )
+                return refused, number
+            tool, policy, validator, calls_tools = self._prepared(row_id, name, number)
         if inner is not None and inner[0].testing and _reaches_out(tool):
             message = (
                 f"{name!r} needs the network or storage, which a test never reaches: a tool "
@@ -323,13 +323,27 @@ class Caller:
         else:
             from toolfoundry.sandbox import run_js
 
+            own: InnerCalls | None = None  # this call's own tools, read after it ends
             if inner is not None:
                 policy = self._inner_policy(policy, name, number, *inner)
-            elif by != AGENT_ACTOR:  # the kept policy's inner calls are done for the agent
-                tools = self.inner_calls(name, number, actor=by)
-                policy = dataclasses.replace(policy, tools=tools)
-            result = run_js(tool.code, checked, policy)
+                own = policy.tools if isinstance(policy.tools, InnerCalls) else None
+            elif by != AGENT_ACTOR or calls_tools:
+                # the kept policy's tools serve code that calls none, done for the agent
+                own = self.inner_calls(name, number, actor=by)
+                policy = dataclasses.replace(policy, tools=own)
+            result = dependency_failure(name, run_js(tool.code, checked, policy), own)
         return result, number
+
+    def _inactive_message(self, name: str, number: int, status: VersionStatus) -> str:
+        """Why version ``number`` of ``name``, resolved with ``status``, does not run."""
+        registry = self._registry()
+        if status is VersionStatus.DISABLED and registry.get(name).status is status:
+            # a person disabled the tool: that holds for every version of it
+            who = registry.disabled_by(name)
+            return f"{name!r} is disabled (by {who}): no version of it runs until enabled"
+        if status is VersionStatus.PENDING_APPROVAL:
+            return pending_message(name, number)
+        return f"{name!r} version {number} is {status.value}; only active versions run"
 
     def _inner_policy(
         self, policy: SandboxPolicy, name: str, number: int, chain: Chain, depth: int
@@ -339,9 +353,11 @@ class Caller:
         tools = self.inner_calls(name, number, chain=chain, depth=depth, actor=chain.actor)
         return dataclasses.replace(policy, tools=tools, deadline=chain.deadline)
 
-    def test_callees(self) -> InnerCalls:
+    def test_callees(self, stand_in: ToolVersion | None = None) -> InnerCalls:
         """The registry's tools as a draft's test cases reach them (the forge's runner's
-        ``callees``): real calls of pure tools, nothing recorded."""
+        ``callees``): real calls of pure tools, nothing recorded. ``stand_in``: a version not
+        yet registered that answers for its tool's current version, at every depth (a new
+        version of a callee, run with its dependents' suites)."""
         return InnerCalls(
             self,
             self._statements,
@@ -350,7 +366,14 @@ class Caller:
             caller_name="test",
             actor=AGENT_ACTOR,
             testing=True,
+            stand_in=None if stand_in is None else self._stand_in(stand_in),
         )
+
+    def _stand_in(self, tool: ToolVersion) -> StandIn:
+        policy = sandbox_policy(
+            tool.name, tool.capabilities, self._limits, self._fetch, self._storage
+        )
+        return StandIn(tool, policy, arguments_validator(tool.parameters))
 
     def inner_calls(
         self,
@@ -407,9 +430,7 @@ class Caller:
             )
         return executor.run(tool.code, dict(args), limits, tool=tool.name, fetch=fetch)
 
-    def _prepared(
-        self, row_id: int, name: str, number: int
-    ) -> tuple[ToolVersion, SandboxPolicy, Any]:
+    def _prepared(self, row_id: int, name: str, number: int) -> Prepared:
         cached = self._versions.get(row_id)
         if cached is None:
             tool = self._statements.version(name, number)
@@ -420,7 +441,8 @@ class Caller:
             tools = self.inner_calls(name, number, actor=AGENT_ACTOR)
             policy = dataclasses.replace(policy, tools=tools)
             validator = arguments_validator(tool.parameters)
-            cached = self._versions.put(row_id, (tool, policy, validator))
+            calls_tools = "tools" in tool.code  # the only way to the global (forge/uses.py)
+            cached = self._versions.put(row_id, (tool, policy, validator, calls_tools))
         return cached
 
     def _storage(self) -> StorageBackend:
@@ -434,6 +456,32 @@ def pending_message(name: str, number: int) -> str:
         f"{name!r} version {number} is pending_approval: a person must approve it before it "
         f"runs (toolfoundry approvals approve {name}@{number}, or the review page)"
     )
+
+
+def dependency_failure(name: str, result: CallResult, tools: InnerCalls | None) -> CallResult:
+    """``result`` of a call of tool ``name``, or, when it ended with the kind of one of its
+    own calls through ``tools`` whose callee cannot be called now (disabled, not active,
+    unknown, itself failing so), ``dependency_unavailable`` naming that callee: the tool is
+    active, a tool it depends on is not (``details["callee"]``)."""
+    error = result.error
+    if error is None or error.kind not in UNAVAILABLE_KINDS or tools is None:
+        return result
+    if tools.unavailable is None:
+        return result
+    callee, cause = tools.unavailable
+    message = (
+        f"{name!r} depends on {callee!r}, which cannot be called now ({cause.kind.value}): "
+        f"{cause.message}"
+    )
+    failed = CallResult.failure(
+        ErrorKind.DEPENDENCY_UNAVAILABLE,
+        message,
+        logs=result.logs,
+        duration_ms=result.duration_ms,
+    )
+    failed.details.update(result.details)
+    failed.details["callee"] = callee
+    return failed
 
 
 def _reaches_out(tool: ToolVersion) -> bool:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from toolfoundry.foundry.review import gating_suite
+from toolfoundry.foundry.review import gating_suite, tool_links
 
 if TYPE_CHECKING:
     from toolfoundry.foundry import Foundry
@@ -36,6 +36,8 @@ def tool_card(fd: Foundry, name: str, version: int | None = None) -> dict[str, A
         "code": v.code,
         "fixtures": v.fixtures,  # canned HTTP answers every test of this version sees
         "suite": gating_suite(v),
+        # code mode: the tools it calls (tested against which version) and those calling it
+        **tool_links(fd, v),
         "usage": fd.usage(name).to_dict(),  # of the tool, whichever version answered
         "last_error": None if last is None else {"kind": last.kind, "at": last.at.isoformat()},
     }

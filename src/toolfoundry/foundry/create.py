@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
 from typing import Any
 
 from typing_extensions import TypedDict
@@ -36,7 +37,9 @@ from toolfoundry.forge.regression import RegressionOutcome
 from toolfoundry.forge.sandbox_runner import SandboxRunner
 from toolfoundry.forge.testrun import CaseResultJson, stored_result, unavailable_step
 from toolfoundry.foundry.call import fetch_policy
+from toolfoundry.foundry.callees import Callees, UpstreamCallees, resolve_callees
 from toolfoundry.foundry.code_runs import RunError, draft_from_run
+from toolfoundry.foundry.dependents import check_dependents
 from toolfoundry.foundry.existing import earlier_tests, existing_tool, with_suite
 from toolfoundry.foundry.fixture_reach import fixture_refusals
 from toolfoundry.foundry.patched import draft_from_patch, gives_patch
@@ -145,10 +148,16 @@ class Intake:
         *,
         python_runner: Callable[[], ToolRunner | None] = lambda: None,
         callees: Callable[[], ToolsProvider | None] = lambda: None,
+        stand_in_callees: Callable[[ToolVersion | None], ToolsProvider | None] = lambda _: None,
+        upstream: Callable[[], UpstreamCallees | None] = lambda: None,
     ) -> None:
         self.registry = registry
         # the registry's tools as a draft's tests reach them (code mode): pure ones only
         self._callees = callees
+        # the same, with a new version answering for its tool (its dependents' suites)
+        self._stand_in_callees = stand_in_callees
+        self._upstream = upstream
+        self._config = config
         self._policy = config.policy
         self._run_limits = config.limits
         self._fetch = config.fetch
@@ -187,17 +196,25 @@ class Intake:
         same = _identical(parsed, history)
         if same is not None:  # nothing new to test, approve or store
             return _unchanged(same)
+        callees = resolve_callees(self.registry, parsed, upstream=self._upstream())
+        if callees.findings:  # an unknown or inactive callee, or a cycle: nothing runs
+            return self._result(_callees_refused(parsed.name, callees))
         previous = _previous(current, history)
+        # its code's calls of any tool it does not declare are refused while its tests run
+        declared = frozenset(d.callee for d in callees.uses)
         report = forge_draft(
             parsed,
             previous=previous,
             policy=self._policy,
             limits=self._run_limits,
-            runner=SandboxRunner(self._callees()),
+            runner=SandboxRunner(self._callees(), uses=declared),
             python_runner=self._python_runner() if parsed.language is Language.PYTHON else None,
             draft_limits=self._draft_limits,
         )
         crash_point("after_forge")
+        if report.status is VersionStatus.REJECTED:
+            return self._result(report)
+        report = self._dependents(parsed, report, history)
         if report.status is VersionStatus.REJECTED:
             return self._result(report)
         findings = list(report.findings)
@@ -213,7 +230,7 @@ class Intake:
             )
             return self._result(twin_report, findings=tuple(findings), duplicate_of=duplicate_of)
         try:
-            version = self._register(parsed, report, previous, tuple(findings), by)
+            version = self._register(parsed, report, previous, tuple(findings), by, callees)
         except RegistryError as exc:  # disabled meanwhile: the registry's check, under its lock
             return self._result(invalid_draft(parsed.name, [Problem("$.name", exc.message)]))
         return self._result(
@@ -222,6 +239,32 @@ class Intake:
             findings=tuple(findings),
             duplicate_of=duplicate_of,
         )
+
+    def _dependents(
+        self, parsed: Draft, report: ForgeReport, history: list[ToolVersion]
+    ) -> ForgeReport:
+        """``report`` once the suites of the active tools that call this tool pass against
+        the new version (foundry/dependents.py): with their warnings, or refused naming each
+        dependent@version and test it breaks."""
+        if not history:  # a new tool: nothing calls it yet
+            return report
+        outcome = check_dependents(
+            self.registry,
+            self._config,
+            _candidate(parsed, report, history),
+            callees=self._stand_in_callees,
+            python_runner=self._python_runner,
+        )
+        if outcome is None:
+            return report
+        findings = (*report.findings, *outcome.findings())
+        if outcome.passed:
+            step = replace(report.step, message=f"{report.step.message}; {outcome.message()}")
+            return replace(report, step=step, findings=findings)
+        step = StepResult(
+            StepStatus.BLOCKED, blockers=("breaks_dependents",), message=outcome.message()
+        )
+        return replace(report, status=VersionStatus.REJECTED, step=step, findings=findings)
 
     def _with_run(
         self, draft: Draft | Mapping[str, Any] | str | bytes
@@ -307,6 +350,7 @@ class Intake:
         previous: ExistingTool | None,
         findings: tuple[Finding, ...],
         by: str,
+        callees: Callees,
     ) -> ToolVersion:
         # the draft's author is what it says of itself; the audit's actor is who acted. The
         # JSON columns get the stored form of the typed values here, at the registry's door.
@@ -333,6 +377,7 @@ class Intake:
                     policy=report.decision,
                     distinct_from=parsed.distinct_from,
                 ),
+                uses=callees.uses,
             ),
             actor=by,
         )
@@ -431,6 +476,43 @@ def _how_to_call(name: str, parameters: Mapping[str, Any] | None) -> str:
         f": call it instead (call_tool with name {name!r}, or tools[{name!r}](args) in run_js; "
         f"its parameters: {schema}), or improve it with a new version. If this tool differs, "
         f'say how with distinct_from: {{"name": {encode(name)}, "why": "..."}}'
+    )
+
+
+def _callees_refused(name: str, callees: Callees) -> ForgeReport:
+    """The report of a draft whose callees cannot be depended on: rejected, each reason a
+    located finding (the line of the call, or ``$.uses[i]``)."""
+    shown = "; ".join(f.message for f in callees.findings[:3])
+    more = f" (and {len(callees.findings) - 3} more)" if len(callees.findings) > 3 else ""
+    step = StepResult(StepStatus.BLOCKED, blockers=callees.blockers, message=shown + more)
+    return ForgeReport(name, VersionStatus.REJECTED, step, findings=callees.findings)
+
+
+def _candidate(draft: Draft, report: ForgeReport, history: list[ToolVersion]) -> ToolVersion:
+    """The version ``draft`` would be registered as (the next number), for its dependents'
+    suites to call before it is."""
+    return ToolVersion(
+        id=0,
+        name=draft.name,
+        version=max(v.version for v in history) + 1,
+        language=draft.language.value,
+        code=draft.code,
+        sha256=report.code_sha256 or "",
+        description=draft.description,
+        parameters=draft.parameters,
+        returns=draft.returns,
+        tests=[],
+        fixtures=[],
+        capabilities=draft.capabilities,
+        capability_hash=report.capabilities_hash or "",
+        level="primitive",
+        status=VersionStatus.ACTIVE,
+        author=draft.author or "",
+        created_at=datetime.now(UTC),
+        parent_version=None,
+        findings=[],
+        test_results=[],
+        gate=GateRecord(),
     )
 
 

@@ -182,6 +182,7 @@ class Foundry:
                 config,
                 python_runner=self._python_runner,
                 callees=self._caller.test_callees,
+                stand_in_callees=self._caller.test_callees,
             )
             if self.config is config:
                 self._made_intake = intake

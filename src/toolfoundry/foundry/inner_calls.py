@@ -23,8 +23,16 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from toolfoundry.registry.calls import CallRecord, CallStatements
+from toolfoundry.registry.records import ToolVersion
 from toolfoundry.sandbox.host.protocols import ToolRequest
-from toolfoundry.spec import CallLimits, CallResult, ErrorKind
+from toolfoundry.sandbox.policy import SandboxPolicy
+from toolfoundry.spec import CallError, CallLimits, CallResult, ErrorKind
+
+# An inner call refused with one of these means its callee cannot be called now: a tool whose
+# code it is fails ``dependency_unavailable``, naming that callee (call.py).
+UNAVAILABLE_KINDS = frozenset(
+    {ErrorKind.NOT_FOUND, ErrorKind.NOT_ACTIVE, ErrorKind.DEPENDENCY_UNAVAILABLE}
+)
 
 
 class CallPath(Protocol):
@@ -33,6 +41,23 @@ class CallPath(Protocol):
     def call_inner(
         self, request: ToolRequest, *, chain: Chain, depth: int, by: InnerCalls
     ) -> CallResult: ...
+
+
+@dataclass(frozen=True)
+class StandIn:
+    """A version not yet registered that answers for its tool's calls in a test chain: a new
+    version of a callee, tried with its dependents' suites before it is registered
+    (foundry/dependents.py).
+
+    Attributes:
+        tool: the version as it would be registered (its number the next one).
+        policy: the policy its calls run under (its own capabilities).
+        validator: its arguments' validator.
+    """
+
+    tool: ToolVersion
+    policy: SandboxPolicy
+    validator: Any
 
 
 @dataclass
@@ -45,6 +70,7 @@ class Chain:
         actor: who the outer call is done for; the inner calls' audit actor.
         testing: the outer call is a draft's test case: nothing is recorded, and a callee
             that needs the network or storage is refused (a tool fixture answers for it).
+        stand_in: a draft's version answering for its tool's current version (testing only).
         calls: inner calls made so far, at every depth.
         records: the inner calls to count and audit when the outer call ends.
     """
@@ -53,6 +79,7 @@ class Chain:
     limits: CallLimits
     actor: str
     testing: bool = False
+    stand_in: StandIn | None = None
     calls: int = 0
     records: list[CallRecord] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -132,6 +159,7 @@ class InnerCalls:
         recording: list[RecordedCall] | None = None,
         testing: bool = False,
         write_records: bool = True,
+        stand_in: StandIn | None = None,
     ) -> None:
         self._caller = caller
         self._statements = statements
@@ -144,14 +172,20 @@ class InnerCalls:
         self._recording = recording
         self._testing = testing
         self._write_records = write_records
+        self._stand_in = stand_in
         self.last_chain: Chain | None = None
+        # the last of this caller's calls refused because its callee cannot be called now
+        # (read after one call of a provider made for that call alone: call.py)
+        self.unavailable: tuple[str, CallError] | None = None
 
     def handler(self, *, deadline: float, caller: str | None) -> ToolsSession:
         """The handler of one call of this caller (see the sandbox's ``ToolsProvider``)."""
         chain = self._chain
         owner = chain is None
         if chain is None:
-            chain = Chain(deadline, self._limits, self.actor, testing=self._testing)
+            chain = Chain(
+                deadline, self._limits, self.actor, testing=self._testing, stand_in=self._stand_in
+            )
             self.last_chain = chain
         writes = owner and self._write_records and not chain.testing
         flush = self._statements.record_all if writes else None
@@ -187,6 +221,8 @@ class ToolsSession:
         if refused is not None:
             return refused
         result = self._provider.call(request, self._chain, self._depth)
+        if result.error is not None and result.error.kind in UNAVAILABLE_KINDS:
+            self._provider.unavailable = (request.name, result.error)
         if self._recording is not None:
             self._recording.append(
                 RecordedCall(request.name, request.args, request.version, result)

@@ -10,6 +10,7 @@ from typing import Any, NotRequired, TypedDict
 from toolfoundry.forge import code_diff, explain_capabilities
 from toolfoundry.foundry import Foundry
 from toolfoundry.registry import ApprovalHold, ToolVersion, VersionStatus
+from toolfoundry.registry.records import DependentJson
 from toolfoundry.sandbox.host.credentials import Credential
 from toolfoundry.sandbox.host.netguard import FetchError
 from toolfoundry.spec.gate import suite_tally
@@ -42,6 +43,49 @@ class CredentialState(TypedDict):
 
     resolves: bool
     resolution: str
+
+
+class UseEntry(TypedDict):
+    """A tool a version's code calls: the version its tests ran against and the callee now."""
+
+    tool: str
+    tested_against: int | None
+    found: str
+    status: str | None
+    current_version: int | None
+    schema_hash: NotRequired[str]
+
+
+class ToolLinks(TypedDict):
+    """What a version calls, and which versions call its tool (code mode)."""
+
+    uses: list[UseEntry]
+    used_by: list[DependentJson]
+
+
+def tool_links(fd: Foundry, v: ToolVersion) -> ToolLinks:
+    """The tools ``v``'s code calls (each with the version its tests ran against, and its
+    status and version now), and the versions of other tools whose code calls ``v``'s tool
+    (each tool's current version and those waiting for approval): who a reviewer approving
+    ``v`` lets reach it, and whom a change of it can break. Three narrow reads."""
+    uses = fd.registry.dependencies(v.name, v.version)
+    callees = [d.callee for d in uses if d.version is not None]  # the registry's tools
+    now = {c.name: c for c in fd.registry.current_versions(names=callees)} if callees else {}
+    entries: list[UseEntry] = []
+    for d in uses:
+        callee = now.get(d.callee)
+        entry: UseEntry = {
+            "tool": d.callee,
+            "tested_against": d.version,
+            "found": d.found,
+            "status": callee.status.value if callee else None,
+            "current_version": callee.version if callee else None,
+        }
+        if d.schema_hash is not None:
+            entry["schema_hash"] = d.schema_hash
+        entries.append(entry)
+    users = fd.registry.dependents([v.name]).get(v.name, [])
+    return {"uses": entries, "used_by": [u.to_dict() for u in users if u.name != v.name]}
 
 
 def gating_suite(v: ToolVersion) -> GatingSuite:
@@ -222,6 +266,8 @@ def version_review(
             "parameters.json",
         ),
         "test_tally": suite_tally(v.test_results, v.gate).to_dict(),
+        # the tools it calls, and the tools that call it (who an approval lets reach it)
+        **tool_links(fd, v),
         # the active tool that passes this version's tests, and why the draft says it differs
         "distinct_from": v.gate.distinct_from.to_dict() if v.gate.distinct_from else None,
     }

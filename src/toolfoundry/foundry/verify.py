@@ -23,7 +23,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, TypedDict
 
 from toolfoundry.config import Config
@@ -66,6 +66,7 @@ class ToolVerificationJson(TypedDict):
     message: str
     results: list[CaseResultJson]
     unreachable: list[dict[str, str]]
+    callees: list[dict[str, str]]
 
 
 class VerifyReportJson(TypedDict):
@@ -88,6 +89,9 @@ class ToolVerification:
         unreachable: the suite's fixture URLs a call could not fetch under today's
             ``[fetch]`` (foundry/fixture_reach.py): the tests pass on canned answers, every
             real call would fail. Each makes the tool fail verification.
+        callees: the tools its code calls (code mode) that cannot be called now (disabled,
+            not active, gone): every real call that reaches one fails
+            ``dependency_unavailable``. Each makes the tool fail verification.
     """
 
     name: str
@@ -97,6 +101,7 @@ class ToolVerification:
     results: tuple[TestResult, ...] = ()
     message: str = ""
     unreachable: tuple[Problem, ...] = ()
+    callees: tuple[Problem, ...] = ()
 
     @property
     def failed(self) -> tuple[str, ...]:
@@ -115,6 +120,7 @@ class ToolVerification:
             "message": self.message,
             "results": [r.to_dict() for r in self.results],
             "unreachable": [p.to_dict() for p in self.unreachable],
+            "callees": [p.to_dict() for p in self.callees],
         }
 
 
@@ -207,10 +213,12 @@ class Verifier:
         targets = self._targets(names)
         active = [v.name for v in targets if v.status is VersionStatus.ACTIVE]
         parents = self.registry.parent_fixtures(active)
+        callees = self._callee_problems(active)
         js_runner = SandboxRunner(self._callees())
 
         def work(v: ToolVersion) -> ToolVerification:
-            return self._one(v, parents.get(v.name, []), js_runner)
+            found = self._one(v, parents.get(v.name, []), js_runner)
+            return _with_callees(found, callees.get(v.name, ([], [])))
 
         # tools run CASES_AT_ONCE at a time, each tool's tests in order (the engine is
         # thread-safe and wasm calls drop the GIL); map keeps the name order
@@ -219,6 +227,39 @@ class Verifier:
             return
         with ThreadPoolExecutor(max_workers=at_once) as pool:
             yield from pool.map(work, targets)
+
+    def _callee_problems(self, names: Sequence[str]) -> dict[str, tuple[list[Problem], list[str]]]:
+        """Per tool, the tools its current version calls that cannot be called now, and the
+        callees now at another version than its tests ran against (a rollback, a newer
+        version): two reads, whatever the number of tools."""
+        uses = self.registry.uses_of(names)
+        wanted = sorted({d.callee for deps in uses.values() for d in deps if d.version})
+        if not wanted:
+            return {}
+        now = {v.name: v for v in self.registry.current_versions(names=wanted)}
+        out: dict[str, tuple[list[Problem], list[str]]] = {}
+        for name, deps in uses.items():
+            problems: list[Problem] = []
+            moved: list[str] = []
+            for d in deps:
+                if d.version is None:  # an upstream tool: the upstream gate's to check
+                    continue
+                callee = now.get(d.callee)
+                if callee is None or callee.status is not VersionStatus.ACTIVE:
+                    state = (
+                        "gone" if callee is None else f"{callee.status.value} (v{callee.version})"
+                    )
+                    problems.append(
+                        Problem(
+                            f"tools.{d.callee}",
+                            f"calls {d.callee!r}, which is {state}: every call that reaches it "
+                            "fails dependency_unavailable",
+                        )
+                    )
+                elif callee.version != d.version:
+                    moved.append(f"{d.callee} v{callee.version} (tested against v{d.version})")
+            out[name] = (problems, moved)
+        return out
 
     def _targets(self, names: Sequence[str] | None) -> list[ToolVersion]:
         if names is None:
@@ -323,3 +364,20 @@ class Verifier:
     def _tool(self, v: ToolVersion) -> ExistingTool:
         """The version with the earlier tests it was gated by (and did not retire)."""
         return with_suite(v, lambda: self.registry.history(v.name))
+
+
+def _with_callees(
+    found: ToolVerification, callees: tuple[list[Problem], list[str]]
+) -> ToolVerification:
+    """``found`` with what its callees say: any that cannot be called now fails it; any now at
+    another version than its tests ran against is noted (its suite just ran against that one)."""
+    problems, moved = callees
+    if found.outcome == SKIPPED or not (problems or moved):
+        return found
+    message = found.message
+    if problems:
+        message += f"; {len(problems)} tool(s) it calls cannot be called now"
+    if moved:
+        message += f"; it calls {', '.join(moved)}"
+    outcome = FAILED if problems and found.outcome != UNAVAILABLE else found.outcome
+    return replace(found, outcome=outcome, message=message, callees=tuple(problems))

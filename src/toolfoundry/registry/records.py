@@ -9,6 +9,8 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any, NamedTuple
 
+from typing_extensions import TypedDict
+
 from toolfoundry.registry.gate_codec import stored_gate_record
 from toolfoundry.spec import (
     Capabilities,
@@ -41,12 +43,67 @@ class AuditEvent(StrEnum):
 
 
 @dataclass(frozen=True)
+class Dependency:
+    """A tool a version's code calls (code mode), as the version was tested against it.
+
+    Attributes:
+        callee: the registry tool's name, or an upstream server's tool as ``UPSTREAM.TOOL``.
+        version: the registry tool's version that was current (and active) when the
+            dependent was tested; None for an upstream tool.
+        schema_hash: an upstream tool's input schema hash when the dependent was tested;
+            None for a registry tool.
+        found: ``code`` (read from the code) or ``uses`` (named in the draft's ``uses``).
+    """
+
+    callee: str
+    version: int | None
+    schema_hash: str | None = None
+    found: str = "code"
+
+
+class DependentJson(TypedDict):
+    """A dependent's JSON form (``used_by``)."""
+
+    name: str
+    version: int
+    status: str
+    current: bool
+    tested_against: int | None
+
+
+@dataclass(frozen=True)
+class Dependent:
+    """A version of another tool whose code calls this one: its tool's current version, or
+    one waiting for approval.
+
+    Attributes:
+        tested_against: the version of the callee its tests ran against.
+    """
+
+    name: str
+    version: int
+    status: VersionStatus
+    current: bool
+    tested_against: int | None
+
+    def to_dict(self) -> DependentJson:
+        return {
+            "name": self.name,
+            "version": self.version,
+            "status": self.status.value,
+            "current": self.current,
+            "tested_against": self.tested_against,
+        }
+
+
+@dataclass(frozen=True)
 class NewVersion:
     """A version that passed the forge, ready to be registered.
 
     Attributes:
         status: ``active`` or ``pending_approval`` (the forge's verdict).
         gate: what gated it beyond its own tests (suite, regression run, policy decision).
+        uses: the tools its code calls, each with the version its tests ran against.
     """
 
     name: str
@@ -65,6 +122,7 @@ class NewVersion:
     findings: list[Any] = field(default_factory=list)
     test_results: list[Any] = field(default_factory=list)
     gate: GateRecord = field(default_factory=GateRecord)
+    uses: tuple[Dependency, ...] = ()
 
     @property
     def sha256(self) -> str:

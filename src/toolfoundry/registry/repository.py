@@ -17,6 +17,7 @@ from sqlalchemy.engine import Connection, Engine, Row
 
 from toolfoundry.base.json_gate import lone_surrogate_at
 from toolfoundry.registry import audit as audit_log
+from toolfoundry.registry import dependencies as dependency_rows
 from toolfoundry.registry import embedder, lookalikes, upstream_approvals, write_probe
 from toolfoundry.registry import holds as approval_rule
 from toolfoundry.registry import review_facts as review
@@ -44,6 +45,8 @@ from toolfoundry.registry.records import (
     ApprovalHold,
     AuditEntry,
     AuditEvent,
+    Dependency,
+    Dependent,
     LastFailure,
     NewVersion,
     RegistryError,
@@ -150,7 +153,7 @@ class Registry:
                 ).scalar()
                 or 0
             ) + 1
-            conn.execute(
+            inserted = conn.execute(
                 insert(versions).values(
                     tool_id=tool.id,
                     version=number,
@@ -175,6 +178,8 @@ class Registry:
                 )
             )
             crash_point("after_version_insert")
+            version_id = inserted.inserted_primary_key[0]  # type: ignore[index]
+            dependency_rows.write(conn, version_id, new.uses)
             audit_log.append(
                 conn,
                 new.name,
@@ -357,6 +362,26 @@ class Registry:
         """
         with self._read() as conn:
             return version_reads.active_set(conn)
+
+    # -- dependencies (code mode) ---------------------------------------------------------
+
+    def dependencies(self, name: str, version: int | None = None) -> list[Dependency]:
+        """The tools version ``version`` of ``name`` (the current one by default) calls, each
+        with the version its tests ran against; [] for a tool that calls none (or unknown)."""
+        with self._read() as conn:
+            return dependency_rows.of_named(conn, name, version)
+
+    def uses_of(self, names: Sequence[str]) -> dict[str, list[Dependency]]:
+        """What the current version of each named tool calls, by name (one query; the tools
+        that call nothing are left out)."""
+        with self._read() as conn:
+            return dependency_rows.of_current(conn, names)
+
+    def dependents(self, names: Sequence[str]) -> dict[str, list[Dependent]]:
+        """The versions whose code calls each named tool: each tool's current version and
+        its versions waiting for approval, by callee (one query; uncalled tools left out)."""
+        with self._read() as conn:
+            return dependency_rows.dependents(conn, names)
 
     # -- decisions and lifecycle ----------------------------------------------------------
 

@@ -130,6 +130,22 @@ search_clock = Table(
 )
 
 
+# One row per tool a version's code calls (code mode): the callee (a registry tool's name, or
+# an upstream server's ``UPSTREAM.TOOL``), the callee's version its tests ran against (registry
+# tools) or its input schema's hash (upstream tools), and whether the forge read it from the
+# code or the draft's ``uses``. Written with the version, never changed (migration 0012); the
+# callee index answers "what uses this tool".
+dependencies = Table(
+    "tf_dependencies",
+    metadata,
+    Column("version_id", Integer, ForeignKey("tf_versions.id"), primary_key=True),
+    Column("callee", ToolNameText(64), primary_key=True),
+    Column("callee_version", Integer, nullable=True),
+    Column("schema_hash", String(64), nullable=True),
+    Column("found", String(8), nullable=False),
+)
+Index("ix_tf_dependencies_callee", dependencies.c.callee)
+
 approvals = Table(
     "tf_approvals",
     metadata,

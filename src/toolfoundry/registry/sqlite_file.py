@@ -24,7 +24,7 @@ DEFAULT_DIR = Path(".toolfoundry")
 DEFAULT_FILE = "registry.db"
 # The newest migration's revision id; opening a database already at this revision skips
 # Alembic entirely (a test keeps this in step with the migration scripts).
-SCHEMA_HEAD = "0011"
+SCHEMA_HEAD = "0012"
 REVISION_QUERY = "SELECT version_num FROM tf_alembic_version"
 BUSY_TIMEOUT_MS = 30_000
 _PREFIX = "sqlite:///"

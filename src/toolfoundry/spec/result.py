@@ -41,6 +41,9 @@ class ErrorKind(StrEnum):
     # cycle a -> b -> a ends here), or past ``inner_calls`` made under one outer call
     DEPTH_LIMIT = "depth_limit"
     CALL_LIMIT = "call_limit"
+    # a tool whose code calls another failed because that callee cannot be called now (a
+    # person disabled it, it is not active, it no longer exists): the message names the callee
+    DEPENDENCY_UNAVAILABLE = "dependency_unavailable"
     # the registry database cannot be read or written (a full disk, a server that does not
     # answer): the server's fault, fixed by its operator; nothing of the call was recorded
     UNAVAILABLE = "unavailable"

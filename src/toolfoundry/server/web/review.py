@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from toolfoundry.foundry import Foundry
-from toolfoundry.foundry.review import pending_reviews, version_review
+from toolfoundry.foundry.review import pending_reviews, tool_links, version_review
 
 __all__ = [
     "last_error",
@@ -52,9 +52,15 @@ def last_error(fd: Foundry, name: str) -> dict[str, Any] | None:
 
 
 def tool_detail(fd: Foundry, name: str) -> dict[str, Any]:
-    """The current version in full, with usage (what ``tools show --json`` prints)."""
+    """The current version in full, with the tools it calls and those calling it, and usage
+    (what ``tools show --json`` prints)."""
     v = fd.show(name)
-    return {**v.to_dict(), "usage": fd.usage(name).to_dict(), "last_error": last_error(fd, name)}
+    return {
+        **v.to_dict(),
+        **tool_links(fd, v),
+        "usage": fd.usage(name).to_dict(),
+        "last_error": last_error(fd, name),
+    }
 
 
 def last_review(fd: Foundry) -> dict[str, Any] | None:

@@ -36,6 +36,17 @@ _STATUS = {"enum": ["pending_approval", "active", "rejected", "disabled"]}
 _LIST = {"type": "array"}
 _DICT = {"type": "object"}
 _BY = {"type": "string", "minLength": 1, "maxLength": 200, "description": "Who decides."}
+_USES = {
+    "type": "array",
+    "items": ref("Use"),
+    "description": "The tools its code calls (code mode), each with the version tested.",
+}
+_USED_BY = {
+    "type": "array",
+    "items": ref("UsedBy"),
+    "description": "Versions of other tools whose code calls this tool: each tool's current "
+    "version and those waiting for approval.",
+}
 
 COMPONENTS: dict[str, dict[str, Any]] = {
     "ErrorDetail": _obj(
@@ -123,10 +134,36 @@ COMPONENTS: dict[str, dict[str, Any]] = {
             ),
         ]
     },
+    "Use": _obj(
+        ["tool", "tested_against", "found", "status", "current_version"],
+        tool={**_STR, "description": "A registry tool's name, or an upstream's UPSTREAM.TOOL."},
+        tested_against={
+            **_OPT_INT,
+            "description": "The callee's version the tests ran against (null: upstream).",
+        },
+        found={"enum": ["code", "uses"], "description": "Read from the code, or named in uses."},
+        status={**_OPT_STR, "description": "The callee's current status (null: not here)."},
+        current_version=_OPT_INT,
+        schema_hash={**_STR, "description": "An upstream tool's input schema hash, tested."},
+    ),
+    "UsedBy": _obj(
+        ["name", "version", "status", "current", "tested_against"],
+        name=_STR,
+        version=_INT,
+        status=_STATUS,
+        current={**_BOOL, "description": "Its tool's current version (else one waiting)."},
+        tested_against={**_OPT_INT, "description": "The version of this tool it was tested on."},
+    ),
     "ToolDetail": {
         "allOf": [
             ref("Version"),
-            _obj(["usage", "last_error"], usage=ref("Usage"), last_error=ref("LastError")),
+            _obj(
+                ["usage", "last_error", "uses", "used_by"],
+                usage=ref("Usage"),
+                last_error=ref("LastError"),
+                uses=_USES,
+                used_by=_USED_BY,
+            ),
         ]
     },
     "Review": {
@@ -148,7 +185,11 @@ COMPONENTS: dict[str, dict[str, Any]] = {
                     "parameters_diff",
                     "test_tally",
                     "distinct_from",
+                    "uses",
+                    "used_by",
                 ],
+                uses=_USES,
+                used_by=_USED_BY,
                 reasons={"type": "array", "items": _STR},
                 distinct_from={
                     "type": ["object", "null"],
