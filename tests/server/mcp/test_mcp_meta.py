@@ -135,6 +135,27 @@ def test_call_tool_refuses_hostile_calls_with_structured_errors(fd: Foundry) -> 
     assert fd.usage("add").calls == 1  # refused calls never reached the tool
 
 
+def test_an_unknown_tool_name_is_refused_with_the_names_it_is_close_to(fd: Foundry) -> None:
+    """As the CLI says it (spec/names.py: did_you_mean), among every name the client may
+    call: the registry's active tools and the meta-tools."""
+
+    async def scenario() -> None:
+        server = build_mcp_server(fd, poll_interval_s=0.05)
+        async with Client(server, mode="legacy") as client:
+            await client.call_tool("create_tool", ADD)
+            for typed, meant in (("ad", "'add'"), ("search_tool", "'search_tools'")):
+                with pytest.raises(MCPError) as refused:
+                    await client.call_tool(typed, {})
+                assert refused.value.error.code == types.INVALID_PARAMS
+                message = refused.value.error.message  # the closest first
+                assert message.startswith(f"unknown tool {typed!r}; did you mean {meant}")
+            with pytest.raises(MCPError) as far:
+                await client.call_tool("zzzz_qqqq", {})
+            assert far.value.error.message == "unknown tool 'zzzz_qqqq'"  # nothing close
+
+    anyio.run(scenario)
+
+
 def test_show_tool_returns_the_code_and_every_test_the_version_was_gated_by(fd: Foundry) -> None:
     async def scenario() -> None:
         server = build_mcp_server(fd, poll_interval_s=0.05)

@@ -58,9 +58,9 @@ from toolfoundry.server.mcp.resources import ToolResources
 from toolfoundry.server.mcp.results import call_tool_result
 from toolfoundry.server.mcp.short_calls import ShortCalls
 from toolfoundry.server.mcp.surface import SURFACES, compact_entries
-from toolfoundry.spec import DeclaredTool, ToolSpec
+from toolfoundry.spec import DeclaredTool, ErrorKind, ToolSpec
 from toolfoundry.spec.limits import MIB
-from toolfoundry.spec.names import META_TOOL_NAMES
+from toolfoundry.spec.names import META_TOOL_NAMES, did_you_mean
 
 SERVER_NAME = "toolfoundry"
 SEND_TIMEOUT_S = 5.0
@@ -276,7 +276,10 @@ def build_mcp_server(
         short_calls.saw(name, result.duration_ms)
         number = result.details.get("version")
         if number is None:
-            raise MCPError(types.INVALID_PARAMS, f"unknown tool {name!r}")
+            close = ""
+            if result.error is not None and result.error.kind is ErrorKind.NOT_FOUND:
+                close = await anyio.to_thread.run_sync(_close_to, foundry, name, list(local))
+            raise MCPError(types.INVALID_PARAMS, f"unknown tool {name!r}{close}")
         key = (name, number)
         kept = output_schemas.get(key)
         if kept is None:
@@ -315,6 +318,13 @@ def build_mcp_server(
         "notifications/initialized", types.NotificationParams, on_initialized
     )
     return server
+
+
+def _close_to(foundry: Foundry, name: str, local: list[str]) -> str:
+    """The "did you mean" of an unknown name (spec/names.py, as the CLI's), among the names a
+    client may call: the meta-tools, the declared tools and the registry's active tools."""
+    active = [n for n, _ in foundry.registry.active_set()]
+    return did_you_mean(name, [*local, *active])
 
 
 def _spec_of(foundry: Foundry, name: str, number: int) -> ToolSpec:
