@@ -1,9 +1,10 @@
 """Real upstream MCP servers for the upstream tests: the Python SDK's (stdio and Streamable HTTP,
-tests/upstream/servers/python_server.py) and the TypeScript SDK's
-(tests/upstream/servers/ts_server.mjs, from tests/upstream/servers/package.json)."""
+tests/upstream/servers/python_server.py) and the TypeScript SDK's (bench/node/upstream_server.mjs,
+the SDK pinned by bench/node's lockfile and installed by scripts/setup.sh)."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import socket
@@ -24,8 +25,9 @@ from toolfoundry.config import parse_config
 
 SERVERS = Path(__file__).resolve().parent / "servers"
 PYTHON_SERVER = str(SERVERS / "python_server.py")
-TS_SERVER = SERVERS / "ts_server.mjs"
-TS_SDK = SERVERS / "node_modules" / "@modelcontextprotocol" / "sdk"
+NODE = SERVERS.parents[2] / "bench" / "node"
+TS_SERVER = NODE / "upstream_server.mjs"
+TS_SDK = NODE / "node_modules" / "@modelcontextprotocol" / "sdk"
 TOKEN = "tf-upstream-bearer-3c9f0a1d7e"
 
 
@@ -50,6 +52,28 @@ class HttpUpstream:
     def entry(self, **extra: Any) -> dict[str, Any]:
         credential = {"header": "Authorization", "env": self.variable, "prefix": "Bearer "}
         return {"name": "tracker", "url": self.url, "credentials": [credential], **extra}
+
+
+def toml_text(config: dict[str, Any]) -> str:
+    """``config`` as toolfoundry.toml: tables, arrays of tables (``[[upstream]]``), and values
+    (strings, numbers, booleans, lists, inline tables) in their JSON spelling, which TOML
+    reads the same."""
+
+    def value(v: Any) -> str:
+        if isinstance(v, bool):
+            return "true" if v else "false"
+        if isinstance(v, dict):
+            return "{ " + ", ".join(f"{k} = {value(x)}" for k, x in v.items()) + " }"
+        if isinstance(v, list):
+            return "[" + ", ".join(value(x) for x in v) + "]"
+        return json.dumps(v)
+
+    lines: list[str] = []
+    for section, table in config.items():
+        for item in table if isinstance(table, list) else [table]:
+            lines.append(f"[[{section}]]" if isinstance(table, list) else f"[{section}]")
+            lines += [f"{k} = {value(v)}" for k, v in item.items()]
+    return "\n".join(lines) + "\n"
 
 
 def free_port() -> int:

@@ -599,9 +599,15 @@ class Foundry:
         pairs is unchanged (a version's content never changes), so asking again reads one
         narrow row per tool instead of deriving every tool. It is built with the cyclic
         collector paused (``gc_paused``: every tool's spec and projection).
+
+        ``typescript`` also types the ``[[upstream]]`` servers' tools that are not denied
+        (``tools.UPSTREAM.TOOL``), rendered afresh each time since their servers change them.
         """
         from toolfoundry.catalog import render
 
+        if format == "typescript" and self.upstreams is not None:
+            upstream = [e.tool.spec() for e in self.upstream_tools() if e.standing != "denied"]
+            return render(format, [*self.active_specs(), *upstream])
         active = self.registry.active_set()
         kept = self._catalogs.get(format)
         if kept is not None and kept[0] == active:

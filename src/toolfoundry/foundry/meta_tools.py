@@ -19,7 +19,7 @@ from toolfoundry.foundry.create_tool_text import create_tool_description
 from toolfoundry.foundry.version_changes import version_changes
 from toolfoundry.registry import AGENT_ACTOR, RegistryError
 from toolfoundry.spec import CallError, DeclaredTool, ErrorKind, Problem, ToolCallFailed, ToolSpec
-from toolfoundry.spec.names import META_TOOL_NAMES, NAME_PATTERN
+from toolfoundry.spec.names import META_TOOL_NAMES, NAME_PATTERN, QUALIFIED_NAME_PATTERN
 
 if TYPE_CHECKING:
     from toolfoundry.foundry import Foundry
@@ -28,6 +28,10 @@ if TYPE_CHECKING:
 MAX_VERSION = 2**31 - 1
 # A registered tool's name: anything else (a lone surrogate, a path) is an argument error.
 ToolName = Annotated[str, Field(pattern=NAME_PATTERN)]
+# a tool that may be an upstream server's too (``UPSTREAM.TOOL``)
+AnyToolName = Annotated[
+    str, Field(pattern=f"{NAME_PATTERN}|{QUALIFIED_NAME_PATTERN}", max_length=64)
+]
 
 
 def builtin_tools(foundry: Foundry | Callable[[], Foundry] | None = None) -> list[DeclaredTool]:
@@ -82,7 +86,10 @@ def builtin_tools(foundry: Foundry | Callable[[], Foundry] | None = None) -> lis
         relying on it, and create the tool when none fits. Strong hits come first. An empty
         list means no tool shares a word or a meaning with the need: none does it yet. The
         first hit carries its ``parameters`` (JSON Schema): call it with them directly. Each
-        hit's ``signature`` types it as ``tools.NAME(args)`` for run_js (TypeScript).
+        hit's ``signature`` types it as ``tools.NAME(args)`` for run_js (TypeScript). A hit
+        with ``upstream`` is a tool of another MCP server (``UPSTREAM.TOOL``), called as
+        ``tools.UPSTREAM.TOOL(args)`` in run_js or with call_tool; its ``standing`` says
+        whether it runs now or waits for a person's approval.
 
         Args:
             query: words describing the need, e.g. "convert markdown to html".
@@ -91,7 +98,12 @@ def builtin_tools(foundry: Foundry | Callable[[], Foundry] | None = None) -> lis
         foundry = current()
         hits = foundry.search(query, k)
         signed = foundry.signatures([hit.name for hit in hits])
-        return [{**hit.to_dict(), "signature": signed.get(hit.name)} for hit in hits]
+        found = [{**hit.to_dict(), "signature": signed.get(hit.name)} for hit in hits]
+        if foundry.upstreams is None:
+            return found
+        from toolfoundry.foundry.upstream_search import merged_hits, upstream_hits
+
+        return merged_hits(found, upstream_hits(query, foundry.upstream_tools(), k), k)
 
     def tool_history(name: str) -> list[dict[str, Any]]:
         """List every version of a tool with its status, author and creation time, and what
@@ -141,7 +153,7 @@ def builtin_tools(foundry: Foundry | Callable[[], Foundry] | None = None) -> lis
         return {**ran.to_dict(), "run_id": ran.details["run_id"]}
 
     def show_tool(
-        name: ToolName, version: Annotated[int, Field(ge=1, le=MAX_VERSION)] | None = None
+        name: AnyToolName, version: Annotated[int, Field(ge=1, le=MAX_VERSION)] | None = None
     ) -> dict[str, Any]:
         """Read a tool before improving it: description, parameters, code, capabilities, status,
         and its TypeScript ``signature`` as ``tools.NAME`` in run_js.
@@ -151,22 +163,33 @@ def builtin_tools(foundry: Foundry | Callable[[], Foundry] | None = None) -> lis
         it retired and why; how often it was called and its last error. A next version must
         pass that suite, except what it retires in ``changes_tests``.
 
+        An upstream server's tool (``UPSTREAM.TOOL``) shows its description, parameters,
+        annotations, signature, policy and ``standing`` (whether it runs now).
+
         Args:
             name: the tool's name.
             version: which version; the current one when left out (see tool_history).
         """
+        if "." in name:
+            entry = current().upstream_tool(name)
+            if entry is None:
+                message = f"no upstream server lists a tool {name!r} now"
+                raise ToolCallFailed(CallError(ErrorKind.NOT_FOUND, message))
+            from toolfoundry.catalog.typescript import declaration
+
+            return {**entry.to_dict(), "signature": declaration(entry.tool.spec()).signature}
         try:
             return current().show_tool(name, version)
         except RegistryError as exc:
             raise ToolCallFailed(CallError(ErrorKind.NOT_FOUND, exc.message)) from None
 
-    def call_tool(name: ToolName, arguments: dict[str, Any]) -> Any:
+    def call_tool(name: AnyToolName, arguments: dict[str, Any]) -> Any:
         """Call any active tool by name, for a tool created after your tool list was read.
 
         The same call as by the tool's own name: its arguments are validated against its
         parameters, it runs under that tool's own capabilities (network, storage: whatever it
         was approved for) and limits, and the call is recorded. Meta-tools are called
-        directly, never through call_tool.
+        directly, never through call_tool. An upstream server's tool is ``UPSTREAM.TOOL``.
 
         Args:
             name: the tool's name, e.g. one create_tool just made.

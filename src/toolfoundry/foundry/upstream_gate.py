@@ -248,8 +248,8 @@ class UpstreamGate:
             )
             return self._refused(ErrorKind.NOT_FOUND, message, started)
         settings, tool = found
-        if tool is None and settings.timeout_s > 0 and not servers.known(upstream):
-            servers.wait(min(settings.timeout_s, _left(deadline)))
+        if tool is None:  # maybe not listed yet: its first connection may still be made
+            servers.wait_for(upstream, min(settings.timeout_s, _left(deadline)))
             found = servers.find(name)
             assert found is not None
             settings, tool = found

@@ -14,7 +14,8 @@ NAME_PATTERN = r"^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$"
 # characters in all (so it fits every column and vendor limit a tool name does). A registry
 # tool's name never holds the separator, so the two kinds of name never meet.
 NAMESPACE_SEPARATOR = "."
-QUALIFIED_NAME_PATTERN = r"^(?=.{3,64}$)[a-zA-Z_][a-zA-Z0-9_-]*\.[a-zA-Z_][a-zA-Z0-9_-]*$"
+QUALIFIED_NAME_PATTERN = r"^[a-zA-Z_][a-zA-Z0-9_-]{0,62}\.[a-zA-Z_][a-zA-Z0-9_-]{0,62}$"
+QUALIFIED_NAME_CHARS = 64  # in all (the pattern holds no look-ahead: every regex engine reads it)
 # The foundry's own meta-tools, in the order MCP clients see them. Declared in
 # toolfoundry.foundry.meta_tools; no draft or declared tool may take one of these names.
 META_TOOL_NAMES = (
@@ -57,7 +58,11 @@ def validate_spec_name(name: object) -> str:
     """A tool's name as a :class:`~toolfoundry.spec.ToolSpec` may carry it: a portable name
     (:func:`validate_name`), or an upstream tool's ``UPSTREAM.TOOL`` (each part portable, 64
     characters at most in all)."""
-    if isinstance(name, str) and _QUALIFIED_RE.fullmatch(name):
+    if (
+        isinstance(name, str)
+        and len(name) <= QUALIFIED_NAME_CHARS
+        and _QUALIFIED_RE.fullmatch(name)
+    ):
         return name
     return validate_name(name)
 

@@ -137,10 +137,13 @@ class Connection:
         self._lost: asyncio.Event | None = None
         self._relist: asyncio.Event | None = None
         self._wake: asyncio.Event | None = None
-        self._settled: asyncio.Event | None = None  # an attempt ended (ready, or failed)
+        # an attempt ended (ready, or failed); one per attempt, made before the first
+        self._settled: asyncio.Event | None = asyncio.Event()
         self.first_attempt = threading.Event()  # the first attempt ended: waited on by threads
         self._stopping = False
         self._stderr: TextIO | None = None
+        # the last message from the server the client could not read: (when, why)
+        self._unreadable: tuple[float, str] | None = None
 
     # ---- the life of the connection --------------------------------------------------------
 
@@ -198,6 +201,8 @@ class Connection:
                 if isinstance(message, types.ToolListChangedNotification):
                     assert self._relist is not None
                     self._relist.set()
+                elif isinstance(message, Exception):  # a message the client could not read
+                    self._unreadable = (time.monotonic(), _describe(message))
 
             info = types.Implementation(name="toolfoundry", version=_version())
             async with ClientSession(
@@ -363,6 +368,7 @@ class Connection:
                 duration_ms=elapsed_ms(started),
             )
         left = deadline - time.monotonic()
+        sent = time.monotonic()
         try:
             with anyio.fail_after(max(0.0, left)):
                 result = await session.call_tool(tool.tool, args, read_timeout_seconds=left)
@@ -371,6 +377,10 @@ class Connection:
                 f"{name}: upstream {self.settings.name!r} did not answer within the call's "
                 f"time budget ({max(0.0, left):.1f} s)"
             )
+            unreadable = self._unreadable
+            if unreadable is not None and unreadable[0] >= sent:
+                said = self.redactor.redact_text(unreadable[1][:300])
+                message += f"; meanwhile it sent a message the MCP client cannot read ({said})"
             return CallResult.failure(
                 ErrorKind.UNAVAILABLE, message, duration_ms=elapsed_ms(started)
             )

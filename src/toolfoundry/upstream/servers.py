@@ -128,10 +128,13 @@ class UpstreamServers:
             return None
         return connection.settings, connection.tools.get(name)
 
-    def known(self, upstream: str) -> bool:
-        """Whether an upstream's tools have been listed at least once."""
+    def wait_for(self, upstream: str, timeout: float) -> None:
+        """Start, then wait (at most ``timeout`` seconds) until ``upstream``'s first
+        connection attempt ended: what a call made right after start waits for."""
+        self.start()
         connection = self._connections.get(upstream)
-        return connection is not None and (bool(connection.tools) or connection.attempts > 0)
+        if connection is not None:
+            connection.first_attempt.wait(max(0.0, timeout))
 
     def ready(self, upstream: str) -> bool:
         """Whether an upstream's session is up now."""

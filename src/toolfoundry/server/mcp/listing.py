@@ -28,7 +28,7 @@ import binascii
 import logging
 import threading
 from bisect import bisect_right
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import mcp_types as types
@@ -63,6 +63,9 @@ class ToolListing:
         page_size: entries per page (1 to ``MAX_PAGE_SIZE``).
         library: list the registry's active tools after the local entries (False: the
             compact surface, server/mcp/surface.py).
+        upstream: the entries of the upstream servers' tools to list among the registry's
+            (``[serve] expose_upstream``; their ``UPSTREAM.TOOL`` names never meet a registry
+            name), read again at each refresh; None lists none.
 
     Raises:
         ValueError: ``page_size`` out of range.
@@ -77,12 +80,14 @@ class ToolListing:
         *,
         page_size: int = DEFAULT_PAGE_SIZE,
         library: bool = True,
+        upstream: Callable[[], list[dict[str, Any]]] | None = None,
     ) -> None:
         if (problem := LIST_PAGE_BOUND.problem(page_size)) is not None:
             raise ValueError(f"page_size {problem}")
         self.foundry = foundry
         self.page_size = page_size
         self.library = library  # False: the compact surface lists no registry tool
+        self._upstream = upstream
         self._local = [types.Tool.model_validate(e) for e in local_entries]
         self._shadowed = set(meta) | {tool.spec.name for tool in declared}
         self._declared = {tool.spec.name for tool in declared}
@@ -180,6 +185,9 @@ class ToolListing:
                 self._warn_hidden(name)
             elif name not in self._shadowed:
                 versions[name] = number
+        for entry in self._upstream() if self._upstream is not None else []:
+            versions[entry["name"]] = 0  # an upstream tool has no version: its entry is new
+            self._entries[(entry["name"], 0)] = types.Tool.model_validate(entry)
         self._versions = versions
         self._names = sorted(versions)
         kept = set(versions.items())

@@ -58,6 +58,7 @@ from toolfoundry.server.mcp.resources import ToolResources
 from toolfoundry.server.mcp.results import call_tool_result
 from toolfoundry.server.mcp.short_calls import ShortCalls
 from toolfoundry.server.mcp.surface import SURFACES, compact_entries
+from toolfoundry.server.mcp.upstream_tools import exposed_entries, watch_upstreams
 from toolfoundry.spec import DeclaredTool, ErrorKind, ToolSpec
 from toolfoundry.spec.limits import MIB
 from toolfoundry.spec.names import META_TOOL_NAMES, did_you_mean
@@ -213,6 +214,7 @@ def build_mcp_server(
     if surface not in SURFACES:
         raise ValueError(f"surface must be one of {', '.join(SURFACES)}, not {surface!r}")
     compact = surface == "compact"
+    expose = foundry.config.serve.expose_upstream and foundry.upstreams is not None
     listing = ToolListing(
         foundry,
         meta,
@@ -222,6 +224,7 @@ def build_mcp_server(
         tools,
         page_size=page_size,
         library=not compact,
+        upstream=(lambda: exposed_entries(foundry)) if expose else None,
     )
     resources = ToolResources(foundry, hidden=[t.spec.name for t in tools], page_size=page_size)
 
@@ -240,6 +243,7 @@ def build_mcp_server(
         async with anyio.create_task_group() as tasks:
             await watcher.check()
             tasks.start_soon(watcher.run)
+            tasks.start_soon(lambda: watch_upstreams(foundry, on_change, exposed=expose))
             yield {"foundry": foundry, "watcher": watcher, "broadcast": fan_out}
             tasks.cancel_scope.cancel()
 
@@ -266,6 +270,11 @@ def build_mcp_server(
                 listing.invalidate()
                 watcher.nudge()
             return call_tool_result(result, local_output[name])
+        if expose and "." in name:  # UPSTREAM.TOOL, listed by [serve] expose_upstream
+            result = await anyio.to_thread.run_sync(foundry.call, name, args)
+            if result.error is not None and result.error.kind.value == "not_found":
+                raise MCPError(types.INVALID_PARAMS, result.error.message)
+            return call_tool_result(result, None)
         # One resolution per call: Foundry.call says which version answered, and a name it
         # could not resolve (no version in the details) is unknown to MCP too. A tool that
         # answers in a few ms runs right here, without a worker thread (short_calls.py).
