@@ -14,12 +14,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from toolfoundry.forge import Draft, Finding
+from toolfoundry.forge import Draft, Finding, ForgeReport
 from toolfoundry.forge.uses import Use, draft_uses
 from toolfoundry.registry import Dependency, Registry, RegistryError, VersionStatus
+from toolfoundry.spec import StepResult, StepStatus
 from toolfoundry.spec.names import NAMESPACE_SEPARATOR, did_you_mean, is_qualified
+
+if TYPE_CHECKING:  # the upstream package loads only where upstreams are configured
+    from toolfoundry.foundry.upstream_gate import UpstreamGate
 
 # How many levels of callees' callees a cycle is looked for through (far past any depth a
 # call can nest to: [limits] inner_call_depth is at most 16).
@@ -29,10 +33,28 @@ CYCLE_LEVELS = 64
 class UpstreamCallees(Protocol):
     """What the foundry's upstream servers tell the forge about ``UPSTREAM.TOOL``."""
 
-    def schema_hash(self, name: str) -> str | None:
-        """The input schema's hash of the upstream tool ``name``, None when no configured
-        upstream offers it (or its policy refuses it)."""
+    def resolve(self, name: str) -> tuple[str | None, str, str]:
+        """(the input schema's hash, "", "") for an upstream tool a call may reach now; else
+        (None, the finding's rule, why): ``unknown_callee`` when no configured upstream lists
+        it, ``inactive_callee`` when its policy denies it or it waits for a person."""
         ...
+
+
+class GateCallees:
+    """:class:`UpstreamCallees` over the foundry's upstream gate (foundry/upstream_gate.py):
+    a dependent records the input schema's hash its tests ran against."""
+
+    def __init__(self, gate: UpstreamGate) -> None:
+        self._gate = gate
+
+    def resolve(self, name: str) -> tuple[str | None, str, str]:
+        entry = self._gate.entry(name)
+        if entry is None:
+            return None, "unknown_callee", f"no configured upstream lists {name!r} now"
+        if not entry.standing.callable:
+            why = f"{name!r} is {entry.standing.value} ({entry.verdict.reason})"
+            return None, "inactive_callee", why
+        return entry.tool.schema_hash, "", ""
 
 
 @dataclass(frozen=True)
@@ -51,6 +73,14 @@ class Callees:
     def blockers(self) -> tuple[str, ...]:
         """The step's blockers: each finding's rule, once."""
         return tuple(dict.fromkeys(f.rule for f in self.findings))
+
+    def refusal(self, name: str) -> ForgeReport:
+        """The report of the draft ``name`` these callees refuse: rejected, each reason a
+        located finding (the line of the call, or ``$.uses[i]``)."""
+        shown = "; ".join(f.message for f in self.findings[:3])
+        more = f" (and {len(self.findings) - 3} more)" if len(self.findings) > 3 else ""
+        step = StepResult(StepStatus.BLOCKED, blockers=self.blockers, message=shown + more)
+        return ForgeReport(name, VersionStatus.REJECTED, step, findings=self.findings)
 
 
 def resolve_callees(
@@ -108,14 +138,16 @@ def _registry_tool(
 def _upstream(
     use: Use, upstream: UpstreamCallees | None
 ) -> tuple[Dependency | None, Finding | None]:
-    digest = upstream.schema_hash(use.name) if upstream is not None else None
-    if digest is None:
+    if upstream is None:
         server = use.name.split(NAMESPACE_SEPARATOR, 1)[0]
         return None, use.finding(
             "unknown_callee",
-            f"the code calls {use.name!r}, a tool of the upstream server {server!r}, which no "
-            "configured upstream offers ([[upstream]] in toolfoundry.toml)",
+            f"the code calls {use.name!r}, a tool of the upstream server {server!r}, and no "
+            "upstream server is configured ([[upstream]] in toolfoundry.toml)",
         )
+    digest, rule, why = upstream.resolve(use.name)
+    if digest is None:
+        return None, use.finding(rule, f"the code calls {use.name!r}, which it cannot: {why}")
     return Dependency(use.name, None, digest, use.found), None
 
 

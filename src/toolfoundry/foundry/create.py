@@ -10,7 +10,6 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime
 from typing import Any
 
 from typing_extensions import TypedDict
@@ -39,7 +38,7 @@ from toolfoundry.forge.testrun import CaseResultJson, stored_result, unavailable
 from toolfoundry.foundry.call import fetch_policy
 from toolfoundry.foundry.callees import Callees, UpstreamCallees, resolve_callees
 from toolfoundry.foundry.code_runs import RunError, draft_from_run
-from toolfoundry.foundry.dependents import check_dependents
+from toolfoundry.foundry.dependents import candidate_version, check_dependents
 from toolfoundry.foundry.existing import earlier_tests, existing_tool, with_suite
 from toolfoundry.foundry.fixture_reach import fixture_refusals
 from toolfoundry.foundry.patched import draft_from_patch, gives_patch
@@ -198,7 +197,7 @@ class Intake:
             return _unchanged(same)
         callees = resolve_callees(self.registry, parsed, upstream=self._upstream())
         if callees.findings:  # an unknown or inactive callee, or a cycle: nothing runs
-            return self._result(_callees_refused(parsed.name, callees))
+            return self._result(callees.refusal(parsed.name))
         previous = _previous(current, history)
         # its code's calls of any tool it does not declare are refused while its tests run
         declared = frozenset(d.callee for d in callees.uses)
@@ -251,7 +250,7 @@ class Intake:
         outcome = check_dependents(
             self.registry,
             self._config,
-            _candidate(parsed, report, history),
+            candidate_version(parsed, report, history),
             callees=self._stand_in_callees,
             python_runner=self._python_runner,
         )
@@ -476,43 +475,6 @@ def _how_to_call(name: str, parameters: Mapping[str, Any] | None) -> str:
         f": call it instead (call_tool with name {name!r}, or tools[{name!r}](args) in run_js; "
         f"its parameters: {schema}), or improve it with a new version. If this tool differs, "
         f'say how with distinct_from: {{"name": {encode(name)}, "why": "..."}}'
-    )
-
-
-def _callees_refused(name: str, callees: Callees) -> ForgeReport:
-    """The report of a draft whose callees cannot be depended on: rejected, each reason a
-    located finding (the line of the call, or ``$.uses[i]``)."""
-    shown = "; ".join(f.message for f in callees.findings[:3])
-    more = f" (and {len(callees.findings) - 3} more)" if len(callees.findings) > 3 else ""
-    step = StepResult(StepStatus.BLOCKED, blockers=callees.blockers, message=shown + more)
-    return ForgeReport(name, VersionStatus.REJECTED, step, findings=callees.findings)
-
-
-def _candidate(draft: Draft, report: ForgeReport, history: list[ToolVersion]) -> ToolVersion:
-    """The version ``draft`` would be registered as (the next number), for its dependents'
-    suites to call before it is."""
-    return ToolVersion(
-        id=0,
-        name=draft.name,
-        version=max(v.version for v in history) + 1,
-        language=draft.language.value,
-        code=draft.code,
-        sha256=report.code_sha256 or "",
-        description=draft.description,
-        parameters=draft.parameters,
-        returns=draft.returns,
-        tests=[],
-        fixtures=[],
-        capabilities=draft.capabilities,
-        capability_hash=report.capabilities_hash or "",
-        level="primitive",
-        status=VersionStatus.ACTIVE,
-        author=draft.author or "",
-        created_at=datetime.now(UTC),
-        parent_version=None,
-        findings=[],
-        test_results=[],
-        gate=GateRecord(),
     )
 
 

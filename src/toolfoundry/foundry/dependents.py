@@ -17,14 +17,16 @@ is registered), and ``toolfoundry tools verify`` runs their suites.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 from toolfoundry.config import Config
-from toolfoundry.forge import Finding, Severity, ToolRunner
+from toolfoundry.forge import Draft, Finding, ForgeReport, Severity, ToolRunner
 from toolfoundry.foundry.verify import UNAVAILABLE, Verifier
 from toolfoundry.registry import Registry, ToolVersion, VersionStatus
 from toolfoundry.sandbox.host.protocols import ToolsProvider
+from toolfoundry.spec.gate import GateRecord
 
 
 @dataclass(frozen=True)
@@ -114,6 +116,36 @@ class DependentsOutcome:
                 )
             )
         return tuple(out)
+
+
+def candidate_version(
+    draft: Draft, report: ForgeReport, history: Sequence[ToolVersion]
+) -> ToolVersion:
+    """The version ``draft`` (forged as ``report``) would be registered as, the next number
+    after ``history``'s: what its dependents' suites call before it is registered."""
+    return ToolVersion(
+        id=0,
+        name=draft.name,
+        version=max(v.version for v in history) + 1,
+        language=draft.language.value,
+        code=draft.code,
+        sha256=report.code_sha256 or "",
+        description=draft.description,
+        parameters=draft.parameters,
+        returns=draft.returns,
+        tests=[],
+        fixtures=[],
+        capabilities=draft.capabilities,
+        capability_hash=report.capabilities_hash or "",
+        level="primitive",
+        status=VersionStatus.ACTIVE,
+        author=draft.author or "",
+        created_at=datetime.now(UTC),
+        parent_version=None,
+        findings=[],
+        test_results=[],
+        gate=GateRecord(),
+    )
 
 
 def check_dependents(
