@@ -99,6 +99,7 @@ def test_a_breaking_new_version_of_the_callee_is_refused_naming_the_dependent(
     [finding] = [f for f in refused.findings if f.blocking]
     assert finding.rule == "breaks_dependent"
     assert finding.message.startswith("total_words@1 calls 'word_count', and its test 'two texts'")
+    assert "the returned value differs from expected (-3 +6)" in finding.message  # what differs
     assert kit.snapshot(fd) == before  # nothing stored
     assert fd.show("word_count").version == 1
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from toolfoundry.config import Config
-from toolfoundry.forge import Draft, Finding, ForgeReport, Severity, ToolRunner
+from toolfoundry.forge import Draft, Finding, ForgeReport, Severity, TestResult, ToolRunner
 from toolfoundry.foundry.verify import UNAVAILABLE, Verifier
 from toolfoundry.registry import Registry, ToolVersion, VersionStatus
 from toolfoundry.sandbox.host.protocols import ToolsProvider
@@ -31,12 +31,14 @@ from toolfoundry.spec.gate import GateRecord
 
 @dataclass(frozen=True)
 class BrokenTest:
-    """One test of a dependent's suite that fails against the new version."""
+    """One test of a dependent's suite that fails against the new version: why, and what
+    differs (the lines of its diff, expected ``-`` and actual ``+``, cut short)."""
 
     name: str
     version: int
     test: str
     reason: str
+    differs: str = ""
 
     @property
     def label(self) -> str:
@@ -89,7 +91,7 @@ class DependentsOutcome:
                 "breaks_dependent",
                 Severity.ERROR,
                 f"{b.label} calls {self.callee!r}, and its test {b.test!r} fails against this "
-                f"version (it passes against the current one): {b.reason}. Keep what "
+                f"version (it passes against the current one): {b.reason}{b.differs}. Keep what "
                 f"{b.name!r} relies on, or make a new version of {b.name!r} first",
                 path="$.code",
             )
@@ -186,7 +188,9 @@ def check_dependents(
             if verified.outcome == UNAVAILABLE:
                 continue
             broken += [
-                BrokenTest(verified.name, verified.version, r.name, r.reason or "it fails")
+                BrokenTest(
+                    verified.name, verified.version, r.name, r.reason or "it fails", _differs(r)
+                )
                 for r in verified.results
                 if not r.passed
             ]
@@ -211,6 +215,24 @@ def check_dependents(
         unchecked=tuple(unchecked),
         budget=budget,
     )
+
+
+# how much of a broken test's diff a finding shows
+DIFF_CHARS = 300
+
+
+def _differs(result: TestResult) -> str:
+    """`` (-expected +actual)`` from a failed test's diff, on one line and cut short."""
+    lines = [
+        line.strip()
+        for line in (result.diff or "").splitlines()[2:]
+        if line[:1] in "-+" and line.strip() not in "-+"
+    ]
+    if not lines:
+        return ""
+    shown = " ".join(lines)
+    shown = shown if len(shown) <= DIFF_CHARS else shown[: DIFF_CHARS - 3] + "..."
+    return f" ({shown})"
 
 
 def _verifier(
