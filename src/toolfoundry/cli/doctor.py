@@ -160,6 +160,47 @@ def database_check(db: str | None, config_path: str | None) -> list[Check]:
     return [*checks, Check("database", "ok", f"{safe}: reachable, {state}")]
 
 
+def upstream_checks(config_path: str | None, timeout: float = 15.0) -> list[Check]:
+    """One row per ``[[upstream]]`` MCP server: connected with its tools listed, or why not
+    (an upstream that is down does not stop toolfoundry: its calls are ``unavailable``)."""
+    from toolfoundry.config import ConfigError, load_config
+
+    try:
+        config = load_config(config_path)
+    except ConfigError:
+        return []  # the configuration row says why
+    if not config.upstreams:
+        return []
+    from toolfoundry.upstream import UpstreamServers
+
+    servers = UpstreamServers(config.upstreams)
+    try:
+        servers.wait(timeout)
+        statuses = servers.statuses()
+    finally:
+        servers.close()
+    checks = []
+    for status in statuses:
+        where = f"{status.transport} {status.target}"
+        if status.state.value == "ready":
+            skipped = f"; {len(status.skipped)} left out" if status.skipped else ""
+            detail = f"{status.tools} tools from {status.server or 'its server'} ({where}){skipped}"
+            checks.append(Check(f"upstream {status.name}", "ok", detail, required=False))
+            continue
+        why = status.error or f"no answer within {timeout:.0f} s"
+        tail = f" (its stderr: {status.stderr_tail.splitlines()[-1]})" if status.stderr_tail else ""
+        checks.append(
+            Check(
+                f"upstream {status.name}",
+                "failed",
+                f"{where}: {why}{tail}",
+                required=False,
+                fix="check the command or URL and the credential's variable in toolfoundry.toml",
+            )
+        )
+    return checks
+
+
 def tool_checks(everything: bool = True) -> list[Check]:
     """Optional system tools: bubblewrap for the Python tier, and with ``everything`` chromium
     for the page tests (toolfoundry's own)."""
@@ -263,6 +304,7 @@ def diagnose(db: str | None, config_path: str | None, everything: bool = True) -
     ]
     checks += sandbox_checks()
     checks += database_check(db, config_path)
+    checks += upstream_checks(config_path)
     checks += tool_checks(everything)
     checks += extra_checks(everything)
     return checks
@@ -280,7 +322,8 @@ def diagnose(db: str | None, config_path: str | None, everything: bool = True) -
 @json_option
 def doctor(db: str | None, config_path: str | None, everything: bool, as_json: bool) -> None:
     """Check every part of this installation: the sandbox (guest, polyfills, libraries, one
-    real call), the registry database, bubblewrap and the pip extras.
+    real call), the registry database, each [[upstream]] MCP server, bubblewrap and the pip
+    extras.
 
     Exit 0 when tools can be made and called here, 1 otherwise.
     """

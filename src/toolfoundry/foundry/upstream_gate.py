@@ -314,7 +314,7 @@ def _refusal(entry: UpstreamEntry) -> tuple[ErrorKind, str] | None:
     if standing is Standing.NEEDS_APPROVAL:
         return ErrorKind.NOT_ACTIVE, (
             f"{name} needs a person's approval before it runs ({entry.verdict.reason}): "
-            f"approve it on the review page (/ui/upstream), or toolfoundry upstream approve {name}"
+            "a person approves it on the review page (/ui/upstream)"
         )
     if standing is Standing.SCHEMA_CHANGED:
         return ErrorKind.NOT_ACTIVE, (

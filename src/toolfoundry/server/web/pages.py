@@ -32,6 +32,7 @@ from toolfoundry.server.web import review
 from toolfoundry.server.web.charts import usage_charts
 from toolfoundry.server.web.endpoints import store_unavailable
 from toolfoundry.server.web.highlight import highlighted, stylesheet
+from toolfoundry.server.web.upstream_page import upstream_view
 
 _HERE = Path(__file__).parent
 _DEFAULT_REVIEWER = "web reviewer"
@@ -41,6 +42,8 @@ _NOTICES = {
     "disabled": "Disabled: the tool is no longer listed or callable.",
     "enabled": "Enabled again.",
     "rolled_back": "Rolled back: this version is current again.",
+    "upstream_approved": "Approved: the upstream tool runs now, for this input schema.",
+    "upstream_revoked": "Revoked: the upstream tool waits for a person again.",
 }
 
 
@@ -217,6 +220,32 @@ def page_routes(foundry_factory: Callable[[], Foundry]) -> list[BaseRoute]:
             return _render(request, "error.html", status, title="Refused", message=exc.message)
         return _back(request, f"/tools/{name}", f"{action}d")
 
+    async def upstream(request: Request, *, error: str = "", status: int = 200) -> Response:
+        view = await run_in_threadpool(upstream_view, fd())
+        notice = _NOTICES.get(request.query_params.get("done", ""))
+        return _render(
+            request, "upstream.html", status, **view, notice=notice, error=error, title="Upstream"
+        )
+
+    async def upstream_decide(request: Request) -> Response:
+        approve = request.url.path.endswith("/approve")
+        form = await request.form()
+        name = str(form.get("name") or "")
+        by = str(form.get("by") or "").strip()[:200] or _DEFAULT_REVIEWER
+        reason = str(form.get("reason") or "").strip()[:2000]
+        seen = str(form.get("schema_hash") or "") or None
+        if not approve and not reason:
+            return await upstream(request, error="A revocation needs a reason.", status=422)
+        foundry = fd()
+        decide = foundry.approve_upstream if approve else foundry.revoke_upstream
+        try:
+            await run_in_threadpool(lambda: decide(name, by=by, reason=reason, schema_hash=seen))
+        except LookupError as exc:
+            return await upstream(request, error=str(exc).strip("'\""), status=404)
+        except ValueError as exc:
+            return await upstream(request, error=str(exc), status=409)
+        return _back(request, "/upstream", "upstream_approved" if approve else "upstream_revoked")
+
     async def unknown(request: Request) -> Response:
         message = f"There is no page at {request.url.path}."
         return _render(request, "error.html", 404, title="Not found", message=message)
@@ -230,6 +259,9 @@ def page_routes(foundry_factory: Callable[[], Foundry]) -> list[BaseRoute]:
         Route("/approvals", guarded(approvals), name="ui_approvals"),
         Route("/review", guarded(library_review), name="ui_review"),
         Route("/audit", guarded(audit), name="ui_audit"),
+        Route("/upstream", guarded(upstream), name="ui_upstream"),
+        Route("/upstream/approve", guarded(upstream_decide), methods=["POST"]),
+        Route("/upstream/revoke", guarded(upstream_decide), methods=["POST"]),
         Route("/tools/{name}", guarded(tool), name="ui_tool"),
         Route("/tools/{name}/v/{version:int}", guarded(version), name="ui_version"),
         Route("/tools/{name}/v/{version:int}/approve", guarded(decide), methods=["POST"]),
