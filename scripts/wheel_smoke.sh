@@ -51,7 +51,9 @@ unzip -l "$WHEEL" | grep -q "_build/artifacts.json" || fail "the wheel has no _b
 step "a fresh virtualenv with $(basename "$WHEEL")[server]"
 "$PY" -m venv "$WORK/venv"
 V=$WORK/venv/bin
-"$UV" pip install -q --python "$V/python" "$WHEEL[server]"
+# Copies, not uv's hard links into its cache: the steps below alter installed files, and an
+# altered link would alter the cache, so every later install of this wheel on the machine.
+"$UV" pip install -q --link-mode copy --python "$V/python" "$WHEEL[server]"
 mkdir -p "$WORK/home" "$WORK/run"
 # Only the virtualenv's bin on PATH: no node, npm, npx or zig can be found.
 RUN=(env -i "HOME=$WORK/home" "PATH=$V" "XDG_CACHE_HOME=$WORK/cache" "LANG=C.UTF-8")
