@@ -276,7 +276,11 @@ class UpstreamGate:
         deadline: float | None,
         started: float,
     ) -> CallResult:
-        decisions = self._registry().upstream_decisions([tool.name]).get(tool.name, [])
+        settings = self.servers.settings_of(tool.upstream)
+        assert settings is not None
+        decisions: list[UpstreamDecision] = []
+        if verdict(settings, tool).rule is Rule.APPROVE:  # only then do decisions matter
+            decisions = self._registry().upstream_decisions([tool.name]).get(tool.name, [])
         entry = self._entry(tool, decisions)
         refused = _refusal(entry)
         if refused is not None:
