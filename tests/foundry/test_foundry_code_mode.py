@@ -411,7 +411,7 @@ def test_concurrent_snippets_each_get_their_own_chain(code_fd: tuple[Foundry, st
 def test_runs_are_kept_bounded_in_count_and_age(fd: Foundry) -> None:
     from datetime import timedelta
 
-    from toolfoundry.registry import code_runs
+    from toolfoundry.registry import kept_runs
     from toolfoundry.registry.codecs import now
     from toolfoundry.registry.schema import code_runs as code_runs_table
 
@@ -419,7 +419,7 @@ def test_runs_are_kept_bounded_in_count_and_age(fd: Foundry) -> None:
     assert all(fd.registry.code_run(i) is not None for i in ids)
     old = CodeRunRow(
         id="old",
-        started_at=now() - code_runs.RUN_MAX_AGE - timedelta(minutes=1),
+        started_at=now() - kept_runs.RUN_MAX_AGE - timedelta(minutes=1),
         actor="agent",
         ok=True,
         error_kind=None,

@@ -9,7 +9,7 @@ from datetime import timedelta
 from sqlalchemy import text
 
 from toolfoundry.registry import Registry
-from toolfoundry.registry import code_runs as runs
+from toolfoundry.registry import kept_runs as runs
 from toolfoundry.registry.calls import CallRecord
 from toolfoundry.registry.code_runs import CodeRunRow
 from toolfoundry.registry.codecs import now

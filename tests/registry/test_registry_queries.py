@@ -14,6 +14,7 @@ from toolfoundry.registry import (
     UsageStats,
     VersionStatus,
 )
+from toolfoundry.registry.kept_runs import RUN_MAX_AGE
 from toolfoundry.spec import Capabilities
 
 
@@ -138,8 +139,22 @@ def test_agent_runs_are_saved_again_after_each_turn_and_read_back(reg: Registry)
     assert "transcript" not in summary
 
 
+def test_agent_runs_past_the_age_or_the_count_kept_are_deleted(reg: Registry) -> None:
+    """The one bound of kept runs (registry/kept_runs.py), as code-mode runs have it."""
+    old = datetime.now(UTC) - RUN_MAX_AGE - timedelta(minutes=1)
+    reg.save_run(_run("old", started_at=old))  # as a week-old process saved it
+    assert reg.run_transcript("old") is not None
+    for i in range(4):
+        newer = datetime.now(UTC) - timedelta(seconds=10 - i)
+        reg.save_run(_run(f"r{i}", started_at=newer), kept=3)
+    assert reg.run_transcript("old") is None
+    assert [r["id"] for r in reg.recent_runs()] == ["r3", "r2", "r1"]
+    reg.save_run(_run("r1", turns=2), kept=1)  # a run saved again after a turn: no new run
+    assert len(reg.recent_runs()) == 3
+
+
 def test_recent_runs_are_newest_first_and_limited(reg: Registry) -> None:
-    start = datetime(2025, 1, 1, tzinfo=UTC)
+    start = datetime.now(UTC) - timedelta(hours=1)  # runs of today: within the age kept
     for i in range(5):
         reg.save_run(_run(f"r{i}", started_at=start + timedelta(minutes=i)))
     assert [r["id"] for r in reg.recent_runs(3)] == ["r4", "r3", "r2"]

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from toolfoundry.registry.call_journal import CallJournal, Codec, JournalEntry
-from toolfoundry.registry.code_runs import RUN_COLUMNS, RUN_MAX_AGE, RUNS_KEPT, CodeRunRow
+from toolfoundry.registry.code_runs import RUN_COLUMNS, CodeRunRow
 from toolfoundry.registry.codecs import (
     ROW_COLUMNS,
     VERSION_COLUMNS,
@@ -34,6 +34,7 @@ from toolfoundry.registry.codecs import (
     sqlite_datetime,
     version_records,
 )
+from toolfoundry.registry.kept_runs import RUNS_KEPT, cutoff, prune_sql
 from toolfoundry.registry.records import AuditEvent, RegistryError, ToolVersion
 from toolfoundry.spec import VersionStatus
 from toolfoundry.spec.names import did_you_mean
@@ -76,17 +77,14 @@ _MARK_WRITE = (
 )
 _MARK_FORGET = "DELETE FROM tf_journal_marks WHERE journal = %s"
 _NAMES = "SELECT name FROM tf_tools"
-# A kept code-mode run (registry/code_runs.py), then the runs past the age or count kept.
+# A kept code-mode run (registry/code_runs.py), then the runs past the bound (kept_runs.py).
 _RUN_INSERT = (
     "INSERT INTO tf_code_runs (id, started_at, actor, ok, error_kind, duration_ms, "
     "inner_calls, code, recording) VALUES (:id, :started_at, :actor, :ok, :error_kind, "
     ":duration_ms, :inner_calls, :code, :recording)"
 )
 _RUN_READ = f"SELECT {', '.join(RUN_COLUMNS)} FROM tf_code_runs WHERE id = :id"
-_RUN_PRUNE = (
-    "DELETE FROM tf_code_runs WHERE started_at < :cutoff OR started_at < (SELECT started_at "
-    "FROM tf_code_runs ORDER BY started_at DESC LIMIT 1 OFFSET :skip)"
-)
+_RUN_PRUNE = prune_sql("tf_code_runs")
 _NAMED = re.compile(r":(\w+)")
 
 
@@ -237,7 +235,7 @@ class CallStatements:
             ms = call.duration_ms
             rows += [{"tool": call.name, "counter": c, "ms": ms, "at": at} for c in counters]
             audit_rows.append(self._audit_row(call, at))
-        runs = [] if run is None else [self._run_row(run), self._prune_row(kept)]
+        runs = [] if run is None else [self._run_row(run), self._prune_row(run.id, kept)]
         with self._connections.borrow() as driver:
             if self._postgres:
                 self._record_postgres(driver, rows, audit_rows, runs)
@@ -324,9 +322,10 @@ class CallStatements:
             values["recording"] = None if run.recording is None else json.dumps(run.recording)
         return values
 
-    def _prune_row(self, kept: int) -> dict[str, Any]:
-        cutoff: Any = now() - RUN_MAX_AGE
-        return {"cutoff": cutoff if self._postgres else sqlite_datetime(cutoff), "skip": kept - 1}
+    def _prune_row(self, saved: str, kept: int) -> dict[str, Any]:
+        before: Any = cutoff(now())
+        at = before if self._postgres else sqlite_datetime(before)
+        return {"saved": saved, "cutoff": at, "skip": kept - 1}
 
     def _audit_row(self, call: CallRecord, at: Any) -> dict[str, Any]:
         kind = call.error_kind

@@ -2,20 +2,16 @@
 
 The foundry decides what a run and its recording are (``foundry/code_runs.py``); the registry
 stores the row it is handed, on the call path's own statements (``calls.py``: the run and its
-inner calls' records in one transaction), reads it back, and keeps the table bounded: a run
-older than :data:`RUN_MAX_AGE` or beyond the newest :data:`RUNS_KEPT` is deleted when a new one
-is saved.
+inner calls' records in one transaction), reads it back, and keeps the table within the bound
+of every kind of run (``kept_runs.py``) when a new one is saved.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
-# How many runs are kept, and for how long: enough to turn today's snippets into tools.
-RUNS_KEPT = 1000
-RUN_MAX_AGE = timedelta(days=7)
 RUN_COLUMNS = (
     "id",
     "started_at",

@@ -39,6 +39,7 @@ from toolfoundry.registry.engine import (
 )
 from toolfoundry.registry.faults import crash_point
 from toolfoundry.registry.gate_codec import stored_gate_record
+from toolfoundry.registry.kept_runs import RUNS_KEPT
 from toolfoundry.registry.records import (
     AGENT_ACTOR,
     Approval,
@@ -694,10 +695,11 @@ class Registry:
 
     # -- agent runs -----------------------------------------------------------------------
 
-    def save_run(self, row: RunRow) -> None:
-        """Store an agent run, replacing what was stored of it before (one transaction)."""
+    def save_run(self, row: RunRow, *, kept: int = RUNS_KEPT) -> None:
+        """Store an agent run, replacing what was stored of it before (one transaction); a new
+        run deletes the runs past the age or the count (``kept``) kept (registry/kept_runs.py)."""
         with self.engine.begin() as conn:
-            agent_runs.save(conn, row)
+            agent_runs.save(conn, row, kept)
 
     def run_transcript(self, run_id: str) -> dict[str, Any] | None:
         """The stored transcript of an agent run, or None when there is no such run."""
@@ -713,7 +715,7 @@ class Registry:
 
     def save_code_run(self, row: CodeRunRow) -> None:
         """Keep a run_js snippet's run; runs past the count and age kept are deleted
-        (registry/code_runs.py), in the same transaction (``calls.record_all``, which keeps
+        (registry/kept_runs.py), in the same transaction (``calls.record_all``, which keeps
         a run with its inner calls' records)."""
         self.calls.record_all([], run=row)
 
