@@ -160,7 +160,11 @@ def cpu_seconds(pid: int) -> float:
 @contextmanager
 def process(argv: list[str], cwd: Path, env: dict[str, str]) -> Iterator[int]:
     """A server process that prints ``ready`` once it listens; its pid."""
-    proc = subprocess.Popen(argv, cwd=cwd, env=env, stdout=subprocess.PIPE, text=True)
+    log = cwd / f"server-{Path(argv[1]).stem}.log"  # its own messages stay out of the report
+    with log.open("w") as stderr:
+        proc = subprocess.Popen(
+            argv, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=stderr, text=True
+        )
     try:
         assert proc.stdout is not None
         line = proc.stdout.readline()

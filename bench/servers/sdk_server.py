@@ -15,7 +15,7 @@ import sys
 import uvicorn
 from mcp.server.mcpserver import MCPServer
 
-server = MCPServer("sdk-baseline")
+server = MCPServer("sdk-baseline", log_level="WARNING")
 
 
 @server.tool()
