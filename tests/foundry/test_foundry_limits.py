@@ -96,7 +96,13 @@ def test_the_defaults_are_written_once() -> None:
 
 
 # 0: no duplicate check, no wait in line, no calls through `tools` (or no nesting of them)
-ZERO_ACCEPTED = ("duplicate_candidates", "python_queue_s", "inner_call_depth", "inner_calls")
+ZERO_ACCEPTED = (
+    "duplicate_candidates",
+    "dependent_tests",
+    "python_queue_s",
+    "inner_call_depth",
+    "inner_calls",
+)
 HOSTILE_NUMBERS = ["inf", "-inf", "nan", "-1", "0", "1e300", "9" * 5000, "true", '"2"']
 
 
