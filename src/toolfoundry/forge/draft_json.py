@@ -203,10 +203,8 @@ class DraftJson(TypedDict):
         Annotated[
             list[str] | None,
             Field(
-                description="the tools the code calls by a name computed as it runs "
-                "(``tools[name](...)``, ``tools.call(name, ...)``), which the forge cannot read "
-                "from the code: each a registry tool's name, or ``UPSTREAM.TOOL``. The tools "
-                "the code names (``tools.word_count(...)``) are found without it.",
+                description="tools the code calls by a computed name (``tools[name](...)``); "
+                "those it names are read from the code.",
                 default=None,
             ),
         ]
