@@ -21,6 +21,8 @@ type ToolErrorKind =
   | "overloaded"
   | "depth_limit"
   | "call_limit"
+  | "dependency_unavailable"
+  | "unavailable"
   | (string & {});
 
 /** What a failed tool call throws; catch it and branch on `kind`. */
