@@ -119,7 +119,7 @@ class CallTimer:
         self.tick_s = tick_s
         self._heap: list[tuple[float, int, int, CallTimes]] = []
         self._seq = itertools.count()
-        self._cond = threading.Condition()
+        self._cond = threading.Condition(threading.Lock())  # a plain lock: cheaper than RLock
         self._wakes_at = float("inf")
         self._thread: threading.Thread | None = None
 

@@ -13,8 +13,11 @@ from collections.abc import Callable
 from typing import Any
 
 import wasmtime
+from wasmtime import _bindings
 from wasmtime import _ffi as ffi
-from wasmtime._func import enter_wasm
+from wasmtime._func import maybe_raise_last_exn
+
+_func_call = _bindings._wasmtime_func_call  # the ctypes function itself, no wrapper frame
 
 _KINDS = {
     "i32": ffi.WASMTIME_I32.value,
@@ -64,12 +67,18 @@ class NumericCall:
             setattr(union, field, value)
         results = self._results
         nres = 0 if self._result is None else 1
-        with enter_wasm(store) as trap:
-            error = ffi.wasmtime_func_call(
-                store._context(), self._func_ref, self._slots, n, results, nres, trap
-            )
-            if error:
-                raise wasmtime.WasmtimeError._from_ptr(error)
+        # what wasmtime-py's enter_wasm does, without a generator per call (~3 µs)
+        trap = ctypes.POINTER(ffi.wasm_trap_t)()
+        error = _func_call(
+            store._context(), self._func_ref, self._slots, n, results, nres, ctypes.byref(trap)
+        )
+        if error:
+            maybe_raise_last_exn()
+            raise wasmtime.WasmtimeError._from_ptr(error)
+        if trap:
+            trapped = wasmtime.Trap._from_ptr(trap)
+            maybe_raise_last_exn()
+            raise trapped
         if self._result is None:
             return None
         return getattr(results[0].of, self._result)

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import wasmtime
+from wasmtime import _bindings
 from wasmtime import _ffi as ffi
 
 from toolfoundry.base.json_gate import InvalidJson, encode_checked
@@ -64,6 +65,7 @@ WASM32_MAX_MEMORY = 1 << 32
 # ~60); an instance that wrote more is dropped and wasmtime resets its slot.
 RESTORE_PAGES = 256
 _DEFAULT_CAP = SandboxPolicy().memory_bytes
+_set_epoch_deadline = _bindings._wasmtime_context_set_epoch_deadline  # no wrapper frame
 
 
 class _OsSeeds:
@@ -270,7 +272,7 @@ class WasmEngine:
         seed = _seeds.take()
         # any move of the epoch asks this store's callback, which ends the call only once its
         # own deadline has passed; the timer moves it when a running call's deadline comes
-        ffi.wasmtime_context_set_epoch_deadline(guest.store._context(), 1)
+        _set_epoch_deadline(guest.store._context(), 1)
         times = guest.times
         times.deadline, times.passed, times.started = limits.deadline, False, started
         if times.clock is None:
@@ -397,6 +399,9 @@ _default_lock = threading.Lock()
 def default_engine() -> WasmEngine:
     """The process-wide engine, created on first use."""
     global _default
+    engine = _default
+    if engine is not None:  # made once, never replaced: no lock on every call
+        return engine
     with _default_lock:
         if _default is None:
             with preparing():  # SandboxUnavailable when a file is missing or damaged
