@@ -54,6 +54,9 @@ def test_tools_show_says_what_a_tool_uses_and_what_uses_it(registry: str, tmp_pa
     assert "uses word_count (tested against v1; now v1 active)" in shown.stdout
     callee = toolfoundry("tools", "show", "word_count", "--db", registry, cwd=tmp_path)
     assert "used by total_words v1 (active, current; tested against v1)" in callee.stdout
+    # what a reviewer reads: who an approval lets reach the tool
+    review = toolfoundry("approvals", "show", "word_count@1", "--db", registry, cwd=tmp_path)
+    assert "  used by total_words v1 (active, current; tested against v1)" in review.stdout
     as_json = toolfoundry("tools", "show", "word_count", "--db", registry, "--json", cwd=tmp_path)
     data = json.loads(as_json.stdout)
     assert data["uses"] == []

@@ -21,7 +21,7 @@ from toolfoundry.cli.options import (
     say,
     store_options,
 )
-from toolfoundry.cli.tools import suite_lines
+from toolfoundry.cli.tools import link_lines, suite_lines
 from toolfoundry.forge.host_display import capabilities_text
 from toolfoundry.foundry.review import pending_reviews, version_review
 from toolfoundry.registry import RegistryError, ToolVersion
@@ -120,6 +120,9 @@ def show(target: str, db: str | None, config_path: str | None, as_json: bool) ->
     for cap in packet["capability_changes"]["removed"]:
         shown = cap.get("shown", cap["value"])
         out.print(cell(f"  {cap['capability']} {shown} [removed since v{against}]"))
+    # code mode: the tools it calls, and the tools an approval lets reach it
+    for line in link_lines({"uses": packet["uses"], "used_by": packet["used_by"]}):
+        out.print(cell(f"  {line}"), highlight=False)
     for f in packet["findings"]:
         out.print(cell(f"  {f['severity']} {f['rule']}: {f['message']}"), highlight=False)
     tally = packet["test_tally"]
