@@ -158,9 +158,10 @@ def cpu_seconds(pid: int) -> float:
 
 
 @contextmanager
-def process(argv: list[str], cwd: Path, env: dict[str, str]) -> Iterator[int]:
-    """A server process that prints ``ready`` once it listens; its pid."""
-    log = cwd / f"server-{Path(argv[1]).stem}.log"  # its own messages stay out of the report
+def process(argv: list[str], cwd: Path, env: dict[str, str], logs: Path) -> Iterator[int]:
+    """A server process that prints ``ready`` once it listens; its pid. Its stderr goes to a
+    file in ``logs``, out of the report."""
+    log = logs / f"server-{Path(argv[1]).stem}.log"
     with log.open("w") as stderr:
         proc = subprocess.Popen(
             argv, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=stderr, text=True
@@ -211,11 +212,12 @@ def main() -> None:
         servers["ours"] = (int(base.rsplit(":", 1)[1]), pid)
         port = free_port()
         sdk = [sys.executable, str(BENCH / "servers" / "sdk_server.py"), str(port)]
-        servers["python sdk"] = (port, stack.enter_context(process(sdk, cwd, child_env())))
+        servers["python sdk"] = (port, stack.enter_context(process(sdk, cwd, child_env(), cwd)))
         if shutil.which("node") and (NODE_DIR / "node_modules" / "@modelcontextprotocol").exists():
             port = free_port()
             ts = ["node", "mcp_server.mjs", str(port)]
-            servers["ts sdk"] = (port, stack.enter_context(process(ts, NODE_DIR, dict(os.environ))))
+            started = process(ts, NODE_DIR, dict(os.environ), cwd)
+            servers["ts sdk"] = (port, stack.enter_context(started))
         else:
             notes.append("ts sdk: not installed (npm ci --prefix bench/node); skipped")
         for port, _ in servers.values():

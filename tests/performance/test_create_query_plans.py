@@ -90,3 +90,22 @@ def test_a_new_version_and_a_refused_lookalike_read_no_whole_table(fd: Foundry) 
     _, passes = full_passes(fd, lambda: fd.create_tool(slugify(name="sIugify")))
     assert passes == []
     assert [t.name for t in fd.tools() if t.name.endswith("ugify")] == ["slugify"]
+
+
+def test_tools_that_use_tools_read_no_whole_table(fd: Foundry) -> None:
+    """A tool calling a tool (its callees resolved, a cycle looked for, its dependency
+    written), then a new version of the callee (its dependents found, their suites run)."""
+    assert fd.create_tool(slugify()).status == "active"
+    caller = slugify(
+        name="title_slug",
+        description="The slug of a title, with its words capitalised first.",
+        code="export default async ({ text }) => tools.slugify({ text: text.toUpperCase() });",
+        distinct_from={"name": "slugify", "why": "capitalises first"},
+    )
+    _, passes = full_passes(fd, lambda: fd.create_tool(caller))
+    assert fd.show("title_slug").version == 1
+    assert passes == []
+    twin = {"name": "title_slug", "why": "keeps the case"}  # it calls slugify, so passes its tests
+    _, passes = full_passes(fd, lambda: fd.create_tool(slugify(code=BETTER, distinct_from=twin)))
+    assert fd.show("slugify").version == 2
+    assert passes == []
