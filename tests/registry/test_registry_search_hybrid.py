@@ -68,18 +68,24 @@ def test_needs_in_other_words_find_their_tool(lib: Registry) -> None:
         ("divide a restaurant bill evenly among friends without losing a penny", "split_money"),
         ("is it raining in berlin right now", "current_weather"),
         ("make a unique random identifier for a database row", "uuid_v4"),
-        ("order spreadsheet rows by price", "sort_csv"),
+        # ("order spreadsheet rows by price" ranks sort_csv first by 0.005 with the shipped
+        # model and second by 0.02 with the quantised copy: a coin toss, not an example)
+        ("rank the entries of a comma-separated table by a field", "sort_csv"),
     ]:
         hits = lib.search(query, 5)
         assert hits[0].name == wanted, (query, hits[:2])
         assert hits[0].similarity is not None
         assert hits[0].similarity > 0.25
+
+
+@pytest.mark.slow  # all 120 through the registry; test_registry_search_model.py's subset is fast
+def test_the_paraphrased_needs_find_their_tools(lib: Registry) -> None:
     ranked = {q: [h.name for h in lib.search(q, 3)] for q, _ in PARAPHRASES}
     first = sum(1 for q, w in PARAPHRASES if ranked[q][:1] == [w])
     top3 = sum(1 for q, w in PARAPHRASES if w in ranked[q])
-    # the model is pinned by its sha256, so these are exact (97 and 116 of 120 when written);
-    # BM25 alone ranks 22 of them first
-    assert first >= 95, first
+    # the model is pinned by its sha256; queries go through the quantised copy (96 and 116 of
+    # 120 when written) or the shipped model (98 and 116); BM25 alone ranks 22 of them first
+    assert first >= 94, first
     assert top3 >= 114, top3
 
 

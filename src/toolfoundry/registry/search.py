@@ -157,20 +157,24 @@ ORDER BY m.score DESC, t.name
 """
 # "Does this word match more than the budget?" stops counting at budget + 1 rows. On
 # PostgreSQL a word its english configuration drops (a stopword there) counts -1: it is no
-# evidence either way.
-_SQLITE_COUNT = "SELECT count(*) FROM (SELECT 1 FROM tf_search WHERE tf_search MATCH :q LIMIT :cap)"
-_POSTGRESQL_COUNT = (
-    "SELECT CASE WHEN numnode(to_tsquery('english', :q)) = 0 THEN -1 ELSE "
-    "(SELECT count(*) FROM (SELECT 1 FROM tf_search "
-    "WHERE document @@ to_tsquery('english', :q) LIMIT :cap) c) END"
+# evidence either way. One statement counts every word (a column each, ``{i}`` the word's
+# place), with how many tools there are: tools are never deleted, so the highest id (one
+# index probe).
+_SQLITE_COUNT = (
+    "(SELECT count(*) FROM (SELECT 1 FROM tf_search WHERE tf_search MATCH :q{i} LIMIT :cap))"
 )
-# Which of the given tools have the word.
-_SQLITE_HAS = text(
-    "SELECT rowid FROM tf_search WHERE tf_search MATCH :q AND rowid IN :ids"
-).bindparams(bindparam("ids", expanding=True))
-_POSTGRESQL_HAS = text(
-    "SELECT tool_id FROM tf_search "
-    "WHERE tool_id = ANY(:ids) AND document @@ to_tsquery('english', :q)"
+_POSTGRESQL_COUNT = (
+    "(SELECT CASE WHEN numnode(to_tsquery('english', :q{i})) = 0 THEN -1 ELSE "
+    "(SELECT count(*) FROM (SELECT 1 FROM tf_search "
+    "WHERE document @@ to_tsquery('english', :q{i}) LIMIT :cap) c) END)"
+)
+_TOOLS = "(SELECT max(id) FROM tf_tools)"
+# Which of the given tools have the word: one statement for all the words, a UNION ALL arm
+# each, naming the word by its place.
+_SQLITE_HAS = "SELECT rowid, {i} FROM tf_search WHERE tf_search MATCH :q{i} AND rowid IN :ids"
+_POSTGRESQL_HAS = (
+    "SELECT tool_id, {i} FROM tf_search "
+    "WHERE tool_id = ANY(:ids) AND document @@ to_tsquery('english', :q{i})"
 )
 
 # A hit is strong on words when the query words it has carry at least this share of the
@@ -217,8 +221,9 @@ def search(
     lexical = list(found)
     loose: list[tuple[int, SearchHit]] = []
     counts: list[tuple[int, str]] = []
+    total = 0
     if len(words) > 1 and (len(exact) < k or similar is not None):
-        counts = _counts(conn, words[:_MAX_WIDEN_TERMS])
+        counts, total = _counts(conn, words[:_MAX_WIDEN_TERMS])
         loose = [
             (tool_id, hit)
             for tool_id, hit in _ranked(
@@ -231,9 +236,9 @@ def search(
         known = {i for i, _ in loose} | set(found)
         loose += _described(conn, [i for i in near if i not in known], active_only)
         if not counts:
-            counts = _counts(conn, words[:_MAX_WIDEN_TERMS])
+            counts, total = _counts(conn, words[:_MAX_WIDEN_TERMS])
     lexical += [i for i, _ in loose if i not in lexical]
-    for tool_id, hit in _weighed(conn, counts, loose):
+    for tool_id, hit in _weighed(conn, counts, total, loose):
         found[tool_id] = hit
     hits = [_judged(found[i], similar, i, floor) for i in lexical]
     if similar is not None:
@@ -291,17 +296,22 @@ def _described(conn: Connection, ids: list[int], active_only: bool) -> list[tupl
     return out
 
 
-def _counts(conn: Connection, words: list[str]) -> list[tuple[int, str]]:
+def _counts(conn: Connection, words: list[str]) -> tuple[list[tuple[int, str]], int]:
     """How many tools have each word (counted up to the row budget + 1; -1: not a word the
-    index knows, a PostgreSQL stopword)."""
+    index knows, a PostgreSQL stopword), and how many tools there are."""
     postgres = conn.dialect.name == "postgresql"
-    sql = text(_POSTGRESQL_COUNT if postgres else _SQLITE_COUNT)
-    counted: list[tuple[int, str]] = []
-    for word in words:
-        match = word if postgres else f'"{word}"'
-        found = conn.execute(sql, {"q": match, "cap": WIDEN_BUDGET + 1}).scalar_one()
-        counted.append((int(found), word))
-    return counted
+    one = _POSTGRESQL_COUNT if postgres else _SQLITE_COUNT
+    columns = [one.format(i=i) for i in range(len(words))]
+    params: dict[str, Any] = {f"q{i}": _match(conn, w) for i, w in enumerate(words)}
+    row = conn.execute(
+        text(f"SELECT {', '.join([*columns, _TOOLS])}"), {**params, "cap": WIDEN_BUDGET + 1}
+    ).one()
+    return [(int(n), w) for n, w in zip(row[:-1], words, strict=True)], int(row[-1] or 0)
+
+
+def _match(conn: Connection, word: str) -> str:
+    """``word`` as the full-text query of one word (FTS5 takes it quoted)."""
+    return word if conn.dialect.name == "postgresql" else f'"{word}"'
 
 
 def _rarest(counts: list[tuple[int, str]]) -> list[str]:
@@ -321,27 +331,32 @@ def _rarest(counts: list[tuple[int, str]]) -> list[str]:
 
 
 def _weighed(
-    conn: Connection, counts: list[tuple[int, str]], hits: list[tuple[int, SearchHit]]
+    conn: Connection,
+    counts: list[tuple[int, str]],
+    total: int,
+    hits: list[tuple[int, SearchHit]],
 ) -> list[tuple[int, SearchHit]]:
     """``hits`` with their relevance, the IDF weight of the query words each has over that of
     all the query's words (a word no tool has weighs most: the need is about it), and those
-    words."""
+    words (``total``: how many tools there are)."""
     if not hits:
         return []
-    # tools are never deleted, so the highest id is how many there are (one index probe)
-    total = int(conn.execute(text("SELECT max(id) FROM tf_tools")).scalar() or 0)
     # a number in a need is a value ("split 100 dollars"), not what the need is about
     weights = {w: _idf(total, n) for n, w in counts if n >= 0 and not w.isdigit()}
     whole = sum(weights.values())
     ids = [tool_id for tool_id, _ in hits]
-    postgres = conn.dialect.name == "postgresql"
-    held: dict[int, list[str]] = {tool_id: [] for tool_id in ids}
-    for count, word in counts:
-        if count <= 0 or word not in weights:
-            continue
-        sql, match = (_POSTGRESQL_HAS, word) if postgres else (_SQLITE_HAS, f'"{word}"')
-        for tool_id in conn.execute(sql, {"q": match, "ids": ids}).scalars():
-            held[int(tool_id)].append(word)
+    had: dict[int, set[int]] = {tool_id: set() for tool_id in ids}
+    asked = [i for i, (n, w) in enumerate(counts) if n > 0 and w in weights]
+    if asked:
+        postgres = conn.dialect.name == "postgresql"
+        arm = _POSTGRESQL_HAS if postgres else _SQLITE_HAS
+        sql = text(" UNION ALL ".join(arm.format(i=i) for i in asked))
+        if not postgres:
+            sql = sql.bindparams(bindparam("ids", expanding=True))
+        params = {f"q{i}": _match(conn, counts[i][1]) for i in asked}
+        for tool_id, i in conn.execute(sql, {**params, "ids": ids}):
+            had[int(tool_id)].add(int(i))
+    held = {tool_id: [counts[i][1] for i in sorted(had[tool_id])] for tool_id in ids}
     return [
         (
             tool_id,

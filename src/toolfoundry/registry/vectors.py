@@ -174,7 +174,7 @@ class VectorIndex:
         with self._lock:
             query_vector = self._queries.get(query)
         if query_vector is None:  # a model often searches again with the same words
-            query_vector = embedder.embed_one(query)
+            query_vector = embedder.embed_query(query)
             with self._lock:
                 self._queries[query] = query_vector
                 while len(self._queries) > _KEPT_QUERIES:
