@@ -25,6 +25,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+from harness import goal_line
 from toolfoundry import Foundry
 from toolfoundry.agent import provider_for, run_agent
 
@@ -212,6 +213,7 @@ def main() -> None:
                 f" {statistics.median(called):7.1f} ms {loop_ms:12.1f} ms"
                 f" {loop_ms / run_ms:12.0%}"
             )
+            goal_line(f"the loop's own share of a two-turn {kind} run", loop_ms / run_ms * 100, "%")
         fd.close()
     server.shutdown()
 

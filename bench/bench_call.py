@@ -26,6 +26,7 @@ from typing import Any
 from harness import (
     PG_SERVER,
     fresh_database,
+    goal_line,
     interleaved,
     per_call,
     print_load_after,
@@ -163,12 +164,15 @@ def one(
     if len(labels) > 1:
         line += f" {medians[labels[1]] / medians[labels[0]]:>21.2f}x"
     print(line)
-    ratio = medians[labels[0]] / medians["run_js"]
     if workload.startswith("1 000"):
-        print(f"    goal call <= 1.2x run_js ({labels[0]}): {ratio:.2f}x, " + _verdict(ratio, 1.2))
+        for label in labels:
+            ratio = medians[label] / medians["run_js"]
+            measure = f"Foundry.call vs run_js, {workload} ({label})"
+            goal_line(measure, ratio, goal="<= 1.2x", met=ratio <= 1.2)
     elif len(labels) > 1:
         pg = medians[labels[1]] / medians[labels[0]]
-        print(f"    goal {labels[1]} <= 1.5x {labels[0]}: {pg:.2f}x, " + _verdict(pg, 1.5))
+        measure = f"{workload}: {labels[1]} vs {labels[0]}"
+        goal_line(measure, pg, goal="<= 1.5x", met=pg <= 1.5)
     for label, fd in stores.items():
         validator = fd._caller._prepared(*_row(fd, name))[2]
         parts = {
@@ -180,10 +184,6 @@ def one(
         }
         shown = ", ".join(f"{k} {batch_ms(fn, batch * 4):.3f} ms" for k, fn in parts.items())
         print(f"    {label} parts alone: {shown}")
-
-
-def _verdict(ratio: float, goal: float) -> str:
-    return "met" if ratio <= goal else "MISSED"
 
 
 def _row(fd: Foundry, name: str) -> tuple[int, str, int]:

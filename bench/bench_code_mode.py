@@ -28,6 +28,7 @@ from typing import Any
 
 from harness import (
     RatioTable,
+    goal_line,
     interleaved,
     print_load_after,
     print_load_before,
@@ -193,6 +194,12 @@ def call_ratios(fd: Foundry, rounds: int) -> None:
     # what one inner call adds to a snippet: (ten inner calls - none) / 10
     marginal = (got["inner"] - got["none"]) / 10
     table.line("one inner call, marginal", marginal, got["callee"], "sandbox.run_js of its code")
+    ten = got["inner"] / got["calls"]
+    goal_line(
+        "10 inner calls in one snippet vs 10 Foundry.call", ten, goal="<= 0.5x", met=ten <= 0.5
+    )
+    one = marginal / got["callee"]
+    goal_line("one inner call vs a bare run_js of the callee", one, goal="<= 1.5x", met=one <= 1.5)
 
     got = interleaved(
         {
@@ -256,7 +263,20 @@ def mcp_task(db: str, cwd: Path) -> None:
     print(f"{'way':20} {'calls':>5} {'characters returned':>20}")
     print(f"{'five tool calls':20} {calls_5:>5} {chars_5:>20}")
     print(f"{'one run_js':20} {calls_1:>5} {chars_1:>20}")
-    print(f"calls {calls_5} -> {calls_1}; characters {100 * (1 - chars_1 / chars_5):.1f} % fewer")
+    fewer = 100 * (1 - chars_1 / chars_5)
+    print(f"calls {calls_5} -> {calls_1}; characters {fewer:.1f} % fewer")
+    goal_line(
+        "a five-step task: MCP calls, one run_js vs five tool calls",
+        calls_1 / calls_5,
+        goal="5 -> 1 calls",
+        met=calls_1 == 1 and calls_5 == 5,
+    )
+    goal_line(
+        "a five-step task: characters returned, one run_js vs five tool calls",
+        chars_1 / chars_5,
+        goal="<= 0.2x (>= 80 % fewer)",
+        met=fewer >= 80,
+    )
 
 
 def main() -> None:

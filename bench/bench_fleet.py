@@ -27,7 +27,15 @@ import tempfile
 import time
 from pathlib import Path
 
-from harness import PG_SERVER, fresh_schema, load, markdown_row, percentile, serve_http
+from harness import (
+    PG_SERVER,
+    fresh_schema,
+    goal_line,
+    load,
+    markdown_row,
+    percentile,
+    serve_http,
+)
 from toolfoundry import Foundry
 
 SIZES = (1, 2, 4)
@@ -171,6 +179,10 @@ def main() -> None:
         p50, p95 = percentile(lat[n], 0.5), percentile(lat[n], 0.95)
         cells = [f"{n}", f"{rate:.0f}", f"{rate / one:.2f}", f"{1000 * p50:.1f}"]
         print(markdown_row([*cells, f"{1000 * p95:.1f}", *per_call]))
+    for n in SIZES:
+        goal_line(
+            f"calls/s, {n} server(s) on one PostgreSQL", statistics.median(rates[n]), "calls/s"
+        )
 
 
 if __name__ == "__main__":

@@ -27,7 +27,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from harness import print_machine
+from harness import goal_line, print_machine
 from toolfoundry.sandbox import SandboxPolicy, run_js
 
 MIB = 1024 * 1024
@@ -206,6 +206,18 @@ def main() -> None:
         row(f"{read} per read", "µs", read, other="node", goal="(node vm)")
     for name, (a, b) in fits.items():
         print(f"{name + ' fits':44} {a!s:>10}      {b!s:>10}           native")
+    # the goals, as absolute figures of ours (a failed measure is no goal line)
+    goals = [
+        ("1 MiB buffers kept until refused (64 MiB cap)", "buffers", "MiB", ">= 60 MiB", 60.0),
+        ("the cap's next 1 MiB refused after", "refuse", "ms", "<= 50 ms", -50.0),
+        ("Date.now() per read", "Date.now()", "µs", "<= 2 µs", -2.0),
+        ("performance.now() per read", "performance.now()", "µs", "<= 2 µs", -2.0),
+    ]
+    for measure, key, unit, goal, bound in goals:
+        value = med(f"{key}:ours")
+        if value is not None:  # a negative bound is an upper one
+            met = value >= bound if bound > 0 else value <= -bound
+            goal_line(measure, value, unit, goal=goal, met=met)
     if native_note:
         print(native_note)
     if shutil.which("node") is None:

@@ -15,7 +15,7 @@ each round times ``--calls`` calls of one then of the other, alternating which g
 The ratio is the median over rounds of (Foundry.call median / hookless median); 1.00 means
 no cost. The ``control`` row times the hookless refused call against itself: how far from
 1.00 a ratio strays on this machine when nothing differs. Goal: with
-OpenTelemetry absent, the call path's cost is unchanged.
+OpenTelemetry absent, the call path's cost is unchanged (its goal lines: within 5 % of 1x).
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from harness import child_env, each
+from harness import child_env, each, goal_line
 
 MODES = ("absent", "noop", "sdk")
 DRAFT: dict[str, Any] = {
@@ -158,6 +158,13 @@ def main() -> None:
                 f"{r['mode']:<8} {workload:<8} {r['calls']:>6} {w['hookless_p50_us']:>16.1f} "
                 f"{w['foundry_call_p50_us']:>20.1f} {w['ratio']:.3f}"
             )
+        for workload in ("sandbox", "refused"):
+            measure = f"Foundry.call ({workload}) with OpenTelemetry {r['mode']} vs hookless"
+            ratio = r["workloads"][workload]["ratio"]
+            if r["mode"] == "absent":
+                goal_line(measure, ratio, goal="<= 1.05x", met=ratio <= 1.05)
+            elif workload == "sandbox":
+                goal_line(measure, ratio)
 
 
 if __name__ == "__main__":

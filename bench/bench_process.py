@@ -24,7 +24,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from harness import load, percentile
+from harness import goal_line, load, percentile
 from toolfoundry.sandbox.process.bwrap import BwrapExecutor
 from toolfoundry.sandbox.process.exchange import exchange, request_bytes
 from toolfoundry.sandbox.process.executor import ProcessLimits
@@ -162,9 +162,9 @@ def main() -> None:
     extra = report["cold jail"]["p50"] - base["p50"]
     print(f"what the jail adds to a cold call (p50, cold jail - subprocess): {extra:+.2f} ms")
     warm, cold_row = report["warm pool"], report["cold jail"]
-    print(f"goal warm p50 <= 3 ms: {'met' if warm['p50'] <= 3 else 'missed'} ({warm['p50']})")
-    verdict = "met" if cold_row["p99"] <= 25 else "missed"
-    print(f"goal cold p99 <= 25 ms: {verdict} ({cold_row['p99']})")
+    goal_line("cold jail call p50 vs a plain subprocess", cold_row["p50"] / base["p50"])
+    goal_line("warm pool call p50", warm["p50"], "ms", goal="<= 3 ms", met=warm["p50"] <= 3)
+    goal_line("cold call p99", cold_row["p99"], "ms", goal="<= 25 ms", met=cold_row["p99"] <= 25)
 
 
 def _settle(pool: WarmPool) -> None:

@@ -23,7 +23,7 @@ from typing import Any
 
 from sqlalchemy import insert, select, text
 
-from harness import each, fresh_schema, percentile
+from harness import each, fresh_schema, goal_line, percentile
 from toolfoundry import Foundry
 from toolfoundry.forge import forge_draft
 from toolfoundry.registry import search as fulltext
@@ -127,8 +127,14 @@ def timed(fn: Callable[[], Any], runs: int) -> list[float]:
 
 
 def line(
-    label: str, values: list[float], base: list[float] | None = None, goal: float | None = None
+    label: str,
+    values: list[float],
+    base: list[float] | None = None,
+    goal: float | None = None,
+    store: str = "",
 ) -> None:
+    """One measure's p50 and p95 (and its ratio to ``base``); with a ``goal`` (ms, p50), also
+    its goal line, named with its ``store``."""
     p50, p95 = percentile(values, 0.5), percentile(values, 0.95)
     text_ = f"  {label:<44} p50 {p50:8.3f} ms   p95 {p95:8.3f} ms"
     if base:
@@ -136,6 +142,8 @@ def line(
     if goal is not None:
         text_ += f"   goal <= {goal} ms: {'met' if p50 <= goal else 'MISSED'}"
     print(text_)
+    if goal is not None:
+        goal_line(f"{label} ({store}) p50", p50, "ms", goal=f"<= {goal} ms", met=p50 <= goal)
 
 
 def bench_create_and_call(url: str, label: str, runs: int) -> None:
@@ -149,7 +157,9 @@ def bench_create_and_call(url: str, label: str, runs: int) -> None:
         forge += timed(lambda: forge_draft(draft(f"t{next(n)}")), 1)
         create += timed(lambda: fd.create_tool(draft(f"t{next(n)}")), 1)
     line("baseline: forge_draft (no database)", forge)
-    line("create_tool, new tool", create, forge, goal=30 if label == "sqlite" else None)
+    line(
+        "create_tool, new tool", create, forge, goal=30 if label == "sqlite" else None, store=label
+    )
     update = timed(
         lambda: fd.create_tool({**draft("warmup", unique=False), "description": f"v{next(n)}"}),
         runs,
@@ -168,7 +178,7 @@ def bench_create_and_call(url: str, label: str, runs: int) -> None:
     bare = timed(lambda: run_js(code, args, policy), runs * 10)
     call = timed(lambda: fd.call("warmup", args), runs * 10)
     line("baseline: bare run_js, back to back", bare)
-    line("call path, back to back", call, bare, goal=1 if label == "sqlite" else None)
+    line("call path, back to back", call, bare, goal=1 if label == "sqlite" else None, store=label)
     # Paced and interleaved: each call after a 3 ms gap, as calls arrive from a model. On a
     # loaded machine caches go cold in the gap, which costs Python-heavy work the most.
     paced_bare: list[float] = []
@@ -313,12 +323,14 @@ def bench_search(url: str, label: str, count: int, runs: int) -> None:
         timed(lambda: fd.search(next(fi), 5), runs),
         bare,
         goal=20,
+        store=label,
     )
     line(
         "search(k=5), two very common words",
         timed(lambda: fd.search(next(ci), 5), runs),
         bare,
         goal=20,
+        store=label,
     )
     fd.close()
 

@@ -27,7 +27,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from bench_listing import seeded
-from harness import RatioTable, cli_seconds, interleaved, print_machine, timed
+from harness import RatioTable, cli_seconds, goal_line, interleaved, print_machine, timed
 from toolfoundry import Foundry
 from toolfoundry.registry import NewVersion, Registry, VersionStatus
 from toolfoundry.sandbox import run_js
@@ -120,6 +120,7 @@ def main() -> None:
         )
         line(f"fd.report(), {n} tools", got["ours"], got["narrow"], "registry.active_set()")
         line(f"fd.report(), {n} tools", got["ours"], got["tools"], "fd.tools()")
+        goal_line(f"fd.report() of {n} tools vs fd.tools()", got["ours"] / got["tools"])
         fd.close()
         report_cmd = ["tools", "report", "--json", "--db", url]
         one = ["tools", "list", "--limit", "1", "--db", url]
@@ -140,6 +141,9 @@ def main() -> None:
             opts.rounds,
         )
         line("fd.verify(), 100 tools x 2 tests", got["ours"], got["bare"], "200 run_js, 2 threads")
+        goal_line(
+            "fd.verify() of 100 tools x 2 tests vs their 200 run_js", got["ours"] / got["bare"]
+        )
         checked.close()
         verify_cmd = ["tools", "verify", "--json", "--db", url]
         got = interleaved(

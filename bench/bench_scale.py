@@ -44,6 +44,7 @@ import anyio
 
 from harness import (
     fresh_database,
+    goal_line,
     load,
     markdown_row,
     print_load_after,
@@ -269,6 +270,11 @@ def table(rows: list[Row]) -> None:
         previous[row.backend] = row
     print()
     print("(xN): growth over the size ten times smaller on the same backend.")
+    for row in rows:
+        first = row.figures.get("mcp_first")
+        if first is not None and row.size >= 10_000:
+            measure = f"tools/list first page over HTTP, {row.size} tools ({row.backend})"
+            goal_line(measure, first, "ms", goal="<= 50 ms", met=first <= 50)
     for row in rows:
         listed = row.figures.get("listed", 0)
         print(

@@ -31,7 +31,7 @@ from tests.registry.search_library import LIBRARY, NEAR, QUERIES, UNRELATED
 from tests.registry.search_paraphrases import DISTRACTORS, PARAPHRASES, UNRELATED_MORE
 
 from bench_registry import seed
-from harness import fresh_schema, load, percentile
+from harness import fresh_schema, goal_line, load, percentile
 from toolfoundry import Foundry
 from toolfoundry.registry import NewVersion, Registry, embedder
 from toolfoundry.registry import search as fulltext
@@ -88,6 +88,20 @@ def relevance(url: str, label: str, library: list[tuple[str, str, dict[str, Any]
                 if ranked[q] and ranked[q][0].name == w and ranked[q][0].strength == "strong"
             )
             n = len(needs)
+            goal_line(
+                f"right tool first, {title} ({mode}, {label})",
+                100 * first / n,
+                "%",
+                goal=f">= {GOAL_FIRST:.0%}",
+                met=first / n >= GOAL_FIRST,
+            )
+            goal_line(
+                f"right tool in the top 3, {title} ({mode}, {label})",
+                100 * top3 / n,
+                "%",
+                goal=f">= {GOAL_TOP3:.0%}",
+                met=top3 / n >= GOAL_TOP3,
+            )
             print(
                 f"  {title:12} right tool first {first:3}/{n} ({first / n:4.0%}, goal >= "
                 f"{GOAL_FIRST:.0%}: {mark(first / n >= GOAL_FIRST)})   top 3 {top3:3}/{n} "
@@ -175,6 +189,10 @@ def cost(url: str, label: str, count: int, runs: int) -> None:
             f"  {name:22} p50 {p50:7.2f} ms   p95 {p95:7.2f} ms   x{p50 / base:.2f}"
             + (goal if name == "hybrid" else "")
         )
+        if name == "hybrid":
+            measure = f"hybrid search p50, {label}, {count} tools"
+            goal_line(measure, p50, "ms", goal=f"<= {GOAL_P50_MS:.0f} ms", met=p50 <= GOAL_P50_MS)
+            goal_line(f"hybrid search p50 vs BM25 alone, {label}, {count} tools", p50 / base)
 
 
 def on_postgres(run: Callable[[str], None]) -> None:

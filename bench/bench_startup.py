@@ -37,7 +37,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from harness import CLI, child_env, interleaved, print_machine, process_seconds
+from harness import CLI, child_env, goal_line, interleaved, print_machine, process_seconds
 
 PY = sys.executable
 # run as ``python -c SEED URL`` by the toolfoundry under test: each tree writes its own schema
@@ -223,6 +223,14 @@ def main() -> None:
         print(f"{name:<{width}} {median * 1000:>7.0f}ms {median / base:>7.1f}")
     if args.compare_src:
         print(f"(before): the same process from {args.compare_src}")
+    for name, goal_s in (("Foundry.open + call", 0.3), ("serve initialize", 0.5)):
+        took = medians[name]
+        goal_line(f"{name}, a new process", took, "s", goal=f"<= {goal_s} s", met=took <= goal_s)
+    # what serve costs of its own: against importing the MCP SDK's server alone
+    sdk = medians["python -c 'import mcp.server.lowlevel'"]
+    goal_line(
+        "serve initialize vs importing the MCP SDK's server", medians["serve initialize"] / sdk
+    )
     print_machine()
 
 

@@ -22,7 +22,7 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 
-from harness import interleaved, load, timed
+from harness import goal_line, interleaved, load, timed
 from toolfoundry.base.json_gate import check
 from toolfoundry.base.json_schema import compile_schema
 from toolfoundry.foundry.call import argument_problems
@@ -81,6 +81,9 @@ def main() -> None:
     print(f"{'1 000-object argument':34} {'ms':>9} {'x old':>8}")
     for name, ms in medians.items():
         print(f"{name:34} {ms:9.3f} {ms / base:8.3f}")
+    ours = medians["new: CompiledSchema.problems"]
+    goal_line("a 1 000-object argument validated vs jsonschema's iter_errors", ours / base)
+    goal_line("a 1 000-object argument validated", ours, "ms", goal="<= 2 ms", met=ours <= 2)
     started = time.perf_counter()
     compile_schema(dict(SCHEMA, title="fresh")).problems(ARGUMENT)
     print(f"{'compile + validate, uncached':34} {(time.perf_counter() - started) * 1e3:9.3f}")

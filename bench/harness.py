@@ -8,7 +8,8 @@
 
 - interleaved rounds (``interleaved``: every side once a round, ABAB or ABBA), medians and
   percentiles, the timing of one call or a batch;
-- the load average lines, ratio tables and Markdown rows the scripts print;
+- the load average lines, ratio tables and Markdown rows the scripts print, and their goal
+  lines (``goal_line``: the headline results docs/benchmarks.md's summary is made of);
 - scratch PostgreSQL schemas and databases, ``serve --http`` processes on free ports.
 
 Scripts run as ``.venv/bin/python bench/x.py``, so this directory is first on ``sys.path`` and
@@ -29,6 +30,8 @@ import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
+
+from summary import RATIO, goal_text  # bench/summary.py: the one form of a goal line
 
 CACHE = Path.home() / ".cache" / "toolfoundry-bench"
 REPO = Path(__file__).resolve().parent.parent
@@ -199,6 +202,23 @@ class RatioTable:
 
     def line(self, name: str, ours: float, base: float, what: str) -> None:
         print(f"{name:{self.width}} {ours:8.3f}s {base:8.3f}s {ours / base:6.2f}x  {what}")
+
+
+def goal_line(
+    measure: str, value: float, unit: str = RATIO, *, goal: str = "", met: bool | None = None
+) -> None:
+    """Print one of the script's headline results for the summary of docs/benchmarks.md,
+    which reads these lines and nothing else of the output (bench/summary.py).
+
+    Args:
+        measure: what was measured, in words.
+        value: ours / the baseline measured in the same run (``unit`` ``x``), or the figure
+            in ``unit``.
+        unit: ``x``, or the unit of an absolute figure (``ms``, ``µs``, ``MiB``, ``%``).
+        goal: what the script holds it to, as written for people (``<= 1.5x``).
+        met: whether this run met ``goal``; None when there is no goal.
+    """
+    print(goal_text(measure, value, unit, goal=goal, met=met))
 
 
 def markdown_row(cells: Iterable[str]) -> str:

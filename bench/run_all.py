@@ -10,8 +10,8 @@ between the ``recorded run`` markers is replaced by the run: its date, commit, m
 load average before and after each script, each command and what it printed (a script that
 prints Markdown tables, like ``bench_sandbox.py --markdown``, is shown as tables). Everything
 outside the markers is hand-maintained and kept as it is, but for the summary at the top
-(a table and ``docs/benchmarks/summary.svg`` of the run's ratios), which ``summary.py``
-rewrites from it; a script missing from ``SCRIPTS``
+(a table and ``docs/benchmarks/summary.svg`` of the goal lines the scripts declared), which
+``summary.py`` rewrites from it; a script missing from ``SCRIPTS``
 still runs, with no arguments. ``--only`` re-runs some scripts and keeps the others' record.
 """
 
