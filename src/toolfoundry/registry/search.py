@@ -268,25 +268,33 @@ def _judged(hit: SearchHit, similar: Similarities | None, tool_id: int, floor: f
     )
 
 
+# Statements built once (building one costs more CPU than running it on an index).
+_DESCRIBED = (
+    select(
+        tools.c.id,
+        tools.c.name,
+        tools.c.current_version,
+        versions.c.description,
+        tools.c.current_status,
+    )
+    .join(
+        versions,
+        and_(versions.c.tool_id == tools.c.id, versions.c.version == tools.c.current_version),
+    )
+    .where(tools.c.id.in_(bindparam("ids", expanding=True)))
+)
+_PARAMETERS = (
+    select(versions.c.parameters)
+    .join(tools, tools.c.id == versions.c.tool_id)
+    .where(tools.c.name == bindparam("name"), versions.c.version == bindparam("version"))
+)
+
+
 def _described(conn: Connection, ids: list[int], active_only: bool) -> list[tuple[int, SearchHit]]:
     """Hits for tools found by similarity alone (their current name, version, description)."""
     if not ids:
         return []
-    query = (
-        select(
-            tools.c.id,
-            tools.c.name,
-            tools.c.current_version,
-            versions.c.description,
-            tools.c.current_status,
-        )
-        .join(
-            versions,
-            and_(versions.c.tool_id == tools.c.id, versions.c.version == tools.c.current_version),
-        )
-        .where(tools.c.id.in_(ids))
-    )
-    rows = {int(r[0]): r for r in conn.execute(query)}
+    rows = {int(r[0]): r for r in conn.execute(_DESCRIBED, {"ids": ids})}
     out = []
     for tool_id in ids:  # most similar first
         row = rows.get(tool_id)
@@ -383,12 +391,8 @@ def _with_parameters(conn: Connection, hits: list[SearchHit]) -> list[SearchHit]
     if not hits:
         return hits
     top = hits[0]
-    query = (
-        select(versions.c.parameters)
-        .join(tools, tools.c.id == versions.c.tool_id)
-        .where(tools.c.name == top.name, versions.c.version == top.version)
-    )
-    parameters = conn.execute(query).scalar_one_or_none()
+    found = conn.execute(_PARAMETERS, {"name": top.name, "version": top.version})
+    parameters = found.scalar_one_or_none()
     return [replace(top, parameters=parameters if isinstance(parameters, dict) else {}), *hits[1:]]
 
 

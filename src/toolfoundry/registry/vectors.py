@@ -225,9 +225,7 @@ class VectorIndex:
         return len(todo)
 
     def _refresh(self, conn: Connection) -> None:
-        generation = conn.execute(
-            select(search_clock.c.generation).where(search_clock.c.id == 1)
-        ).scalar()
+        generation = conn.execute(_CLOCK).scalar()
         if generation is None:
             return
         with self._lock:
@@ -254,6 +252,9 @@ class VectorIndex:
             self._generation = max(self._generation, int(generation))
             if changed:
                 self._matrix = _stacked(self._rows)
+
+
+_CLOCK = select(search_clock.c.generation).where(search_clock.c.id == 1)
 
 
 def _stacked(rows: dict[int, tuple[bytes, bool]]) -> tuple[Any, Any, Any, dict[int, int]] | None:
