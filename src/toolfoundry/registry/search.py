@@ -30,7 +30,7 @@ from sqlalchemy.engine import Connection
 
 from toolfoundry.registry.records import SearchHit
 from toolfoundry.registry.schema import tools, versions
-from toolfoundry.registry.vectors import Similarities, VectorIndex
+from toolfoundry.registry.vectors import CLOCK_SQL, Similarities, VectorIndex
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 _MAX_TERMS = 32
@@ -215,15 +215,21 @@ def search(
     words = terms(query)
     if not words or k <= 0:
         return []
-    similar = vectors.similarities(conn, query) if vectors is not None else None
+    counts: list[tuple[int, str]] = []
+    total = 0
+    similar = None
+    if vectors is not None and vectors.embedder is not None:
+        # hybrid weighs every hit's words: count them first, the vectors' clock with them
+        # (one round trip fewer on PostgreSQL)
+        counts, total, generation = _counts(conn, words[:_MAX_WIDEN_TERMS], clock=True)
+        similar = vectors.similarities(conn, query, generation)
     exact = _ranked(conn, words, k, every=True, active_only=active_only)
     found = {tool_id: replace(hit, matched=tuple(words)) for tool_id, hit in exact}
     lexical = list(found)
     loose: list[tuple[int, SearchHit]] = []
-    counts: list[tuple[int, str]] = []
-    total = 0
     if len(words) > 1 and (len(exact) < k or similar is not None):
-        counts, total = _counts(conn, words[:_MAX_WIDEN_TERMS])
+        if not counts:
+            counts, total, _ = _counts(conn, words[:_MAX_WIDEN_TERMS])
         loose = [
             (tool_id, hit)
             for tool_id, hit in _ranked(
@@ -235,8 +241,6 @@ def search(
         near = [i for i, _ in similar.best(VECTOR_CANDIDATES, active_only=active_only)]
         known = {i for i, _ in loose} | set(found)
         loose += _described(conn, [i for i in near if i not in known], active_only)
-        if not counts:
-            counts, total = _counts(conn, words[:_MAX_WIDEN_TERMS])
     lexical += [i for i, _ in loose if i not in lexical]
     for tool_id, hit in _weighed(conn, counts, total, loose):
         found[tool_id] = hit
@@ -304,17 +308,25 @@ def _described(conn: Connection, ids: list[int], active_only: bool) -> list[tupl
     return out
 
 
-def _counts(conn: Connection, words: list[str]) -> tuple[list[tuple[int, str]], int]:
+def _counts(
+    conn: Connection, words: list[str], *, clock: bool = False
+) -> tuple[list[tuple[int, str]], int, int | None]:
     """How many tools have each word (counted up to the row budget + 1; -1: not a word the
-    index knows, a PostgreSQL stopword), and how many tools there are."""
+    index knows, a PostgreSQL stopword), how many tools there are, and (``clock``) the
+    search vectors' generation (registry/vectors.py; None when not asked)."""
     postgres = conn.dialect.name == "postgresql"
     one = _POSTGRESQL_COUNT if postgres else _SQLITE_COUNT
-    columns = [one.format(i=i) for i in range(len(words))]
+    columns = [*(one.format(i=i) for i in range(len(words))), _TOOLS]
+    if clock:
+        columns.append(f"({CLOCK_SQL})")
     params: dict[str, Any] = {f"q{i}": _match(conn, w) for i, w in enumerate(words)}
     row = conn.execute(
-        text(f"SELECT {', '.join([*columns, _TOOLS])}"), {**params, "cap": WIDEN_BUDGET + 1}
+        text(f"SELECT {', '.join(columns)}"), {**params, "cap": WIDEN_BUDGET + 1}
     ).one()
-    return [(int(n), w) for n, w in zip(row[:-1], words, strict=True)], int(row[-1] or 0)
+    n = len(words)
+    counted = [(int(c), w) for c, w in zip(row[:n], words, strict=True)]
+    generation = int(row[n + 1]) if clock and row[n + 1] is not None else None
+    return counted, int(row[n] or 0), generation
 
 
 def _match(conn: Connection, word: str) -> str:

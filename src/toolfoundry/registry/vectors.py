@@ -25,7 +25,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import and_, or_, select, update
+from sqlalchemy import and_, or_, select, text, update
 from sqlalchemy.engine import Connection
 
 from toolfoundry.registry.embedder import DIMENSIONS, MODEL_ID, Embedder
@@ -48,6 +48,10 @@ def text_of(name: str, description: str) -> str:
     """What the model reads of a tool: its name's words, then its description."""
     spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", name)
     return f"{' '.join(_WORD.findall(spaced))}: {description}"
+
+
+# The newest generation (a search reads it with its other counts, in one statement).
+CLOCK_SQL = "SELECT generation FROM tf_search_clock WHERE id = 1"
 
 
 def tick(conn: Connection) -> int:
@@ -165,12 +169,16 @@ class VectorIndex:
             vector = embedder.embed_one(text).tobytes()
         store(conn, tool_id, status, vector, embedder.model)
 
-    def similarities(self, conn: Connection, query: str) -> Similarities | None:
-        """The query's similarity to every tool with a vector (None without a model)."""
+    def similarities(
+        self, conn: Connection, query: str, generation: int | None = None
+    ) -> Similarities | None:
+        """The query's similarity to every tool with a vector (None without a model).
+        ``generation``: the clock as the caller has just read it (:data:`CLOCK_SQL`, with
+        its own statement); None: read it here."""
         embedder = self._load()
         if embedder is None:
             return None
-        self._refresh(conn)
+        self._refresh(conn, generation)
         with self._lock:
             query_vector = self._queries.get(query)
         if query_vector is None:  # a model often searches again with the same words
@@ -224,8 +232,9 @@ class VectorIndex:
                     store(conn, tool_id, status, vector.tobytes(), embedder.model)
         return len(todo)
 
-    def _refresh(self, conn: Connection) -> None:
-        generation = conn.execute(_CLOCK).scalar()
+    def _refresh(self, conn: Connection, generation: int | None = None) -> None:
+        if generation is None:
+            generation = conn.execute(text(CLOCK_SQL)).scalar()
         if generation is None:
             return
         with self._lock:
@@ -252,9 +261,6 @@ class VectorIndex:
             self._generation = max(self._generation, int(generation))
             if changed:
                 self._matrix = _stacked(self._rows)
-
-
-_CLOCK = select(search_clock.c.generation).where(search_clock.c.id == 1)
 
 
 def _stacked(rows: dict[int, tuple[bytes, bool]]) -> tuple[Any, Any, Any, dict[int, int]] | None:
