@@ -81,15 +81,14 @@ def builtin_tools(foundry: Foundry | Callable[[], Foundry] | None = None) -> lis
         """Find existing tools by what they do, best match first; look here before creating one.
 
         Each hit has a ``strength``: ``strong`` when the tool shares enough of the need, in
-        its words or in meaning; ``weak`` when it is only the closest there is (``matched``
-        lists the query's words it has): read a weak hit's description, or show_tool, before
-        relying on it, and create the tool when none fits. Strong hits come first. An empty
-        list means no tool shares a word or a meaning with the need: none does it yet. The
-        first hit carries its ``parameters`` (JSON Schema): call it with them directly. Each
-        hit's ``signature`` types it as ``tools.NAME(args)`` for run_js (TypeScript). A hit
-        with ``upstream`` is a tool of another MCP server (``UPSTREAM.TOOL``), called as
-        ``tools.UPSTREAM.TOOL(args)`` in run_js or with call_tool; its ``standing`` says
-        whether it runs now or waits for a person's approval.
+        words or meaning; ``weak`` when it is only the closest there is (``matched``: the
+        query's words it has): read it, or show_tool, before relying on it, and create the
+        tool when none fits. Strong hits come first; an empty list means no tool shares a
+        word or a meaning with the need. The first hit carries its ``parameters`` (JSON
+        Schema): call it with them. Each hit's ``signature`` types ``tools.NAME(args)`` for
+        run_js. A hit with ``upstream`` is another MCP server's tool, ``UPSTREAM.TOOL`` (in
+        run_js ``tools.UPSTREAM.TOOL(args)``, or call_tool); its ``standing`` says whether it
+        runs now or waits for a person's approval.
 
         Args:
             query: words describing the need, e.g. "convert markdown to html".
@@ -106,9 +105,9 @@ def builtin_tools(foundry: Foundry | Callable[[], Foundry] | None = None) -> lis
         return merged_hits(found, upstream_hits(query, foundry.upstream_tools(), k), k)
 
     def tool_history(name: str) -> list[dict[str, Any]]:
-        """List every version of a tool with its status, author and creation time, and what
-        it changed from the version it was made from (``changes``: which of code,
-        description, parameters, returns, capabilities differ; tests added or retired).
+        """List a tool's versions: status, author, creation time, and ``changes`` from the
+        version each was made from (which of code, description, parameters, returns,
+        capabilities differ; tests added or retired).
 
         Args:
             name: the tool's name.
@@ -131,16 +130,15 @@ def builtin_tools(foundry: Foundry | Callable[[], Foundry] | None = None) -> lis
     def run_js(code: str, args: dict[str, Any] | None = None) -> dict[str, Any]:
         """Run a one-off JavaScript ES module in the sandbox, where ``tools`` calls your tools.
 
-        The module exports ``handler(args)`` or a default value. It cannot fetch or store by
-        itself; ``await tools.NAME(args)`` runs NAME's current active version with what that
-        tool was approved for (network, storage), ``tools["my-tool"](args)`` for a name with
-        ``-``, ``await tools.call(name, args, { version })`` any active version. Make many
-        calls in one run and return only what you need: the results in between stay in the
-        sandbox. A failed call throws a ``ToolError`` with ``kind`` (``not_found``,
-        ``not_active``, ``invalid_arguments``, ``timeout``...), ``message`` and ``tool``, which
-        the code can catch. Types: each search_tools hit's ``signature``, or the resource
+        The module exports ``handler(args)`` or a default value; it cannot fetch or store by
+        itself. ``await tools.NAME(args)`` runs NAME's active version with what it was
+        approved for (network, storage); ``tools["my-tool"](args)`` for a name with ``-``;
+        ``tools.call(name, args, { version })`` any active version. Make many calls in one run
+        and return only what you need. A failed call throws a catchable ``ToolError``
+        (``kind``: ``not_found``, ``not_active``, ``invalid_arguments``, ``timeout``...;
+        ``message``; ``tool``). Types: search_tools hits' ``signature``, or the resource
         ``toolfoundry://types/tools.d.ts``. The answer has ``value``, ``logs`` and ``run_id``:
-        create_tool with ``from_run`` set to it keeps a working run as a tool.
+        create_tool with ``from_run`` keeps a working run as a tool.
 
         Args:
             code: the ES module source.
@@ -158,13 +156,12 @@ def builtin_tools(foundry: Foundry | Callable[[], Foundry] | None = None) -> lis
         """Read a tool before improving it: description, parameters, code, capabilities, status,
         and its TypeScript ``signature`` as ``tools.NAME`` in run_js.
 
-        Also the whole test suite the version was gated by (earlier versions' tests, named
-        ``v3:name``, then its own), each with input, expected value and fixtures; the tests
-        it retired and why; how often it was called and its last error. A next version must
-        pass that suite, except what it retires in ``changes_tests``.
-
-        An upstream server's tool (``UPSTREAM.TOOL``) shows its description, parameters,
-        annotations, signature, policy and ``standing`` (whether it runs now).
+        Also the test suite that gated the version (earlier versions' tests as ``v3:name``,
+        then its own) with inputs, expected values and fixtures; the tests it retired and
+        why; its calls and last error. A next version must pass that suite, except what it
+        retires in ``changes_tests``. An upstream server's tool (``UPSTREAM.TOOL``): its
+        description, parameters, annotations, signature, policy and ``standing`` (whether
+        it runs now).
 
         Args:
             name: the tool's name.
@@ -186,10 +183,10 @@ def builtin_tools(foundry: Foundry | Callable[[], Foundry] | None = None) -> lis
     def call_tool(name: AnyToolName, arguments: dict[str, Any]) -> Any:
         """Call any active tool by name, for a tool created after your tool list was read.
 
-        The same call as by the tool's own name: its arguments are validated against its
-        parameters, it runs under that tool's own capabilities (network, storage: whatever it
-        was approved for) and limits, and the call is recorded. Meta-tools are called
-        directly, never through call_tool. An upstream server's tool is ``UPSTREAM.TOOL``.
+        The same call as by the tool's own name: arguments validated against its parameters,
+        run under its own approved capabilities (network, storage) and limits, recorded. An
+        upstream server's tool is ``UPSTREAM.TOOL``. Meta-tools are called directly, never
+        through call_tool.
 
         Args:
             name: the tool's name, e.g. one create_tool just made.

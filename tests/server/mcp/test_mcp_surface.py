@@ -17,7 +17,7 @@ from toolfoundry.base.json_gate import encode
 from toolfoundry.foundry.create_tool_text import GLOBALS_LINE
 from toolfoundry.foundry.meta_tools import builtin_tools
 from toolfoundry.server.mcp.server import build_mcp_server, meta_tool_entries
-from toolfoundry.server.mcp.surface import COMPACT_TOKENS, compact_entries
+from toolfoundry.server.mcp.surface import COMPACT_TOKENS, HINT_DEFAULTS, compact_entries
 from toolfoundry.spec.names import META_TOOL_NAMES
 
 BENCH = Path(__file__).resolve().parents[3] / "bench"
@@ -80,7 +80,9 @@ def test_compact_entries_keep_what_a_model_needs(tmp_path: Path) -> None:
     for short, long in zip(compact, full, strict=True):
         kept = [x for x in long["description"].split("\n") if not x.startswith(GLOBALS_LINE)]
         assert short["description"] == "\n".join(kept)
-        assert short["annotations"] == long["annotations"]
+        # the hints mean the same once MCP's defaults fill in those left out; no title
+        told = {key: value for key, value in long["annotations"].items() if key != "title"}
+        assert {**HINT_DEFAULTS, **short.get("annotations", {})} == {**HINT_DEFAULTS, **told}
         assert "outputSchema" not in short
         assert "title" not in short
         props, long_props = short["inputSchema"]["properties"], long["inputSchema"]["properties"]

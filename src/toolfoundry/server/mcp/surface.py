@@ -8,9 +8,10 @@ carries its parameters), calls them with ``call_tool`` or from code with ``run_j
 the model must know to write a tool) and its parameters to two levels, each described by its
 first sentence: a nested object is named by its type, and its shape is told by that sentence
 (the server still validates the whole schema); create_tool's line naming every global is
-left out (its code parameter names the ones that matter). No output schema or title. The
-whole answer stays under :data:`COMPACT_TOKENS` (characters / 4;
-tests/server/mcp/test_mcp_surface.py).
+left out (its code parameter names the ones that matter). No output schema or title, and
+of the annotations only the hints that differ from MCP's defaults (the same meaning: a client
+reads a missing hint as its default). The whole answer stays under :data:`COMPACT_TOKENS`
+(characters / 4; tests/server/mcp/test_mcp_surface.py).
 """
 
 from __future__ import annotations
@@ -26,6 +27,13 @@ _ENTRY_KEYS = ("name", "description", "inputSchema", "annotations")
 _PARAMETER_KEYS = ("type", "description", "enum", "default", "minimum", "maximum")
 # a sentence ends at ". " or "; " (not after "e.g" or "i.e")
 _SENTENCE_END = re.compile(r"(?<!e\.g)(?<!i\.e)[.;] ")
+# what MCP's specification says a tool's behaviour hints are when left out
+HINT_DEFAULTS = {
+    "readOnlyHint": False,
+    "destructiveHint": True,
+    "idempotentHint": False,
+    "openWorldHint": True,
+}
 
 
 def compact_entries(entries: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -45,6 +53,15 @@ def compact_entry(entry: dict[str, Any]) -> dict[str, Any]:
     schema = out.get("inputSchema")
     if isinstance(schema, dict):
         out["inputSchema"] = _root(schema)
+    hints = out.pop("annotations", None)
+    if isinstance(hints, dict):
+        said = {
+            key: value
+            for key, value in hints.items()
+            if key != "title" and (key not in HINT_DEFAULTS or HINT_DEFAULTS[key] != value)
+        }
+        if said:
+            out["annotations"] = said
     return out
 
 
