@@ -51,11 +51,13 @@ from toolfoundry.spec.status import StepJson
 
 if TYPE_CHECKING:  # loaded by the periodic checks only; the forge by the first create_tool
     from toolfoundry.forge import Draft, ToolRunner
+    from toolfoundry.foundry.callees import UpstreamCallees
     from toolfoundry.foundry.create import CreateResult, Intake
     from toolfoundry.foundry.report import ReviewReport
     from toolfoundry.foundry.upstream_gate import UpstreamEntry, UpstreamGate
+    from toolfoundry.foundry.upstream_uses import UpstreamUse
     from toolfoundry.foundry.verify import ToolVerification, Verifier, VerifyReport
-    from toolfoundry.registry import Registry
+    from toolfoundry.registry import Dependency, Registry
     from toolfoundry.sandbox.host.credentials import SecretStore
     from toolfoundry.sandbox.policy import SandboxPolicy
     from toolfoundry.upstream import UpstreamServers
@@ -183,10 +185,19 @@ class Foundry:
                 python_runner=self._python_runner,
                 callees=self._caller.test_callees,
                 stand_in_callees=self._caller.test_callees,
+                upstream=self._upstream_callees,
             )
             if self.config is config:
                 self._made_intake = intake
         return intake
+
+    def _upstream_callees(self) -> UpstreamCallees | None:
+        """The upstream tools a draft's code may call (foundry/callees.py), if any."""
+        if self._upstream_gate is None:
+            return None
+        from toolfoundry.foundry.callees import GateCallees
+
+        return GateCallees(self._upstream_gate)
 
     @classmethod
     def open(
@@ -551,6 +562,20 @@ class Foundry:
             name, approve=approve, by=by, reason=reason, schema_hash=schema_hash
         )
 
+    def upstream_uses(
+        self, uses: Sequence[Dependency], *, wait_s: float = 0.0
+    ) -> dict[str, UpstreamUse]:
+        """Whether each upstream tool among ``uses`` (a version's dependencies) is still what
+        its tests ran against (foundry/upstream_uses.py), waiting at most ``wait_s`` seconds
+        for an upstream's first connection; empty where upstreams are configured but not
+        started (a report never starts a server)."""
+        gate = self._upstream_gate
+        if gate is not None and not gate.servers.started and wait_s <= 0:
+            return {}
+        from toolfoundry.foundry.upstream_uses import upstream_uses
+
+        return upstream_uses(gate, uses, wait_s=wait_s)
+
     # -- finding and describing ----------------------------------------------------------
 
     def search(
@@ -648,7 +673,8 @@ class Foundry:
         """The runner of the tools' suites that :meth:`verify` uses (foundry/verify.py): under
         ``config.limits``, with the Python tier unless ``python`` is false (those tools are
         then ``unavailable``), their ``tools`` calls reaching the registry's pure tools as at
-        create time, each tool's suite bounded by ``tool_budget_s``."""
+        create time, each tool's suite bounded by ``tool_budget_s``, the upstream tools they
+        call checked against the ``[[upstream]]`` servers' listings."""
         from toolfoundry.foundry.verify import Verifier
 
         return Verifier(
@@ -657,6 +683,7 @@ class Foundry:
             python_runner=self._python_runner if python else lambda: None,
             callees=self._caller.test_callees,
             tool_budget_s=tool_budget_s,
+            upstream=lambda: self._upstream_gate,
         )
 
     def report(self, *, unused_days: int = 30) -> ReviewReport:
