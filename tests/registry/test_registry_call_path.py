@@ -92,6 +92,26 @@ def test_calls_recorded_on_the_driver_read_back_through_core(
     assert called[0].at <= called[1].at
 
 
+def test_the_change_mark_moves_with_every_commit_whoever_makes_it(
+    reg: Registry, on_file: CallStatements
+) -> None:
+    """What code mode reads before trusting a callee it resolved earlier in an outer call."""
+    if reg.engine.dialect.name == "postgresql":  # no such mark: every inner call reads
+        assert on_file.change_mark() is None
+        assert reg.calls.change_mark() is None
+        return
+    for statements in (on_file, reg.calls):
+        first = statements.change_mark()
+        assert first is not None
+        assert statements.change_mark() == first  # nothing committed in between
+        reg.add_version(version(f"t{id(statements)}"))  # another connection commits
+        moved = statements.change_mark()
+        assert moved is not None
+        assert moved != first
+        statements.record("trim", 1, 1.0, None, "agent")  # the statements' own commit
+        assert statements.change_mark() != moved
+
+
 def test_connections_are_lent_to_one_thread_at_a_time(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'registry.db'}"
     Registry.open(url).add_version(version())

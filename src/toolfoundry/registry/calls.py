@@ -123,6 +123,8 @@ class DriverConnections(Protocol):
 
     def borrow(self) -> AbstractContextManager[Any]: ...
 
+    def change_mark(self) -> int | None: ...
+
 
 class CallStatements:
     """Resolve, read and record on one database, in the driver's own parameter style."""
@@ -168,6 +170,17 @@ class CallStatements:
         if row[3] == VersionStatus.DISABLED.value:
             return int(row[0]), int(row[1]), VersionStatus.DISABLED
         return int(row[0]), int(row[1]), VersionStatus(row[2])
+
+    def change_mark(self) -> int | None:
+        """A number that differs between two reads whenever anything was committed to the
+        database in between, by any process (a SQLite file's ``PRAGMA data_version``, on a
+        connection kept for it: ``sqlite_file.ChangeMark``); None where there is no such
+        number (PostgreSQL) or it cannot be read: then everything must be read again.
+
+        What lets code mode read a callee's resolution once per outer call
+        (``foundry/call.py``): a disable, an approval or a new version commits, and moves it.
+        """
+        return self._connections.change_mark()
 
     def _close_to(self, name: str) -> str:
         """The "did you mean" of an unknown name (read only when a name is unknown)."""

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +17,7 @@ from toolfoundry.registry.sqlite_file import (
     BUSY_TIMEOUT_MS,
     REVISION_QUERY,
     SCHEMA_HEAD,
+    ChangeMark,
     configure,
     require_directory,
 )
@@ -90,6 +91,27 @@ class EngineConnections:
         self._engine = engine
         self.dialect = engine.dialect.name
         self.key = engine.url.render_as_string(hide_password=True)
+        database = engine.url.database
+        # a SQLite file's change mark; an in-memory database is private to each connection
+        self._mark: ChangeMark | None = None
+        if self.dialect == "sqlite" and database and database != ":memory:":
+            self._mark = ChangeMark(self._mark_connection)
+
+    def change_mark(self) -> int | None:
+        """A SQLite file's :class:`ChangeMark`; None on any other database (no such mark)."""
+        return None if self._mark is None else self._mark.read()
+
+    def _mark_connection(self) -> tuple[Any, Callable[[], None]]:
+        try:
+            pooled = self._engine.raw_connection()  # kept out of the pool until closed
+        except SQLAlchemyError as exc:
+            raise DriverError(exc) from exc
+        return pooled.driver_connection, pooled.close
+
+    def close(self) -> None:
+        """Give the kept connection back (the engine's pool closes the others)."""
+        if self._mark is not None:
+            self._mark.close()
 
     @contextlib.contextmanager
     def borrow(self) -> Iterator[Any]:

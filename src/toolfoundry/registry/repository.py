@@ -76,7 +76,8 @@ class Registry:
         )
         self.storage = SqlStorage(engine)
         # the call path's statements, on the driver (Foundry.open may make its own on a file)
-        self.calls = CallStatements(EngineConnections(engine))
+        self._connections = EngineConnections(engine)
+        self.calls = CallStatements(self._connections)
 
     @classmethod
     def open(cls, url: str, *, embeddings: bool = True) -> Registry:
@@ -99,6 +100,7 @@ class Registry:
     def close(self) -> None:
         """Write the journaled call records, then release pooled connections."""
         self.calls.close()
+        self._connections.close()
         self._engine.dispose()
 
     @contextmanager

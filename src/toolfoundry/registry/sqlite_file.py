@@ -12,7 +12,7 @@ import contextlib
 import os
 import sqlite3
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote
@@ -89,6 +89,53 @@ def configure(connection: sqlite3.Connection) -> None:
     cursor.close()
 
 
+class ChangeMark:
+    """A number that changes whenever anything was committed to a SQLite file since it was
+    last read, by any connection of any process: ``PRAGMA data_version`` (read from the
+    database header in microseconds) on a connection kept for it alone.
+
+    The pragma is per connection and blind to that connection's own commits; this one never
+    writes, so every commit moves it, this process's included. :meth:`read` is None when the
+    mark cannot be read (the connection failed: it is dropped and made again next time), and
+    then nothing may be taken as unchanged.
+
+    Args:
+        open_connection: makes the kept connection: (the driver connection, how to let it go).
+    """
+
+    def __init__(
+        self, open_connection: Callable[[], tuple[sqlite3.Connection, Callable[[], None]]]
+    ) -> None:
+        self._open = open_connection
+        self._kept: tuple[sqlite3.Connection, Callable[[], None]] | None = None
+        self._lock = threading.Lock()  # one connection, asked from any thread in turn
+        self._closed = False
+
+    def read(self) -> int | None:
+        with self._lock:
+            if self._closed:
+                return None
+            try:
+                if self._kept is None:
+                    self._kept = self._open()
+                row = self._kept[0].execute("PRAGMA data_version").fetchone()
+                return int(row[0])
+            except (sqlite3.Error, DriverError):
+                self._release()
+                return None
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            self._release()
+
+    def _release(self) -> None:
+        kept, self._kept = self._kept, None
+        if kept is not None:
+            with contextlib.suppress(sqlite3.Error):
+                kept[1]()
+
+
 class Connections:
     """Driver connections to one file, lent to one thread at a time and kept for reuse."""
 
@@ -101,6 +148,16 @@ class Connections:
         self._idle: list[sqlite3.Connection] = []
         self._lock = threading.Lock()
         self._closed = False
+        self._mark = ChangeMark(self._mark_connection)
+
+    def change_mark(self) -> int | None:
+        """See :class:`ChangeMark`: what the call path compares to know that nothing was
+        committed to the file between two of its reads."""
+        return self._mark.read()
+
+    def _mark_connection(self) -> tuple[sqlite3.Connection, Callable[[], None]]:
+        conn = self._connect()
+        return conn, conn.close
 
     @contextlib.contextmanager
     def borrow(self) -> Iterator[sqlite3.Connection]:
@@ -154,6 +211,7 @@ class Connections:
             idle, self._idle, self._closed = self._idle, [], True
         for conn in idle:
             conn.close()
+        self._mark.close()
 
 
 @dataclass(frozen=True)
