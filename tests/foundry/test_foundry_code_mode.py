@@ -377,6 +377,50 @@ def test_the_call_path_is_the_same_as_foundry_call(code_fd: tuple[Foundry, str])
     assert pinned.value == 2
 
 
+@pytest.mark.parametrize("by", ["this foundry", "another connection"])
+def test_a_tool_disabled_during_a_snippet_is_refused_from_its_next_inner_call(
+    db_url: str, loopback_http: Callable[[type[BaseHTTPRequestHandler]], str], by: str
+) -> None:
+    """A callee's resolution is read once per outer call while nothing commits (call.py):
+    a disable committed between two inner calls still refuses the second."""
+    from toolfoundry.sandbox import SandboxPolicy
+    from toolfoundry.sandbox.host.fetch import FetchPolicy
+
+    with Foundry.open(db_url) as fd:
+        assert fd.create_tool(word_count_draft()).status == "active"
+        disabled: list[str] = []
+
+        class Disable(BaseHTTPRequestHandler):
+            # the snippet's fetch between its calls: answered once the tool is disabled
+            def do_GET(self) -> None:
+                if by == "this foundry":
+                    fd.disable("word_count", by="alice")
+                else:  # as another process would: connections of its own
+                    with Foundry.open(db_url) as other:
+                        other.disable("word_count", by="alice")
+                disabled.append(self.path)
+                self.send_response(204)
+                self.end_headers()
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        host = loopback_http(Disable)
+        fetch = FetchPolicy(allow=(host,), allow_http=(host,), allow_private=("127.0.0.1",))
+        out = fd.run_js(
+            f"""const before = [];
+               for (let i = 0; i < 3; i++) before.push(await tools.word_count({{ text: 'a b' }}));
+               await fetch('http://{host}/disable');
+               const after = await tools.word_count({{ text: 'a b' }}).catch((e) => e.kind);
+               export default {{ before, after }};""",
+            policy=SandboxPolicy.under(fd.config.limits, fetch=fetch),
+        )
+        assert out.ok, out.error
+        assert disabled == ["/disable"]
+        assert out.value == {"before": [2, 2, 2], "after": "not_active"}
+        assert fd.usage("word_count").calls == 4  # the refused call is counted too
+
+
 def test_the_actor_of_inner_calls_is_the_runs(code_fd: tuple[Foundry, str]) -> None:
     fd, _ = code_fd
     out = fd.run_js("export default await tools.word_count({ text: 'a' });", by="carol")

@@ -7,7 +7,8 @@ reused; only the version's status is read from the database on every call.
 A call made by code through ``tools`` (code mode, ``inner_calls.py``) takes the same path
 (:meth:`Caller.call_inner`): only its deadline (the outer one), its ``tools`` (the same chain,
 one level deeper) and where its record goes (the chain's, written when the outer call ends)
-differ.
+differ; and its callee's status is read again only once something was committed since the
+chain last read it (:meth:`Caller._resolve`), its policy made once per chain.
 """
 
 from __future__ import annotations
@@ -279,13 +280,14 @@ class Caller:
         """Resolve, check the status, validate and run: (the result, the version number
         that answered or refused, None when the name did not resolve)."""
         stand_in = inner[0].stand_in if inner is not None else None
-        if stand_in is not None and version is None and name == stand_in.tool.name:
+        standing = stand_in is not None and version is None and name == stand_in.tool.name
+        if stand_in is not None and standing:
             # a new version tried with its dependents' suites answers for the current one
             tool, policy, validator = stand_in.tool, stand_in.policy, stand_in.validator
             number, calls_tools = tool.version, True
         else:
             try:
-                row_id, number, status = self._statements.resolve(name, version)
+                row_id, number, status = self._resolve(name, version, inner)
             except RegistryError as exc:
                 refused = CallResult.failure(
                     ErrorKind.NOT_FOUND, exc.message, duration_ms=elapsed_ms(started)
@@ -325,14 +327,46 @@ class Caller:
 
             own: InnerCalls | None = None  # this call's own tools, read after it ends
             if inner is not None:
-                policy = self._inner_policy(policy, name, number, *inner)
+                policy = self._inner_policy(policy, name, number, *inner, standing)
                 own = policy.tools if isinstance(policy.tools, InnerCalls) else None
+                if own is not None:  # kept in the chain: what an earlier call of it left
+                    own.unavailable = None
             elif by != AGENT_ACTOR or calls_tools:
                 # the kept policy's tools serve code that calls none, done for the agent
                 own = self.inner_calls(name, number, actor=by)
                 policy = dataclasses.replace(policy, tools=own)
             result = dependency_failure(name, run_js(tool.code, checked, policy), own)
         return result, number
+
+    def _resolve(
+        self, name: str, version: int | None, inner: tuple[Chain, int] | None
+    ) -> tuple[int, int, VersionStatus]:
+        """(row id, number, status) of the version a call names (``CallStatements.resolve``).
+
+        An inner call reads it once per callee in its chain while nothing is committed to
+        the database: the change mark (``CallStatements.change_mark``) is read first, on
+        every inner call, and when it has moved (a disable, an approval, a new version, any
+        write by anyone) every callee is read again. So a tool disabled during an outer call
+        is refused from its next inner call on, as before, without a query per call. Where
+        there is no mark (PostgreSQL), every call reads.
+        """
+        if inner is None:
+            return self._statements.resolve(name, version)
+        chain = inner[0]
+        mark = self._statements.change_mark()  # before the read it vouches for
+        if mark is None:
+            return self._statements.resolve(name, version)
+        key = (name, version)
+        if mark == chain.mark:
+            found = chain.resolved.get(key)
+            if found is not None:
+                return found
+        else:
+            chain.resolved.clear()
+            chain.mark = mark
+        found = self._statements.resolve(name, version)
+        chain.resolved[key] = found
+        return found
 
     def _inactive_message(self, name: str, number: int, status: VersionStatus) -> str:
         """Why version ``number`` of ``name``, resolved with ``status``, does not run."""
@@ -346,12 +380,24 @@ class Caller:
         return f"{name!r} version {number} is {status.value}; only active versions run"
 
     def _inner_policy(
-        self, policy: SandboxPolicy, name: str, number: int, chain: Chain, depth: int
+        self,
+        policy: SandboxPolicy,
+        name: str,
+        number: int,
+        chain: Chain,
+        depth: int,
+        stand_in: bool,
     ) -> SandboxPolicy:
         """The callee's own policy, ending at the outer deadline, its ``tools`` one level
-        deeper in the same chain."""
-        tools = self.inner_calls(name, number, chain=chain, depth=depth, actor=chain.actor)
-        return dataclasses.replace(policy, tools=tools, deadline=chain.deadline)
+        deeper in the same chain: made once per callee and depth in a chain (``stand_in``: a
+        draft's version answering for its tool), then kept there for its later calls."""
+        key = (name, number, depth, stand_in)
+        kept = chain.policies.get(key)
+        if kept is None:
+            tools = self.inner_calls(name, number, chain=chain, depth=depth, actor=chain.actor)
+            kept = dataclasses.replace(policy, tools=tools, deadline=chain.deadline)
+            chain.policies[key] = kept
+        return kept
 
     def test_callees(self, stand_in: ToolVersion | None = None) -> InnerCalls:
         """The registry's tools as a draft's test cases reach them (the forge's runner's

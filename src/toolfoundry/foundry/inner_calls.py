@@ -26,7 +26,7 @@ from toolfoundry.registry.calls import CallRecord, CallStatements
 from toolfoundry.registry.records import ToolVersion
 from toolfoundry.sandbox.host.protocols import ToolRequest
 from toolfoundry.sandbox.policy import SandboxPolicy
-from toolfoundry.spec import CallError, CallLimits, CallResult, ErrorKind
+from toolfoundry.spec import CallError, CallLimits, CallResult, ErrorKind, VersionStatus
 
 # An inner call refused with one of these means its callee cannot be called now: a tool whose
 # code it is fails ``dependency_unavailable``, naming that callee (call.py).
@@ -73,6 +73,15 @@ class Chain:
         stand_in: a draft's version answering for its tool's current version (testing only).
         calls: inner calls made so far, at every depth.
         records: the inner calls to count and audit when the outer call ends.
+        policies: the policy each callee runs under at each depth, made by its first call in
+            the chain (``call.Caller._inner_policy``): its own, ending at the outer deadline,
+            its ``tools`` one level deeper in this chain.
+        resolved: each callee's (row id, number, status) as read while the database's change
+            mark was ``mark`` (``call.Caller._resolve``): read again once anything commits.
+
+    ``policies``, ``resolved`` and ``mark`` need no lock: a chain's calls run one at a time
+    (an inner call is a synchronous host call; a caller waits for its callee), so one call of
+    a callee at a given depth ends before the next begins.
     """
 
     deadline: float
@@ -83,6 +92,11 @@ class Chain:
     calls: int = 0
     records: list[CallRecord] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
+    policies: dict[tuple[str, int, int, bool], SandboxPolicy] = field(default_factory=dict)
+    resolved: dict[tuple[str, int | None], tuple[int, int, VersionStatus]] = field(
+        default_factory=dict
+    )
+    mark: int | None = None
 
     def take_call(self) -> int:
         """Count one more inner call; the new count."""
@@ -180,6 +194,7 @@ class InnerCalls:
 
     def handler(self, *, deadline: float, caller: str | None) -> ToolsSession:
         """The handler of one call of this caller (see the sandbox's ``ToolsProvider``)."""
+        self.unavailable = None  # a provider kept in a chain serves its callee's next call
         chain = self._chain
         owner = chain is None
         if chain is None:
