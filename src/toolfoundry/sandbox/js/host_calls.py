@@ -9,8 +9,9 @@ lone surrogate in one is kept as its visible escape.
 The ``tool`` op is code mode's ``tools.NAME(args)``: the request is checked here (its shape,
 and the JSON gate with one level for the wrapper), then handed to the call's
 :class:`~toolfoundry.sandbox.host.protocols.ToolsHandler` on a native stack of its own
-(``nesting.py``: the callee runs in another store below this one). Once the guest has said
-``answered`` (its result is decided), every later ``tool`` request is refused.
+(``nesting.py``: the callee runs in another store below this one). Once the call has returned
+(:meth:`CallHost.close`), every later ``tool`` request is refused; between the moment its
+answer is decided and then, the prelude refuses them itself (47-tools.js), without a crossing.
 """
 
 from __future__ import annotations
@@ -21,9 +22,9 @@ from typing import Any
 from toolfoundry.base.json_gate import (
     JSON_LIMITS,
     InvalidJson,
-    check,
     decode,
     encode,
+    encode_checked,
     well_formed,
 )
 from toolfoundry.sandbox.host import crypto
@@ -98,9 +99,6 @@ class CallHost:
             return crypto.digest(payload)
         if op == "hmac":
             return crypto.hmac_sign_or_verify(payload)
-        if op == "answered":
-            self._answered = True
-            return b""
         if op == "tool":
             return self._tool_answer(payload)
         try:
@@ -157,15 +155,17 @@ class CallHost:
 
     def _tool_answer(self, payload: bytes) -> bytes:
         name, answer = self._tool(payload)
+        if isinstance(answer, str):  # the value's JSON text, written by the gate
+            return ('{"value":' + answer + "}").encode("utf-8")
         try:
             return encode(answer).encode("utf-8")
         except InvalidJson as exc:  # an answer the gate refuses never reaches the script
             refused = self._tool_refused(name, "invalid_output", f"the answer is refused: {exc}")
             return encode(refused).encode("utf-8")
 
-    def _tool(self, payload: bytes) -> tuple[str | None, dict[str, Any]]:
-        """One ``tools`` call: (the tool's name, ``{"value": ...}`` or ``{"error": {kind,
-        message, tool}}``)."""
+    def _tool(self, payload: bytes) -> tuple[str | None, dict[str, Any] | str]:
+        """One ``tools`` call: (the tool's name, the JSON text of its value, or ``{"error":
+        {kind, message, tool}}``)."""
         try:
             data = decode(payload, _TOOL_REQUEST_LIMITS)
         except InvalidJson as exc:
@@ -193,11 +193,10 @@ class CallHost:
             result = CallResult.failure("runtime_error", f"the inner call failed: {exc}")
         if result.error is not None:
             return name, self._tool_refused(name, result.error.kind.value, result.error.message)
-        try:  # the value crosses the gate like any result (depth, numbers, Unicode)
-            check(result.value)
+        try:  # the value crosses the gate like any result (depth, numbers, Unicode), once
+            return name, encode_checked(result.value)
         except InvalidJson as exc:
             return name, self._tool_refused(name, "invalid_output", f"the answer is refused: {exc}")
-        return name, {"value": result.value}
 
     def _tool_refused(self, name: str | None, kind: str, message: str) -> dict[str, Any]:
         self.tool_kinds.add(kind)

@@ -14,6 +14,16 @@
     }
   }
   defineProperty(ToolError.prototype, "name", { value: "ToolError", writable: true, configurable: true });
+  // Set by the driver once the call's answer is decided (50-driver.js): a `tools` call made
+  // after that (a detached promise chain's, in the same job pump) is refused here, before any
+  // request; the host refuses everything once the call has returned (CallHost.close). Only the
+  // prelude reaches the raw hook (00-core.js deletes it from the global), so this closure's
+  // flag is the one way in. It lives in guest memory: a kept instance is put back to the
+  // snapshot's bytes, where it is false.
+  let decided = false;
+  const decide = () => {
+    decided = true;
+  };
   const toolError = (e, name) =>
     marked(new ToolError(String(e.message), String(e.kind), e.tool === undefined ? name : e.tool), String(e.kind));
   const callTool = async (name, args, options) => {
@@ -22,6 +32,10 @@
     if (options !== undefined && options !== null) {
       if (typeof options !== "object") throw new _TypeError("tools.call: options must be an object such as { version: 2 }");
       if (options.version !== undefined) request.version = options.version;
+    }
+    if (decided) {
+      const message = `tools.${name}: the call has already answered: an inner call after that is refused`;
+      throw marked(new ToolError(message, "runtime_error", name), "runtime_error");
     }
     const answer = call("tool", request);
     if (answer.error) throw toolError(answer.error, name);

@@ -29,14 +29,14 @@
       return answerError("runtime_error", "uncaught exception (not describable)");
     }
   };
-  // The answer is decided: the host refuses any inner tool call made after it (a detached
-  // promise chain may still run jobs in this pump) and every one after the call returns.
-  const answered = () => void host("answered", "");
+  // The answer is decided: any inner tool call made after it is refused (47-tools.js: a
+  // detached promise chain may still run jobs in this pump), and the host refuses every one
+  // after the call returns. No host crossing: the flag is the prelude's own.
   const invoke = async (ns, argsJson) => {
     try {
       return await outcome(ns, argsJson);
     } finally {
-      answered();
+      decide();
     }
   };
   const outcome = async (ns, argsJson) => {
