@@ -229,7 +229,12 @@ def link_lines(links: ToolLinks) -> list[str]:
     lines = []
     for u in links["uses"]:
         if u["tested_against"] is None:  # an upstream server's tool
-            lines.append(f"uses {u['tool']} (upstream, schema {u.get('schema_hash', '?')[:12]})")
+            state = u.get("upstream")  # where the upstreams are connected
+            changed = state is not None and state["state"] != "unchanged"
+            said = f"; {state['state']}: {state['message']}" if state and changed else ""
+            lines.append(
+                f"uses {u['tool']} (upstream, schema {u.get('schema_hash', '?')[:12]}{said})"
+            )
             continue
         now = "gone" if u["status"] is None else f"now v{u['current_version']} {u['status']}"
         lines.append(f"uses {u['tool']} (tested against v{u['tested_against']}; {now})")

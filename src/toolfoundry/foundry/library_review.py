@@ -2,7 +2,9 @@
 
 What ``toolfoundry tools verify`` and ``tools report`` tell a person who thinks of running them,
 gathered in one record: the active tools whose own accumulated suites fail under the runtime
-and configuration of today (``failing``: flagged for a person, never disabled), those whose
+and configuration of today, or whose callees changed under them (a registry tool that cannot be
+called; an upstream server's tool whose input schema changed, or that vanished) (``failing``:
+flagged for a person, never disabled), those whose
 suite ran past the per-tool budget (``unfinished``) or that the background review does not run
 (``not_run``: Python-tier tools, whose test runs would take the Python tier's room from calls),
 the active tools nobody called for ``[review] unused_days``, every tool holding network hosts,
@@ -86,6 +88,12 @@ def review_library(
             verified += 1
             reasons = [
                 f"{r.name}: {r.reason}"[:MESSAGE_CHARS] for r in result.results if not r.passed
+            ]
+            # what fails it besides its tests: a fixture URL [fetch] refuses; a tool it calls
+            # that cannot be called, or an upstream tool changed or vanished since its tests
+            reasons += [
+                f"{p.path}: {p.message}"[:MESSAGE_CHARS]
+                for p in (*result.unreachable, *result.callees)
             ]
             failing.append({**entry, "failed": list(result.failed), "reasons": reasons[:10]})
         elif result.outcome == UNFINISHED:

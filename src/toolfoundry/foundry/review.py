@@ -54,6 +54,9 @@ class UseEntry(TypedDict):
     status: str | None
     current_version: int | None
     schema_hash: NotRequired[str]
+    # an upstream tool, where its upstream is connected: whether it is still as tested
+    # (foundry/upstream_uses.py: state, tested_schema_hash, schema_hash, message)
+    upstream: NotRequired[dict[str, Any]]
 
 
 class ToolLinks(TypedDict):
@@ -67,8 +70,11 @@ def tool_links(fd: Foundry, v: ToolVersion) -> ToolLinks:
     """The tools ``v``'s code calls (each with the version its tests ran against, and its
     status and version now), and the versions of other tools whose code calls ``v``'s tool
     (each tool's current version and those waiting for approval): who a reviewer approving
-    ``v`` lets reach it, and whom a change of it can break. Three narrow reads."""
+    ``v`` lets reach it, and whom a change of it can break. Three narrow reads; an upstream
+    tool's state comes from its server's listing (when the upstreams are started: a report
+    never starts one)."""
     uses = fd.registry.dependencies(v.name, v.version)
+    upstream = fd.upstream_uses(uses)
     callees = [d.callee for d in uses if d.version is not None]  # the registry's tools
     now = {c.name: c for c in fd.registry.current_versions(names=callees)} if callees else {}
     entries: list[UseEntry] = []
@@ -83,6 +89,8 @@ def tool_links(fd: Foundry, v: ToolVersion) -> ToolLinks:
         }
         if d.schema_hash is not None:
             entry["schema_hash"] = d.schema_hash
+        if d.callee in upstream:
+            entry["upstream"] = upstream[d.callee].to_dict()
         entries.append(entry)
     users = fd.registry.dependents([v.name]).get(v.name, [])
     return {"uses": entries, "used_by": [u.to_dict() for u in users if u.name != v.name]}

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
@@ -151,6 +151,15 @@ class UpstreamGate:
             return None
         decisions = self._registry().upstream_decisions([name]).get(name, [])
         return self._entry(found[1], decisions)
+
+    def entries_for(self, names: Sequence[str]) -> dict[str, UpstreamEntry]:
+        """The entries of those of ``names`` an upstream lists now, by name (one read)."""
+        servers = self.servers.start()
+        listed = [t for n in names if (found := servers.find(n)) and (t := found[1])]
+        if not listed:
+            return {}
+        decisions = self._registry().upstream_decisions([t.name for t in listed])
+        return {t.name: self._entry(t, decisions.get(t.name, [])) for t in listed}
 
     def _entry(self, tool: UpstreamTool, decisions: list[UpstreamDecision]) -> UpstreamEntry:
         settings = self.servers.settings_of(tool.upstream)

@@ -12,10 +12,14 @@ Each tool ends ``passed``, ``failed`` (with each failing test's reason and diff)
 ``unavailable`` (no sandbox could run it, e.g. a Python-tier tool where bubblewrap is missing:
 nothing is known about the code, so it is not a failure), ``skipped`` (a named tool whose
 current version is not active) or ``unfinished`` (its suite ran past the per-tool budget a
-background review sets; the tests not reached are not run). Verification changes nothing and
-records nothing in the audit
-log: it is a read-only check to run as often as wanted (in CI, from cron); its report is the
-record.
+background review sets; the tests not reached are not run).
+
+A tool's suite answers its ``tools`` calls with fixtures, so what it calls is checked apart: a
+registry tool it calls that cannot be called now, or an upstream server's tool whose input
+schema changed since its tests ran, that vanished or that its policy stops
+(foundry/upstream_uses.py), fails it. Verification changes nothing and records nothing in the
+audit log: it is a read-only check to run as often as wanted (in CI, from cron); its report is
+the record.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
-from typing import Any, TypedDict
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from toolfoundry.config import Config
 from toolfoundry.forge.draft_fields import DraftError
@@ -43,11 +47,15 @@ from toolfoundry.forge.testrun import (
 from toolfoundry.foundry.call import fetch_policy
 from toolfoundry.foundry.existing import with_suite
 from toolfoundry.foundry.fixture_reach import unreachable
+from toolfoundry.foundry.upstream_uses import UpstreamUse, UseState, upstream_uses
 from toolfoundry.registry import Registry, RegistryError, ToolVersion, VersionStatus
 from toolfoundry.sandbox.host.protocols import ToolsProvider
 from toolfoundry.spec import Problem, StepResult, StepStatus
 from toolfoundry.spec.names import did_you_mean
 from toolfoundry.spec.status import StepJson
+
+if TYPE_CHECKING:
+    from toolfoundry.foundry.upstream_gate import UpstreamGate
 
 PASSED, FAILED, UNAVAILABLE, SKIPPED = "passed", "failed", "unavailable", "skipped"
 UNFINISHED = "unfinished"
@@ -67,6 +75,7 @@ class ToolVerificationJson(TypedDict):
     results: list[CaseResultJson]
     unreachable: list[dict[str, str]]
     callees: list[dict[str, str]]
+    upstream: list[dict[str, Any]]
 
 
 class VerifyReportJson(TypedDict):
@@ -90,8 +99,10 @@ class ToolVerification:
             ``[fetch]`` (foundry/fixture_reach.py): the tests pass on canned answers, every
             real call would fail. Each makes the tool fail verification.
         callees: the tools its code calls (code mode) that cannot be called now (disabled,
-            not active, gone): every real call that reaches one fails
-            ``dependency_unavailable``. Each makes the tool fail verification.
+            not active, gone; an upstream tool that vanished or that its policy stops), or
+            an upstream tool whose input schema changed since its tests ran. Each makes the
+            tool fail verification.
+        upstream: every upstream server's tool its code calls, with its state now.
     """
 
     name: str
@@ -102,6 +113,7 @@ class ToolVerification:
     message: str = ""
     unreachable: tuple[Problem, ...] = ()
     callees: tuple[Problem, ...] = ()
+    upstream: tuple[UpstreamUse, ...] = ()
 
     @property
     def failed(self) -> tuple[str, ...]:
@@ -121,6 +133,7 @@ class ToolVerification:
             "results": [r.to_dict() for r in self.results],
             "unreachable": [p.to_dict() for p in self.unreachable],
             "callees": [p.to_dict() for p in self.callees],
+            "upstream": [u.to_dict() for u in self.upstream],
         }
 
 
@@ -168,6 +181,8 @@ class Verifier:
     (the Foundry's own, so the same executor and process limits as at create time).
     ``tool_budget_s`` bounds one tool's suite: no test starts after it (the one running
     then ends at its own timeout), and a tool cut short with no failure is ``unfinished``.
+    ``upstream`` gives the foundry's upstream gate (None: no ``[[upstream]]``), which the
+    upstream tools the tools call are checked against.
     """
 
     def __init__(
@@ -178,6 +193,7 @@ class Verifier:
         python_runner: Callable[[], ToolRunner | None] = lambda: None,
         callees: Callable[[], ToolsProvider | None] = lambda: None,
         tool_budget_s: float | None = None,
+        upstream: Callable[[], UpstreamGate | None] = lambda: None,
     ) -> None:
         self.registry = registry
         self._limits = config.limits
@@ -186,6 +202,7 @@ class Verifier:
         # a suite's `tools` calls: its tool fixtures, then the registry's pure tools
         self._callees = callees
         self._budget_s = tool_budget_s
+        self._upstream = upstream
 
     def verify(
         self,
@@ -218,7 +235,7 @@ class Verifier:
 
         def work(v: ToolVersion) -> ToolVerification:
             found = self._one(v, parents.get(v.name, []), js_runner)
-            return _with_callees(found, callees.get(v.name, ([], [])))
+            return _with_callees(found, callees.get(v.name, _NOTHING))
 
         # tools run CASES_AT_ONCE at a time, each tool's tests in order (the engine is
         # thread-safe and wasm calls drop the GIL); map keeps the name order
@@ -228,37 +245,56 @@ class Verifier:
         with ThreadPoolExecutor(max_workers=at_once) as pool:
             yield from pool.map(work, targets)
 
-    def _callee_problems(self, names: Sequence[str]) -> dict[str, tuple[list[Problem], list[str]]]:
-        """Per tool, the tools its current version calls that cannot be called now, and the
-        callees now at another version than its tests ran against (a rollback, a newer
-        version): two reads, whatever the number of tools."""
+    def _callee_problems(self, names: Sequence[str]) -> dict[str, CalleeCheck]:
+        """Per tool, what the tools its current version calls say now (see
+        :class:`CalleeCheck`): two reads for the registry's callees, whatever the number of
+        tools, and the upstream servers' listings for theirs."""
         uses = self.registry.uses_of(names)
         wanted = sorted({d.callee for deps in uses.values() for d in deps if d.version})
-        if not wanted:
-            return {}
-        now = {v.name: v for v in self.registry.current_versions(names=wanted)}
-        out: dict[str, tuple[list[Problem], list[str]]] = {}
+        now = {v.name: v for v in self.registry.current_versions(names=wanted)} if wanted else {}
+        upstream_deps = [d for deps in uses.values() for d in deps if d.version is None]
+        states = (
+            upstream_uses(self._upstream(), upstream_deps, wait_s=UPSTREAM_WAIT_S)
+            if upstream_deps
+            else {}
+        )
+        out: dict[str, CalleeCheck] = {}
         for name, deps in uses.items():
             problems: list[Problem] = []
-            moved: list[str] = []
+            notes: list[str] = []
+            upstream: list[UpstreamUse] = []
             for d in deps:
-                if d.version is None:  # an upstream tool: the upstream gate's to check
+                if d.version is None:  # an upstream server's tool
+                    state = states[d.callee]
+                    upstream.append(state)
+                    if state.state.fails:
+                        problems.append(
+                            Problem(
+                                f"tools.{d.callee}",
+                                f"calls {d.callee!r} (upstream), {state.state.value}: "
+                                f"{state.message}",
+                            )
+                        )
+                    elif state.state is UseState.UNCHECKED:
+                        notes.append(f"{d.callee} {state.message}")
                     continue
                 callee = now.get(d.callee)
                 if callee is None or callee.status is not VersionStatus.ACTIVE:
-                    state = (
+                    gone = (
                         "gone" if callee is None else f"{callee.status.value} (v{callee.version})"
                     )
                     problems.append(
                         Problem(
                             f"tools.{d.callee}",
-                            f"calls {d.callee!r}, which is {state}: every call that reaches it "
+                            f"calls {d.callee!r}, which is {gone}: every call that reaches it "
                             "fails dependency_unavailable",
                         )
                     )
                 elif callee.version != d.version:
-                    moved.append(f"{d.callee} v{callee.version} (tested against v{d.version})")
-            out[name] = (problems, moved)
+                    notes.append(
+                        f"it calls {d.callee} v{callee.version} (tested against v{d.version})"
+                    )
+            out[name] = CalleeCheck(tuple(problems), tuple(notes), tuple(upstream))
         return out
 
     def _targets(self, names: Sequence[str] | None) -> list[ToolVersion]:
@@ -366,18 +402,45 @@ class Verifier:
         return with_suite(v, lambda: self.registry.history(v.name))
 
 
-def _with_callees(
-    found: ToolVerification, callees: tuple[list[Problem], list[str]]
-) -> ToolVerification:
-    """``found`` with what its callees say: any that cannot be called now fails it; any now at
-    another version than its tests ran against is noted (its suite just ran against that one)."""
-    problems, moved = callees
-    if found.outcome == SKIPPED or not (problems or moved):
+# how long verify waits for an upstream's first connection before calling its tools unchecked
+UPSTREAM_WAIT_S = 30.0
+
+
+@dataclass(frozen=True)
+class CalleeCheck:
+    """What the tools one version calls say now.
+
+    Attributes:
+        problems: each callee that fails the tool (a registry tool that cannot be called; an
+            upstream tool changed, vanished or blocked).
+        notes: what a person should know and fails nothing (a registry callee now at another
+            version than the tests ran against; an upstream that could not be asked).
+        upstream: each upstream callee's state.
+    """
+
+    problems: tuple[Problem, ...] = ()
+    notes: tuple[str, ...] = ()
+    upstream: tuple[UpstreamUse, ...] = ()
+
+
+_NOTHING = CalleeCheck()
+
+
+def _with_callees(found: ToolVerification, check: CalleeCheck) -> ToolVerification:
+    """``found`` with what its callees say: any problem fails it; the notes are added to its
+    message (its suite just ran against the registry callees as they are)."""
+    if found.outcome == SKIPPED or not (check.problems or check.notes or check.upstream):
         return found
     message = found.message
-    if problems:
-        message += f"; {len(problems)} tool(s) it calls cannot be called now"
-    if moved:
-        message += f"; it calls {', '.join(moved)}"
-    outcome = FAILED if problems and found.outcome != UNAVAILABLE else found.outcome
-    return replace(found, outcome=outcome, message=message, callees=tuple(problems))
+    if check.problems:
+        message += f"; {len(check.problems)} tool(s) it calls cannot be called as tested"
+    if check.notes:
+        message += "; " + "; ".join(check.notes)
+    outcome = FAILED if check.problems and found.outcome != UNAVAILABLE else found.outcome
+    return replace(
+        found,
+        outcome=outcome,
+        message=message,
+        callees=check.problems,
+        upstream=check.upstream,
+    )

@@ -75,6 +75,11 @@ class UpstreamServers:
             ]
         return self
 
+    @property
+    def started(self) -> bool:
+        """Whether :meth:`start` ran (a report that must not start a server asks this)."""
+        return self._loop is not None
+
     def wait(self, timeout: float = 30.0) -> bool:
         """Start, then wait until every upstream's first attempt ended (ready or down), at
         most ``timeout`` seconds; whether all are ready."""

@@ -6,9 +6,10 @@
 ``notes`` (stdio) keeps notes in memory and has the tools the tests need an upstream to misbehave
 with: ``crash`` ends the process mid-call, ``sleep`` is slow, ``hostile`` answers a lone
 surrogate, 200-deep nesting or 20 MB of text, ``reshape`` changes ``delete_notes``' input schema
-and ``grow`` adds a tool (each followed by ``notifications/tools/list_changed``). Its listing comes
-in pages of three. ``tracker`` (HTTP) refuses any request without ``Authorization: Bearer
-TOKEN``; its ``whoami`` answers the header it was sent (an upstream echoing its credential).
+(or, given ``drop``, stops listing that tool) and ``grow`` adds a tool (each followed by
+``notifications/tools/list_changed``). Its listing comes in pages of three. ``tracker`` (HTTP)
+refuses any request without ``Authorization: Bearer TOKEN``; its ``whoami`` answers the header it
+was sent (an upstream echoing its credential).
 """
 
 from __future__ import annotations
@@ -44,8 +45,12 @@ def notes_server() -> Server[Any]:
     notes: list[str] = []
     delete_schema: dict[str, Any] = EMPTY
     extra: list[types.Tool] = []
+    dropped: set[str] = set()
 
     def listing() -> list[types.Tool]:
+        return [t for t in every_tool() if t.name not in dropped]
+
+    def every_tool() -> list[types.Tool]:
         return [
             tool(
                 "add_note",
@@ -78,7 +83,12 @@ def notes_server() -> Server[Any]:
                 {"type": "object", "properties": {"kind": {"enum": ["surrogate", "deep", "huge"]}}},
                 readOnlyHint=True,
             ),
-            tool("reshape", "Give delete_notes a new parameter.", EMPTY, readOnlyHint=True),
+            tool(
+                "reshape",
+                "Give delete_notes a new parameter, or stop listing the tool named by drop.",
+                {"type": "object", "properties": {"drop": {"type": "string"}}},
+                readOnlyHint=True,
+            ),
             tool("grow", "Add a tool to this server.", EMPTY, readOnlyHint=True),
             *extra,
         ]
@@ -126,6 +136,10 @@ def notes_server() -> Server[Any]:
                     deep = {"d": deep}
                 return types.CallToolResult(content=[], structured_content={"v": deep})
             return text("x" * (20 * 1024 * 1024))
+        if name == "reshape" and "drop" in args:
+            dropped.add(str(args["drop"]))
+            await ctx.session.send_tool_list_changed()
+            return text("dropped")
         if name == "reshape":
             delete_schema = {
                 "type": "object",

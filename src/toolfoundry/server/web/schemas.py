@@ -13,6 +13,7 @@ from typing import Any
 
 from toolfoundry.forge.draft_json import draft_json_schema
 from toolfoundry.foundry.review_schedule import TRIGGERS
+from toolfoundry.foundry.upstream_uses import UseState
 from toolfoundry.registry import HoldKind
 
 
@@ -145,6 +146,17 @@ COMPONENTS: dict[str, dict[str, Any]] = {
         status={**_OPT_STR, "description": "The callee's current status (null: not here)."},
         current_version=_OPT_INT,
         schema_hash={**_STR, "description": "An upstream tool's input schema hash, tested."},
+        upstream={
+            **_obj(
+                ["tool", "state", "tested_schema_hash", "schema_hash", "message"],
+                tool=_STR,
+                state={"enum": [state.value for state in UseState]},
+                tested_schema_hash=_OPT_STR,
+                schema_hash={**_OPT_STR, "description": "Listed now (null: not listed)."},
+                message=_STR,
+            ),
+            "description": "An upstream tool now, against what the tests ran with.",
+        },
     ),
     "UsedBy": _obj(
         ["name", "version", "status", "current", "tested_against"],
