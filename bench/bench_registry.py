@@ -6,6 +6,11 @@
 Each figure is printed next to a baseline measured in the same run: ``forge_draft`` alone
 (no database) for create, a bare ``run_js`` for the call path, a bare indexed SELECT for search.
 Goals: create <= 30 ms p50, call path <= 1 ms p50 on SQLite, search <= 20 ms.
+
+The synthetic tools are stored with random unit vectors (with the ``[search]`` extra search is
+hybrid; what a search costs does not depend on the vectors' values). ``--without-vectors``
+stores them without, as a bulk load or a process without the model would: the searches then
+run while the background pass embeds them (registry/vectors.py), and must not wait for it.
 """
 
 from __future__ import annotations
@@ -23,11 +28,12 @@ from typing import Any
 
 from sqlalchemy import insert, select, text
 
-from harness import each, fresh_schema, goal_line, percentile
+from harness import each, fresh_schema, goal_line, load, percentile
 from toolfoundry import Foundry
 from toolfoundry.forge import forge_draft
+from toolfoundry.registry import embedder
 from toolfoundry.registry import search as fulltext
-from toolfoundry.registry.schema import tools, versions
+from toolfoundry.registry.schema import search_clock, search_vectors, tools, versions
 from toolfoundry.sandbox import SandboxPolicy, run_js
 
 CODE = (
@@ -224,8 +230,9 @@ def pick(vocab: list[str], weights: list[float], rng: random.Random, n: int) -> 
     return chosen
 
 
-def seed(fd: Foundry, count: int, rng: random.Random) -> list[list[str]]:
-    """Insert ``count`` synthetic active tools in bulk (one transaction); return their words."""
+def seed(fd: Foundry, count: int, rng: random.Random, *, vectors: bool = False) -> list[list[str]]:
+    """Insert ``count`` synthetic active tools in bulk (one transaction), with random unit
+    search vectors when ``vectors``; return their words."""
     now = datetime.now(UTC)
     vocab = vocabulary(rng)
     weights = list(itertools.accumulate(1 / (rank + 10) for rank in range(1, len(vocab) + 1)))
@@ -292,18 +299,48 @@ def seed(fd: Foundry, count: int, rng: random.Random) -> list[list[str]]:
                 "VALUES (:id, :n, :d, :p, :s)"
             )
         conn.execute(text(sql), search_rows)
+        if vectors:
+            _random_vectors(conn, count, rng)
         if conn.dialect.name == "postgresql":
             conn.execute(text("ANALYZE"))  # what autovacuum would do after a bulk load
     return corpus
 
 
-def bench_search(url: str, label: str, count: int, runs: int) -> None:
-    print(f"[{label}] search over {count} synthetic tools, {runs} queries")
+def _random_vectors(conn: Any, count: int, rng: random.Random) -> None:
+    """Random unit vectors of the current model for tools 1..count, at one new generation."""
+    import numpy as np
+
+    matrix = np.random.default_rng(rng.randrange(2**32)).standard_normal(
+        (count, embedder.DIMENSIONS), dtype=np.float32
+    )
+    matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
+    generation = conn.execute(select(search_clock.c.generation)).scalar_one() + 1
+    conn.execute(search_clock.update().values(generation=generation))
+    rows = [
+        {
+            "tool_id": i + 1,
+            "generation": generation,
+            "model": embedder.MODEL_ID,
+            "status": "active",
+            "vector": matrix[i].tobytes(),
+        }
+        for i in range(count)
+    ]
+    conn.execute(insert(search_vectors), rows)
+
+
+def bench_search(url: str, label: str, count: int, runs: int, *, vectors: bool = True) -> None:
+    how = "with random vectors" if vectors else "stored without vectors"
+    print(f"[{label}] search over {count} synthetic tools ({how}), {runs} queries")
     rng = random.Random(7)
     fd = Foundry.open(url)
     started = time.perf_counter()
-    corpus = seed(fd, count, rng)
-    print(f"  seeded in {time.perf_counter() - started:.1f} s")
+    corpus = seed(fd, count, rng, vectors=vectors)
+    hybrid = fd.registry.vectors.embedder is not None
+    print(
+        f"  seeded in {time.perf_counter() - started:.1f} s; search "
+        f"{'hybrid' if hybrid else 'BM25 alone'}; load {load():.1f}"
+    )
     # a model looking for a tool that exists: 2-3 words of some tool's description
     found = [" ".join(rng.sample(rng.choice(corpus), rng.randint(2, 3))) for _ in range(runs)]
     # worst case: only the most common domain words, matching many thousands of tools
@@ -332,6 +369,13 @@ def bench_search(url: str, label: str, count: int, runs: int) -> None:
         goal=20,
         store=label,
     )
+    if not vectors:
+        with fd.registry.engine.connect() as conn:
+            done = conn.execute(
+                select(search_vectors.c.tool_id).where(search_vectors.c.model.is_not(None))
+            ).all()
+        print(f"  the background pass had embedded {len(done)} of {count} tools meanwhile")
+    fd.registry.vectors.close()
     fd.close()
 
 
@@ -342,16 +386,24 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=30)
     parser.add_argument("--tools", type=int, default=100_000)
     parser.add_argument("--no-postgres", action="store_true")
+    parser.add_argument("--search-only", action="store_true", help="no create and call path")
+    parser.add_argument(
+        "--without-vectors", action="store_true", help="tools stored without search vectors"
+    )
     opts = parser.parse_args()
+    vectors = not opts.without_vectors
     with tempfile.TemporaryDirectory() as tmp:
-        bench_create_and_call(f"sqlite:///{Path(tmp) / 'calls.db'}", "sqlite", opts.runs)
-        bench_search(f"sqlite:///{Path(tmp) / 'search.db'}", "sqlite", opts.tools, opts.runs * 3)
+        if not opts.search_only:
+            bench_create_and_call(f"sqlite:///{Path(tmp) / 'calls.db'}", "sqlite", opts.runs)
+        db = f"sqlite:///{Path(tmp) / 'search.db'}"
+        bench_search(db, "sqlite", opts.tools, opts.runs * 3, vectors=vectors)
     if opts.no_postgres:
         return
+    if not opts.search_only:
+        with fresh_schema() as url:
+            bench_create_and_call(url, "postgresql", opts.runs)
     with fresh_schema() as url:
-        bench_create_and_call(url, "postgresql", opts.runs)
-    with fresh_schema() as url:
-        bench_search(url, "postgresql", opts.tools, opts.runs * 3)
+        bench_search(url, "postgresql", opts.tools, opts.runs * 3, vectors=vectors)
 
 
 if __name__ == "__main__":

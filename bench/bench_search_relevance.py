@@ -188,7 +188,7 @@ def cost(url: str, label: str, count: int, runs: int) -> None:
                 vectors.store(conn, tool_id, "active", vector, embedder.MODEL_ID)
         how = "copied from the first run's"
     else:
-        while fd.registry.vectors.backfill(limit=1000):
+        while fd.registry.vectors.fill(limit=1000):
             pass
         how = "computed"
         with fd.registry.engine.connect() as conn:

@@ -1,18 +1,21 @@
 """Hybrid search (BM25 + sentence vectors, the [search] extra) on both databases: needs put in
 other words find their tool, needs no tool covers get no strong hit, the vectors follow the
 search document (new version, status, rollback) across processes, tools written without the
-model get their vector later, and the model refuses files it was not made for."""
+model get their vector from a background pass (a search embeds only its query), and the model
+refuses files it was not made for."""
 
 from __future__ import annotations
 
 import dataclasses
 import importlib.util
+import threading
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
-from sqlalchemy import text
+from sqlalchemy import event, text
 
-from toolfoundry.registry import NewVersion, Registry, embedder
+from toolfoundry.registry import NewVersion, Registry, embedder, vectors
 from toolfoundry.registry import search as fulltext
 from toolfoundry.spec import VersionStatus
 
@@ -161,11 +164,66 @@ def test_tools_written_without_the_model_get_their_vector(db_url: str) -> None:
     assert stored == [None]
     plain.close()
     hybrid = Registry.open(db_url)
-    assert hybrid.search("is it raining in oslo", 1)[0].name == "rain_check"
+    hybrid.search("is it raining in oslo", 1)  # starts the background pass
+    assert hybrid.vectors.settle(timeout=60)
     with hybrid.engine.begin() as conn:
         models = conn.execute(text("SELECT model FROM tf_search_vectors")).scalars().all()
     assert models == [embedder.MODEL_ID] * 2
-    assert hybrid.vectors.backfill() == 0  # nothing left: no query
+    hit = hybrid.search("is it raining in oslo", 1)[0]
+    assert hit.name == "rain_check"
+    assert hit.similarity is not None
+    assert hybrid.vectors.fill() == 0  # nothing left
+    hybrid.close()
+
+
+def test_a_search_embeds_only_its_query(db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tools stored without a vector (by a process without the model, or loaded in bulk) are
+    embedded by a background pass: the searching thread runs the model on its query alone,
+    and runs as many statements as once every tool has its vector."""
+    plain = Registry.open(db_url, embeddings=False)
+    count = vectors.BACKFILL_BATCH + 6  # more than one batch of the pass
+    for i in range(count):
+        add(plain, f"counter_{i}", f"Count the words of a text, variant {i}.")
+    plain.close()
+    hybrid = Registry.open(db_url)
+    assert hybrid.vectors.embedder is not None
+    embedded: list[tuple[int, str, int]] = []  # (thread, method, texts)
+    real_embed, real_query = embedder.Embedder.embed, embedder.Embedder.embed_query
+
+    def embed(self: embedder.Embedder, texts: Any) -> Any:
+        embedded.append((threading.get_ident(), "embed", len(texts)))
+        return real_embed(self, texts)
+
+    def embed_query(self: embedder.Embedder, query: str) -> Any:
+        embedded.append((threading.get_ident(), "embed_query", 1))
+        return real_query(self, query)
+
+    monkeypatch.setattr(embedder.Embedder, "embed", embed)
+    monkeypatch.setattr(embedder.Embedder, "embed_query", embed_query)
+    statements: list[int] = []
+
+    def counted(*_: Any) -> None:
+        if threading.get_ident() == here:
+            statements.append(1)
+
+    here = threading.get_ident()
+    event.listen(hybrid.engine, "before_cursor_execute", counted)
+    hits = hybrid.search("how many words does my paragraph have", 3)
+    first = len(statements)
+    assert [e for e in embedded if e[0] == here] == [(here, "embed_query", 1)]
+    assert hits  # found by their words meanwhile
+    assert hybrid.vectors.settle(timeout=300)
+    pass_embedded = sum(n for thread, method, n in embedded if thread != here)
+    assert pass_embedded == count
+    with hybrid.engine.begin() as conn:
+        models = conn.execute(text("SELECT model FROM tf_search_vectors")).scalars().all()
+    assert models == [embedder.MODEL_ID] * count
+    statements.clear()
+    hits = hybrid.search("how many words does my paragraph have", 3)  # the query is kept
+    assert len(statements) == first
+    assert all(h.similarity is not None for h in hits)
+    assert [e for e in embedded if e[0] == here] == [(here, "embed_query", 1)]
+    event.remove(hybrid.engine, "before_cursor_execute", counted)
     hybrid.close()
 
 

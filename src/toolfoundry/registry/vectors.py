@@ -10,22 +10,29 @@ search, reads the clock (one row) and only the rows of later generations: brute-
 over 10 000 tools is one matrix-vector product (about 1 ms), no vector index needed.
 
 A process without the model (the ``[search]`` extra is optional) writes the row with no
-vector; a process with it embeds the tools whose vector is missing or of another model, a
-batch per search (:data:`BACKFILL_BATCH`), checking that each tool still points to the
-version it embedded.
+vector; a process with it embeds the tools whose vector is missing or of another model in a
+background pass (:meth:`VectorIndex.backfill`: one thread, a batch of :data:`BACKFILL_BATCH`
+per write transaction), checking that each tool still points to the version it embedded. A
+search never waits for that pass and embeds nothing but its query: until a tool has its
+vector it is found by its words alone (at 20 000 tools stored without vectors, embedding a
+batch per search made each search take 0.5-2 s).
 """
 
 from __future__ import annotations
 
+import atexit
+import logging
 import re
 import threading
+import time
+import weakref
 from collections import OrderedDict
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import and_, or_, select, text, update
+from sqlalchemy import and_, func, or_, select, text, update
 from sqlalchemy.engine import Connection
 
 from toolfoundry.registry.embedder import DIMENSIONS, MODEL_ID, Embedder
@@ -36,8 +43,12 @@ if TYPE_CHECKING:
     import numpy as np
     from numpy.typing import NDArray
 
-# Tools without a vector of the current model that one search embeds and stores.
+log = logging.getLogger(__name__)
+
+# Tools without a vector of the current model that the background pass embeds and stores in
+# one write transaction.
 BACKFILL_BATCH = 64
+_RETRY_AFTER = 60.0  # seconds before a pass that stopped on an error is started again
 _KEPT_TEXTS = 8  # vectors computed before their write transaction, by text
 _EMBED_BATCH = 32  # texts per model run (padded to the longest of them)
 _KEPT_QUERIES = 256  # query vectors kept, by query (about 5 ms of CPU each to compute)
@@ -52,6 +63,7 @@ def text_of(name: str, description: str) -> str:
 
 # The newest generation (a search reads it with its other counts, in one statement).
 CLOCK_SQL = "SELECT generation FROM tf_search_clock WHERE id = 1"
+_HIGHEST = select(func.max(tools.c.id))
 
 
 def tick(conn: Connection) -> int:
@@ -132,9 +144,12 @@ class VectorIndex:
         self._rows: dict[int, tuple[bytes, bool]] = {}  # tool id -> (vector, active)
         self._stale: set[int] = set()  # rows without a vector of the current model
         self._matrix: tuple[Any, Any, Any, dict[int, int]] | None = None
-        self._unrowed = True  # tools stored before there were vector rows may exist
+        self._unrowed = True  # tools without a vector row may exist (known at the first read)
         self._texts: OrderedDict[str, bytes] = OrderedDict()
         self._queries: OrderedDict[str, Any] = OrderedDict()
+        self._pass: threading.Thread | None = None  # the background backfill, while it runs
+        self._closed = threading.Event()
+        self._retry_at = 0.0  # after an error, no pass starts before this (monotonic)
 
     @property
     def embedder(self) -> Embedder | None:
@@ -179,6 +194,7 @@ class VectorIndex:
         if embedder is None:
             return None
         self._refresh(conn, generation)
+        self.backfill()  # tools without a vector: embedded off this thread
         with self._lock:
             query_vector = self._queries.get(query)
         if query_vector is None:  # a model often searches again with the same words
@@ -198,27 +214,64 @@ class VectorIndex:
         # under load) at 10 000 rows where this takes 0.7 ms
         return Similarities(ids, np.einsum("ij,j->i", rows, query_vector), active, position)
 
-    def backfill(self, limit: int = BACKFILL_BATCH) -> int:
-        """Embed and store up to ``limit`` tools whose vector is missing or of another
-        model; how many were stored. Nothing to do costs no query."""
+    def backfill(self) -> bool:
+        """Start the background pass that embeds the tools whose vector is missing or of
+        another model, when there may be any (once: a running pass is left alone); return
+        whether a pass is running. It returns at once and never runs the model on the
+        caller's thread: a search embeds only its query."""
+        if self._load() is None:
+            return False
+        with self._lock:
+            if self._pass is not None and self._pass.is_alive():
+                return True
+            if self._generation < 0:  # not read yet: the first search's read tells
+                return False
+            if self._closed.is_set() or (not self._stale and not self._unrowed):
+                return False
+            if time.monotonic() < self._retry_at:
+                return False
+            self._pass = threading.Thread(
+                target=self._backfill_pass, name="toolfoundry-search-vectors", daemon=True
+            )
+            _passing.add(self)
+            self._pass.start()
+            return True
+
+    def settle(self, timeout: float | None = None) -> bool:
+        """Wait for the background pass to end (``timeout`` seconds at most); whether it
+        has."""
+        with self._lock:
+            running = self._pass
+        if running is not None:
+            running.join(timeout)
+            return not running.is_alive()
+        return True
+
+    def close(self) -> None:
+        """Stop the background pass after its current batch (and wait for it)."""
+        self._closed.set()
+        self.settle()
+
+    def fill(self, limit: int = BACKFILL_BATCH, *, after: int = 0) -> int:
+        """Embed and store, on this thread, up to ``limit`` tools (of ids above ``after``)
+        whose vector is missing or of another model; how many there were. Nothing to do
+        costs one query."""
+        return len(self._fill(limit, after))
+
+    def _fill(self, limit: int, after: int) -> list[int]:
         embedder = self._load()
         if embedder is None:
-            return 0
-        with self._lock:
-            if not self._stale and not self._unrowed:
-                return 0
+            return []
         with self._begin_write() as conn:
-            todo = _missing(conn, embedder.model, limit)
-            if not todo:
-                with self._lock:
-                    self._unrowed = False
-                return 0
+            todo = _missing(conn, embedder.model, limit, after)
+        if not todo:
+            return []
         texts = [text_of(name, description) for _, name, description, _, _ in todo]
-        vectors = [
-            vector
-            for at in range(0, len(texts), _EMBED_BATCH)
-            for vector in embedder.embed(texts[at : at + _EMBED_BATCH])
-        ]
+        vectors: list[Any] = []
+        for at in range(0, len(texts), _EMBED_BATCH):
+            if self._closed.is_set():  # closing (or the process exiting): stop between runs
+                return []
+            vectors.extend(embedder.embed(texts[at : at + _EMBED_BATCH]))
         with self._begin_write() as conn:
             pointed = dict(
                 conn.execute(
@@ -230,7 +283,27 @@ class VectorIndex:
             for (tool_id, _, _, version, status), vector in zip(todo, vectors, strict=True):
                 if pointed.get(tool_id) == version:  # not moved since it was read
                     store(conn, tool_id, status, vector.tobytes(), embedder.model)
-        return len(todo)
+        done = [row[0] for row in todo]
+        with self._lock:
+            self._stale.difference_update(done)
+        return done
+
+    def _backfill_pass(self) -> None:
+        """The background pass: batches in tool id order until none is left (a tool a write
+        makes stale behind the cursor is taken by the next pass, which a search starts)."""
+        after = 0
+        try:
+            while not self._closed.is_set():
+                done = self._fill(BACKFILL_BATCH, after)
+                if not done:
+                    with self._lock:
+                        self._unrowed = False
+                    return
+                after = done[-1]
+        except Exception:  # a closed or read-only store: searches go on with what there is
+            log.warning("search vectors: the background pass stopped", exc_info=True)
+            with self._lock:
+                self._retry_at = time.monotonic() + _RETRY_AFTER
 
     def _refresh(self, conn: Connection, generation: int | None = None) -> None:
         if generation is None:
@@ -249,6 +322,10 @@ class VectorIndex:
                 search_vectors.c.vector,
             ).where(search_vectors.c.generation > since)
         ).all()
+        # the first read has every row: a tool without one (stored before vector rows
+        # existed, or loaded in bulk) leaves fewer rows than the highest tool id (one probe;
+        # tools are never deleted)
+        highest = conn.execute(_HIGHEST).scalar() if since < 0 else None
         with self._lock:
             for tool_id, model, status, vector in changed:
                 key = int(tool_id)
@@ -258,9 +335,22 @@ class VectorIndex:
                 else:
                     self._rows.pop(key, None)
                     self._stale.add(key)
+            if since < 0:
+                self._unrowed = int(highest or 0) > len(self._rows) + len(self._stale)
             self._generation = max(self._generation, int(generation))
             if changed:
                 self._matrix = _stacked(self._rows)
+
+
+# The indexes that have started a background pass: stopped when the process exits, since a
+# daemon thread killed inside onnxruntime aborts the interpreter ("terminate called").
+_passing: weakref.WeakSet[VectorIndex] = weakref.WeakSet()
+
+
+@atexit.register
+def _stop_passes() -> None:
+    for index in list(_passing):
+        index.close()
 
 
 def _stacked(rows: dict[int, tuple[bytes, bool]]) -> tuple[Any, Any, Any, dict[int, int]] | None:
@@ -275,9 +365,11 @@ def _stacked(rows: dict[int, tuple[bytes, bool]]) -> tuple[Any, Any, Any, dict[i
     return matrix.reshape(len(rows), DIMENSIONS), ids, active, position
 
 
-def _missing(conn: Connection, model: str, limit: int) -> list[tuple[int, str, str, int, str]]:
-    """(id, name, description, version, status) of tools whose vector is missing or not of
-    ``model``."""
+def _missing(
+    conn: Connection, model: str, limit: int, after: int = 0
+) -> list[tuple[int, str, str, int, str]]:
+    """(id, name, description, version, status) of tools (of ids above ``after``, in id
+    order) whose vector is missing or not of ``model``."""
     query = (
         select(
             tools.c.id,
@@ -292,11 +384,12 @@ def _missing(conn: Connection, model: str, limit: int) -> list[tuple[int, str, s
         )
         .outerjoin(search_vectors, search_vectors.c.tool_id == tools.c.id)
         .where(
+            tools.c.id > after,
             or_(
                 search_vectors.c.tool_id.is_(None),
                 search_vectors.c.model.is_(None),
                 search_vectors.c.model != model,
-            )
+            ),
         )
         .order_by(tools.c.id)
         .limit(limit)
