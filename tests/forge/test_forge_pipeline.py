@@ -222,7 +222,9 @@ def test_regression_is_refused_naming_the_broken_tests() -> None:
     assert report.regression.failed == ("v1:punct",)
     assert "v1:punct" in report.step.message
     assert "changes_tests" in report.step.message
-    assert report.to_dict()["regression"]["failed"] == ["v1:punct"]
+    shown = report.to_dict()["regression"]
+    assert shown is not None
+    assert shown["failed"] == ["v1:punct"]
 
 
 def test_changes_tests_accepts_indexes_and_warns_on_unknown() -> None:

@@ -8,6 +8,8 @@ from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
+from typing_extensions import TypedDict
+
 from toolfoundry.base.json_schema import InvalidSchema, compile_schema, schema_problems
 from toolfoundry.base.lru import SizedLRU, text_cost
 from toolfoundry.sandbox.host.hosts import pattern_covered, pattern_problem
@@ -21,6 +23,12 @@ if TYPE_CHECKING:
 _IDENT = re.compile(r"^[A-Za-z_$][A-Za-z0-9_$]*$")
 
 
+class DraftErrorJson(TypedDict):
+    """A refused draft's JSON form: each problem's ``path`` and ``message``."""
+
+    problems: list[dict[str, str]]
+
+
 class DraftError(ValueError):
     """A draft the forge refuses, carrying every problem found (never just the first)."""
 
@@ -29,7 +37,7 @@ class DraftError(ValueError):
         lines = "; ".join(f"{p.path}: {p.message}" for p in self.problems)
         super().__init__(f"invalid draft ({len(self.problems)} problem(s)): {lines}")
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> DraftErrorJson:
         """JSON-ready form: ``{"problems": [{"path", "message"}, ...]}``."""
         return {"problems": [p.to_dict() for p in self.problems]}
 

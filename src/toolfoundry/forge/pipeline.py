@@ -12,14 +12,17 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from typing_extensions import TypedDict
+
 from toolfoundry.forge import gates
 from toolfoundry.forge.draft import Draft, DraftLimits, Language, parse_draft
 from toolfoundry.forge.draft_fields import DraftError
-from toolfoundry.forge.findings import Finding, Severity
+from toolfoundry.forge.findings import Finding, FindingJson, Severity
 from toolfoundry.forge.gates import retirement_review as retirement_review  # re-exported
 from toolfoundry.forge.policy import CapabilityDecision, CapabilityPolicy
-from toolfoundry.forge.regression import ExistingTool, RegressionOutcome
+from toolfoundry.forge.regression import ExistingTool, RegressionJson, RegressionOutcome
 from toolfoundry.forge.testrun import (
+    CaseResultJson,
     TestResult,
     ToolRunner,
     run_cases,
@@ -36,6 +39,26 @@ from toolfoundry.spec import (
     capabilities_hash,
     code_sha256,
 )
+from toolfoundry.spec.gate import CapabilityDecisionJson
+from toolfoundry.spec.status import StepJson
+from toolfoundry.spec.tool import ToolSpecJson
+
+
+class ForgeReportJson(TypedDict):
+    """The forge's report as JSON (:meth:`ForgeReport.to_dict`)."""
+
+    name: str | None
+    status: str
+    step: StepJson
+    findings: list[FindingJson]
+    test_results: list[CaseResultJson]
+    regression: RegressionJson | None
+    policy: CapabilityDecisionJson | None
+    code_sha256: str | None
+    capabilities_hash: str | None
+    spec: ToolSpecJson | None
+    problems: list[dict[str, str]]
+    duration_ms: float
 
 
 @dataclass(frozen=True)
@@ -79,7 +102,7 @@ class ForgeReport:
         """The step's blockers (empty unless blocked)."""
         return self.step.blockers
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> ForgeReportJson:
         """JSON-ready form, as ``toolfoundry create --json`` prints it (plus details)."""
         return {
             "name": self.name,

@@ -14,14 +14,17 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+
+from typing_extensions import TypedDict
 
 from toolfoundry.forge.cases import TestCase
 from toolfoundry.forge.draft import Draft, Language
 from toolfoundry.forge.draft_fields import validate_instance
+from toolfoundry.forge.draft_json import TestChangeJson
 from toolfoundry.forge.fixtures import Fixture, merge_fixtures
 from toolfoundry.forge.testrun import (
     CASES_AT_ONCE,
+    CaseResultJson,
     TestResult,
     ToolRunner,
     in_parallel,
@@ -98,6 +101,19 @@ class ExistingTool:
         )
 
 
+class RegressionJson(TypedDict):
+    """The regression gate's outcome as the create report (``regression``) shows it."""
+
+    previous_version: int
+    passed: bool
+    failed: list[str]
+    changed: list[str]
+    unknown_changes: list[str | int]
+    retired: list[TestChangeJson]
+    suite: list[str]
+    results: list[CaseResultJson]
+
+
 @dataclass(frozen=True)
 class RegressionOutcome:
     """The previous version's tests run against the new code."""
@@ -119,7 +135,7 @@ class RegressionOutcome:
         """True when no previous test (other than deliberately changed ones) fails."""
         return not self.failed
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> RegressionJson:
         """JSON-ready form."""
         return {
             "previous_version": self.previous_version,

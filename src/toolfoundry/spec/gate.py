@@ -13,6 +13,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from typing_extensions import TypedDict
+
+
+class CapabilityDecisionJson(TypedDict):
+    """The capability policy's decision as the create report (``policy``) shows it."""
+
+    needs_approval: bool
+    reasons: list[str]
+
 
 @dataclass(frozen=True)
 class DistinctFrom:
@@ -51,7 +60,7 @@ class CapabilityDecision:
     needs_approval: bool
     reasons: tuple[str, ...] = ()
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> CapabilityDecisionJson:
         """JSON-ready form."""
         return {"needs_approval": self.needs_approval, "reasons": list(self.reasons)}
 

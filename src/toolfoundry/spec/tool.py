@@ -6,9 +6,11 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import Any, NotRequired
 
-from toolfoundry.spec.capabilities import Capabilities
+from typing_extensions import TypedDict
+
+from toolfoundry.spec.capabilities import Capabilities, CapabilitiesJson
 from toolfoundry.spec.names import validate_spec_name
 
 JSON_SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
@@ -17,6 +19,22 @@ JSON_SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 MAX_EXAMPLES = 3
 # A JSON Schema document as parsed JSON: a tool's parameters, its returns, a catalogue's form.
 JsonSchema = dict[str, Any]
+
+
+class ToolSpecJson(TypedDict):
+    """A spec's JSON form (:meth:`ToolSpec.to_dict`): an optional field is absent when unset."""
+
+    name: str
+    description: str
+    parameters: JsonSchema
+    level: str
+    capabilities: CapabilitiesJson
+    version: NotRequired[int]
+    group: NotRequired[str]
+    returns: NotRequired[JsonSchema | None]
+    read_only: NotRequired[bool]
+    examples: NotRequired[list[dict[str, Any]]]
+    calls_tools: NotRequired[bool]
 
 
 class Level(StrEnum):
@@ -182,8 +200,8 @@ class ToolSpec:
         parameters = current.pop("parameters")
         return ToolSpec(name, description, parameters, **current)
 
-    def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
+    def to_dict(self) -> ToolSpecJson:
+        out: ToolSpecJson = {
             "name": self.name,
             "description": self.description,
             "parameters": self.parameters,
