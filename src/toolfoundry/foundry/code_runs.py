@@ -16,7 +16,9 @@ import dataclasses
 import secrets
 import time
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NotRequired
+
+from typing_extensions import TypedDict
 
 from toolfoundry.base.json_gate import InvalidJson, encode
 from toolfoundry.foundry.inner_calls import CallPath, InnerCalls, RecordedCall
@@ -27,15 +29,28 @@ from toolfoundry.sandbox.policy import SandboxPolicy
 from toolfoundry.spec import CallResult
 from toolfoundry.spec.limits import MIB
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # names for annotations only: a run loads neither the forge nor pydantic
+    from toolfoundry.forge.draft_json import CaseJson, FixtureJson
     from toolfoundry.registry import Registry
     from toolfoundry.registry.calls import CallStatements
     from toolfoundry.spec import CallLimits
+    from toolfoundry.spec.result import CallErrorJson
 
 # A run's recording (arguments, result, inner answers, fetches) is kept up to this size as
 # JSON; a larger one keeps only the run's summary and code, and cannot become a tool's test.
 RECORDING_BYTES = 1 * MIB
 RUN_CALLER = "run_js"  # the caller usage counts for a snippet's inner calls (by:run_js)
+
+
+class RecordingJson(TypedDict):
+    """What a test needs to replay a run: its arguments, each inner call's answer (a tool
+    fixture), each fetch's response (a fetch fixture), and its value or error."""
+
+    args: Any
+    calls: list[dict[str, Any]]
+    fetches: list[FixtureJson]
+    value: NotRequired[Any]
+    error: NotRequired[CallErrorJson]
 
 
 class RunError(ValueError):
@@ -99,9 +114,9 @@ def run_snippet(
 
 def _recording(
     args: Any, result: CallResult, calls: list[RecordedCall], fetches: _RecordingFetch | None
-) -> dict[str, Any] | None:
+) -> RecordingJson | None:
     """What a test needs to replay the run, or None when it is larger than kept."""
-    out: dict[str, Any] = {
+    out: RecordingJson = {
         "args": {} if args is None else args,
         "calls": [c.to_fixture() for c in calls],
         "fetches": fetches.fixtures if fetches is not None else [],
@@ -143,7 +158,7 @@ def draft_from_run(registry: Registry, run_id: object, draft: Mapping[str, Any])
             "arguments, result and inner answers): give code and tests instead"
         )
     recorded = run.recording
-    test: dict[str, Any] = {
+    test: CaseJson = {
         "name": f"run {run_id}",
         "input": recorded.get("args", {}),
         "expected": recorded.get("value"),
@@ -163,7 +178,7 @@ class _RecordingFetch:
 
     def __init__(self, inner: FetchProvider) -> None:
         self._inner = inner
-        self.fixtures: list[dict[str, Any]] = []
+        self.fixtures: list[FixtureJson] = []
 
     @property
     def max_requests(self) -> int:

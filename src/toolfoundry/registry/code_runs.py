@@ -8,6 +8,7 @@ of every kind of run (``kept_runs.py``) when a new one is saved.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -38,8 +39,9 @@ class CodeRunRow:
         duration_ms: how long it took, inner calls included.
         inner_calls: how many calls it made through ``tools``, at every depth.
         code: the module it ran.
-        recording: its arguments, result and inner answers (``foundry/code_runs.py``), or None
-            when they were too large to keep.
+        recording: its arguments, result and inner answers (``foundry/code_runs.py``'s
+            ``RecordingJson``: a JSON object to the registry), or None when they were too
+            large to keep.
     """
 
     id: str
@@ -50,4 +52,4 @@ class CodeRunRow:
     duration_ms: float
     inner_calls: int
     code: str
-    recording: dict[str, Any] | None
+    recording: Mapping[str, Any] | None
