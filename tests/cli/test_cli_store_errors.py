@@ -38,6 +38,10 @@ STORE_COMMANDS: dict[str, tuple[str, ...]] = {
     "tools show": ("nosuch",),
     "tools usage": ("nosuch",),
     "tools verify": ("nosuch",),
+    "upstream approve": ("notes.nosuch",),
+    "upstream list": (),
+    "upstream revoke": ("notes.nosuch", "--reason", "no"),
+    "upstream show": ("notes.nosuch",),
 }
 
 # commands that take --db to report on the store, or to write it into a client's

@@ -24,6 +24,7 @@ COMMANDS: dict[str, str] = {
     "call": "toolfoundry.cli.call:call",
     "tools": "toolfoundry.cli.tools:tools",
     "approvals": "toolfoundry.cli.approvals:approvals",
+    "upstream": "toolfoundry.cli.upstream:upstream",
     "demo": "toolfoundry.cli.demo:demo",
     "doctor": "toolfoundry.cli.doctor:doctor",
     "eval": "toolfoundry.cli.eval:eval_group",

@@ -14,10 +14,10 @@ import os
 import platform
 import shutil
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 import click
 
@@ -187,18 +187,31 @@ def upstream_checks(config_path: str | None, timeout: float = 15.0) -> list[Chec
             detail = f"{status.tools} tools from {status.server or 'its server'} ({where}){skipped}"
             checks.append(Check(f"upstream {status.name}", "ok", detail, required=False))
             continue
-        why = status.error or f"no answer within {timeout:.0f} s"
-        tail = f" (its stderr: {status.stderr_tail.splitlines()[-1]})" if status.stderr_tail else ""
-        checks.append(
-            Check(
-                f"upstream {status.name}",
-                "failed",
-                f"{where}: {why}{tail}",
-                required=False,
-                fix="check the command or URL and the credential's variable in toolfoundry.toml",
-            )
-        )
+        why, fix = _down(status.transport, status.target, status.error, status.connected_at)
+        if why is None:
+            why = f"no answer within {timeout:.0f} s"
+        tail = status.stderr_tail.strip().splitlines()
+        said = f"{status.state.value}: {why} ({where})"
+        if tail:
+            said += f"; its stderr ends: {tail[-1]}"
+        checks.append(Check(f"upstream {status.name}", "failed", said, required=False, fix=fix))
     return checks
+
+
+def _down(
+    transport: str, target: str, error: str | None, connected_at: float | None
+) -> tuple[str | None, str]:
+    """Why an upstream is down, said for a person, and what to do about it."""
+    if error is not None and error.startswith("its credential:"):
+        return (
+            error,
+            "set the credential's environment variable or secret ([[upstream.credentials]])",
+        )
+    if transport == "stdio":
+        if error == "Connection closed" and connected_at is None:
+            error = "its process ended (or closed its output) before the MCP handshake"
+        return error, f"run it by hand to see why: {target}"
+    return error, f"check that an MCP server answers at {target} (and its credentials)"
 
 
 def tool_checks(everything: bool = True) -> list[Check]:
@@ -344,5 +357,23 @@ def doctor(db: str | None, config_path: str | None, everything: bool, as_json: b
     raise SystemExit(0 if healthy else 1)
 
 
-def _row(check: Check) -> dict[str, Any]:
-    return {**asdict(check), "ok": check.healthy}
+class CheckJson(TypedDict):
+    """One check as ``doctor --json`` prints it: the :class:`Check`'s fields, and ``ok``."""
+
+    name: str
+    status: str
+    detail: str
+    required: bool
+    fix: str
+    ok: bool
+
+
+def _row(check: Check) -> CheckJson:
+    return {
+        "name": check.name,
+        "status": check.status,
+        "detail": check.detail,
+        "required": check.required,
+        "fix": check.fix,
+        "ok": check.healthy,
+    }

@@ -22,12 +22,14 @@ A draft's test never reaches an upstream: its tool fixtures answer for it.
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
+from toolfoundry.base.json_gate import encode
 from toolfoundry.foundry.call import gated_arguments
 from toolfoundry.registry.calls import CallRecord, CallStatements
 from toolfoundry.registry.records import AGENT_ACTOR
@@ -92,6 +94,16 @@ class UpstreamEntry:
             "standing": self.standing.value,
             "decision": None if self.decision is None else self.decision.to_dict(),
         }
+
+
+def schema_diff(approved: dict[str, Any] | None, current: dict[str, Any]) -> str:
+    """The change from the approved input schema to the current one, as a unified diff ("" when
+    none was approved): what the review page and ``toolfoundry upstream show`` show."""
+    if approved is None:
+        return ""
+    before = encode(approved, indent=2).splitlines()
+    after = encode(current, indent=2).splitlines()
+    return "\n".join(difflib.unified_diff(before, after, "approved", "now", lineterm=""))
 
 
 def standing_of(

@@ -8,11 +8,11 @@ what they saw (the form carries the schema's hash; a schema that changed meanwhi
 
 from __future__ import annotations
 
-import difflib
 from typing import Any
 
 from toolfoundry.base.json_gate import encode
 from toolfoundry.foundry import Foundry
+from toolfoundry.foundry.upstream_gate import schema_diff
 
 
 def upstream_view(foundry: Foundry) -> dict[str, Any]:
@@ -32,13 +32,3 @@ def upstream_view(foundry: Foundry) -> dict[str, Any]:
         "tools": tools,
         "waiting": waiting,
     }
-
-
-def schema_diff(approved: dict[str, Any] | None, current: dict[str, Any]) -> str:
-    """The change from the approved input schema to the current one ("" when none)."""
-    if approved is None:
-        return ""
-    before = encode(approved, indent=2).splitlines()
-    after = encode(current, indent=2).splitlines()
-    lines = difflib.unified_diff(before, after, "approved", "now", lineterm="")
-    return "\n".join(lines)
