@@ -171,9 +171,11 @@ def upstream_checks(config_path: str | None, timeout: float = 15.0) -> list[Chec
         return []  # the configuration row says why
     if not config.upstreams:
         return []
+    from toolfoundry.sandbox.host.credentials import environment_store
     from toolfoundry.upstream import UpstreamServers
 
-    servers = UpstreamServers(config.upstreams)
+    # the store serve and every command read (a program's own store is not known here)
+    servers = UpstreamServers(config.upstreams, secret_store=environment_store())
     try:
         servers.wait(timeout)
         statuses = servers.statuses()

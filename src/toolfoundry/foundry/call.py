@@ -133,6 +133,7 @@ def fetch_policy(capabilities: Capabilities, settings: FetchSettings) -> FetchPo
         allow_private=settings.allow_private,
         credentials=tuple(c for c in settings.credentials if c.host in granted),
         max_requests=settings.max_requests,
+        secret_store=settings.secret_store,
     )
 
 

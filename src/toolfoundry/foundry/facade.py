@@ -18,6 +18,7 @@ approval's binding check and the Python tier. The modules behind them import at 
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import threading
 from collections.abc import Callable, Mapping, Sequence
@@ -116,7 +117,8 @@ class Foundry:
         current schema (what :meth:`open` gives it), whose calls run on the driver and whose
         :class:`Registry` (SQLAlchemy, ~0.2 s to import) opens on first use (:attr:`registry`),
         so a process that opens and calls loads none of it. ``secret_store`` answers the
-        ``secret`` keys of ``[[upstream]]`` credentials."""
+        ``secret`` keys of ``[[fetch.credentials]]`` and ``[[upstream.credentials]]`` (None:
+        the directory ``TOOLFOUNDRY_SECRETS_DIR`` names, if set; sandbox/host/credentials.py)."""
         if isinstance(registry, sqlite_file.RegistryFile):
             self._registry: Registry | None = None
             self._file: sqlite_file.RegistryFile | None = registry
@@ -132,6 +134,11 @@ class Foundry:
         # format -> (the active (name, version) set it was rendered from, the text)
         self._catalogs: dict[str, tuple[list[tuple[str, int]], str]] = {}
         config = config or Config()
+        if secret_store is None:
+            from toolfoundry.sandbox.host.credentials import environment_store
+
+            secret_store = environment_store()
+        self.secret_store = secret_store
         # the [[upstream]] servers, connected on first use (serve: at start); kept until a
         # restart, whatever a reloaded configuration says
         self.upstreams: UpstreamServers | None = None
@@ -150,6 +157,10 @@ class Foundry:
         started with (``[registry]``, ``python_total_mib``, ``python_queue_s``,
         ``python_packages`` take a new Foundry).
         """
+        if self.secret_store is not None and config.fetch.secret_store is not self.secret_store:
+            # one store for both kinds of credentials: the fetch ones read it at send time
+            fetch = dataclasses.replace(config.fetch, secret_store=self.secret_store)
+            config = dataclasses.replace(config, fetch=fetch)
         self.config = config
         # calls and the forge's test runs take the same config.limits (one CallLimits)
         self._caller = Caller(
@@ -217,7 +228,8 @@ class Foundry:
             config: a :class:`Config`, or the path of a toolfoundry.toml (default: the one in
                 the working directory, when present).
             executor: runs Python-tier tools (default: :meth:`python_executor`'s choice).
-            secret_store: answers the ``secret`` keys of ``[[upstream]]`` credentials.
+            secret_store: answers the ``secret`` keys of ``[[fetch.credentials]]`` and
+                ``[[upstream.credentials]]`` (default: ``TOOLFOUNDRY_SECRETS_DIR``'s files).
 
         Raises:
             toolfoundry.config.ConfigError: the configuration cannot be used.

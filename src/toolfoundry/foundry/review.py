@@ -11,7 +11,7 @@ from toolfoundry.forge import code_diff, explain_capabilities
 from toolfoundry.foundry import Foundry
 from toolfoundry.registry import ApprovalHold, ToolVersion, VersionStatus
 from toolfoundry.registry.records import DependentJson
-from toolfoundry.sandbox.host.credentials import Credential
+from toolfoundry.sandbox.host.credentials import Credential, SecretStore
 from toolfoundry.sandbox.host.netguard import FetchError
 from toolfoundry.spec.gate import suite_tally
 
@@ -158,7 +158,9 @@ def capability_changes(v: ToolVersion, approved: ToolVersion | None) -> dict[str
     }
 
 
-def credential_state(host: str, bindings: Sequence[Credential]) -> CredentialState:
+def credential_state(
+    host: str, bindings: Sequence[Credential], store: SecretStore | None = None
+) -> CredentialState:
     """Whether requests to ``host`` would carry a credential now: the binding in
     ``[[fetch.credentials]]`` and whether its value can be read (never the value itself)."""
     binding = next((c for c in bindings if c.binds(host)), None)
@@ -169,7 +171,7 @@ def credential_state(host: str, bindings: Sequence[Credential]) -> CredentialSta
             "toolfoundry.toml): its requests go without one",
         }
     try:
-        binding.value(None)  # the configuration holds no secret store: env= is what resolves
+        binding.value(store)  # the foundry's secret store, as the request would read it
     except FetchError as exc:
         return {"resolves": False, "resolution": f"does not resolve now: {exc.message}"}
     return {
@@ -242,7 +244,11 @@ def version_review(
     changes = capability_changes(v, _approved(v, history))
     for c in changes["details"]:
         if c["capability"] == "credentials":
-            c.update(credential_state(str(c["value"]), fd.config.fetch.credentials))
+            c.update(
+                credential_state(
+                    str(c["value"]), fd.config.fetch.credentials, fd.config.fetch.secret_store
+                )
+            )
     hold = None
     if v.status is VersionStatus.PENDING_APPROVAL:
         hold = (holds if holds is not None else fd.registry.approval_holds(name)).get(

@@ -12,7 +12,6 @@ answer that carries it back has it redacted (``upstream/answers.py``).
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -20,7 +19,14 @@ from enum import StrEnum
 from typing import Any
 from urllib.parse import urlsplit
 
-from toolfoundry.sandbox.host.credentials import HEADER_NAME, RESERVED_HEADERS, SecretStore
+from toolfoundry.sandbox.host.credentials import (
+    HEADER_NAME,
+    RESERVED_HEADERS,
+    SecretStore,
+    SecretUnset,
+    read_secret,
+    source_of,
+)
 from toolfoundry.spec.limits import Bound
 from toolfoundry.spec.names import NAME_PATTERN
 
@@ -77,25 +83,26 @@ class UpstreamCredential:
 
     def source(self) -> str:
         """Where the value is read from, as a message names it (never the value)."""
-        return f"environment variable {self.env}" if self.env else f"secret {self.secret!r}"
+        return source_of(self.env, self.secret)
 
     def value(self, secret_store: SecretStore | None) -> str:
-        """The value to hand over now (the prefix and the secret).
+        """The value to hand over now (the prefix and the secret), read as a fetch
+        credential's is (sandbox/host/credentials.py:read_secret).
 
         Raises:
-            MissingSecret: the source is empty, or holds a line break or NUL.
+            MissingSecret: no secret store for a ``secret`` key, the source is empty, or it
+                holds a line break or NUL.
         """
-        if self.env is not None:
-            found = os.environ.get(self.env)
-        elif secret_store is None:
-            raise MissingSecret(f"{self.source()} needs a secret store, and none is given")
-        else:
-            found = secret_store(self.secret or "")
-        if not found:
-            raise MissingSecret(f"{self.source()} is not set")
-        if any(c in found for c in "\r\n\0"):
-            raise MissingSecret(f"{self.source()} holds a line break or NUL")
-        return self.prefix + found
+        try:
+            return self.prefix + read_secret(self.env, self.secret, secret_store)
+        except SecretUnset as exc:
+            why = {
+                "no_store": "needs a secret store, and none is given (Foundry.open's "
+                "secret_store, or TOOLFOUNDRY_SECRETS_DIR)",
+                "empty": "is not set",
+                "invalid": "holds a line break or NUL",
+            }[exc.problem]
+            raise MissingSecret(f"{exc.source} {why}") from None
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,13 @@ read at send time from an environment variable or a secret store. The script nev
 value: the host strips any script-supplied header of that name, adds its own after every policy
 check, and redacts every covered form of the value from what comes back (status text, response
 headers, body, error messages, logs: :mod:`~toolfoundry.sandbox.host.redaction`).
+
+:func:`read_secret` is the one place a credential's value is read, for ``[[fetch.credentials]]``
+and ``[[upstream.credentials]]`` alike: ``env = "VAR"`` names an environment variable, ``secret
+= "KEY"`` a key of the secret store (never the value itself). The store is the function a
+program gives ``Foundry.open(..., secret_store=fn)``, else, when ``TOOLFOUNDRY_SECRETS_DIR`` is
+set, that directory's file named KEY (:func:`directory_store`: Docker's ``/run/secrets``,
+systemd's ``$CREDENTIALS_DIRECTORY``).
 """
 
 from __future__ import annotations
@@ -42,8 +49,78 @@ RESERVED_HEADERS = frozenset(
 )
 
 
+SECRETS_DIR_VARIABLE = "TOOLFOUNDRY_SECRETS_DIR"
+_SECRET_KEY = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
+
+
 class CredentialError(ValueError):
     """A credential binding is malformed (bad host, header name or source)."""
+
+
+class SecretUnset(ValueError):
+    """A credential's value cannot be read now.
+
+    Attributes:
+        source: where it is read from (``environment variable X``, ``secret 'KEY'``).
+        problem: ``no_store`` (a secret key and no store), ``empty`` (unset or empty) or
+            ``invalid`` (holds a line break or NUL: it could split a header).
+    """
+
+    def __init__(self, source: str, problem: str) -> None:
+        super().__init__(f"{source}: {problem}")
+        self.source, self.problem = source, problem
+
+
+def source_of(env: str | None, secret: str | None) -> str:
+    """Where a credential's value is read from, as a message names it (never the value)."""
+    return f"environment variable {env}" if env is not None else f"secret {secret!r}"
+
+
+def read_secret(env: str | None, secret: str | None, store: SecretStore | None) -> str:
+    """A credential's value, read now from the environment variable ``env`` or the key
+    ``secret`` of ``store`` (exactly one is given).
+
+    Raises:
+        SecretUnset: there is no store for a secret key, the value is unset or empty, or it
+            holds a line break or NUL.
+    """
+    source = source_of(env, secret)
+    if env is not None:
+        found = os.environ.get(env)
+    elif store is None:
+        raise SecretUnset(source, "no_store")
+    else:
+        found = store(secret or "")
+    if not found:
+        raise SecretUnset(source, "empty")
+    if any(c in found for c in "\r\n\0"):
+        raise SecretUnset(source, "invalid")
+    return found
+
+
+def directory_store(directory: str | os.PathLike[str]) -> SecretStore:
+    """A secret store reading the key KEY from the file ``directory/KEY`` (one trailing line
+    break dropped), read at each lookup so a rotated file is used by the next connection or
+    request; None for a key that is not a plain file name or has no file."""
+    root = os.fspath(directory)
+
+    def lookup(key: str) -> str | None:
+        if not _SECRET_KEY.fullmatch(key):
+            return None
+        try:
+            with open(os.path.join(root, key), encoding="utf-8") as f:
+                text = f.read()
+        except (OSError, UnicodeDecodeError):
+            return None
+        return text[:-1] if text.endswith("\n") else text
+
+    return lookup
+
+
+def environment_store() -> SecretStore | None:
+    """The secret store ``TOOLFOUNDRY_SECRETS_DIR`` names (None when it is unset or empty)."""
+    directory = os.environ.get(SECRETS_DIR_VARIABLE)
+    return directory_store(directory) if directory else None
 
 
 @dataclass(frozen=True)
@@ -102,14 +179,15 @@ class Credential:
 
     def binds(self, host: str) -> bool:
         """True when it is bound to ``host`` (on some port): what a reviewer is told about."""
-        try:
-            return self._host == canonical_host(host)
-        except FetchError:
+        try:  # a capability may name a port (``127.0.0.1:8443``): the binding's, if it has one
+            name, port = _split_host_port(host)
+        except CredentialError:
             return False
+        return self._host == name and (port is None or self._port in (None, port))
 
     def source(self) -> str:
         """Where the value is read from, as a message names it (never the value)."""
-        return f"environment variable {self.env}" if self.env else f"secret {self.secret!r}"
+        return source_of(self.env, self.secret)
 
     def applies_to(self, host: str, port: int) -> bool:
         """True for the exact canonical host (and port, when the binding names one)."""
@@ -122,27 +200,16 @@ class Credential:
             FetchError: ``capability_denied`` when the value is missing or unusable; the
                 message names the source (variable or key) and never the value.
         """
-        if self.env is not None:
-            found = os.environ.get(self.env)
-            source = f"environment variable {self.env}"
-        else:
-            assert self.secret is not None
-            if secret_store is None:
-                raise FetchError(
-                    "capability_denied",
-                    f"credential for {self.host} needs a secret store, none is configured",
-                )
-            found = secret_store(self.secret)
-            source = f"secret {self.secret!r}"
-        if not found:
-            raise FetchError(
-                "capability_denied", f"credential for {self.host} is not set ({source} is empty)"
-            )
-        if any(c in found for c in "\r\n\0"):
-            raise FetchError(
-                "capability_denied", f"credential for {self.host} ({source}) has an invalid value"
-            )
-        return found
+        try:
+            return read_secret(self.env, self.secret, secret_store)
+        except SecretUnset as exc:
+            if exc.problem == "no_store":
+                why = f"credential for {self.host} needs a secret store, none is configured"
+            elif exc.problem == "empty":
+                why = f"credential for {self.host} is not set ({exc.source} is empty)"
+            else:
+                why = f"credential for {self.host} ({exc.source}) has an invalid value"
+            raise FetchError("capability_denied", why) from None
 
 
 def _split_host_port(text: str) -> tuple[str, int | None]:
