@@ -29,7 +29,7 @@ from toolfoundry.agent import (
     run_agent,
 )
 from toolfoundry.agent.providers import ReplayProvider
-from toolfoundry.agent.providers.replay import FORMAT
+from toolfoundry.agent.providers.replay import FORMAT, RecordingJson
 from toolfoundry.agent.transcript import recording_session
 from toolfoundry.base.display import visible
 from toolfoundry.base.json_gate import encode
@@ -128,12 +128,12 @@ def _json(value: Any) -> str:
     return encode(value, compact=False, default=str)
 
 
-def load_recording(path: Path) -> dict[str, Any]:
+def load_recording(path: Path) -> RecordingJson:
     """The recording at ``path`` to add a session to (a new one when the file is missing)."""
     if not path.exists():
         return {"format": FORMAT, "label": "recorded with toolfoundry agent", "sessions": {}}
     try:
-        data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+        data: RecordingJson = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
         raise click.UsageError(f"--record {path} is not JSON: {exc}") from None
     if data.get("format") != FORMAT or not isinstance(data.get("sessions", {}), dict):
@@ -238,7 +238,7 @@ def agent(
     a registry tool of the same name is hidden.
     """
     console = Console(stderr=as_json, soft_wrap=True)
-    recording = load_recording(Path(record)) if record else {}
+    recording = load_recording(Path(record)) if record else None
     with open_foundry(db, config_path) as foundry:
         declared = load_project(foundry.config, sources).tools
         names = {tool.spec.name for tool in declared}
@@ -283,7 +283,7 @@ def agent(
             tools=declared,
             on_event=AgentView(console),
         )
-    if record:
+    if record and recording is not None:
         recording.setdefault("sessions", {})[run.id[:8]] = recording_session(run)
         text = encode(recording, indent=1) + "\n"
         Path(record).write_text(text, encoding="utf-8")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import TYPE_CHECKING
 
 import click
 from rich.console import Console
@@ -26,6 +26,9 @@ from toolfoundry.forge.host_display import capabilities_text
 from toolfoundry.foundry.review import pending_reviews, version_review
 from toolfoundry.registry import RegistryError, ToolVersion
 from toolfoundry.spec import Capabilities
+
+if TYPE_CHECKING:
+    from toolfoundry.registry.records import ApprovalHoldJson
 
 
 def _target(spec: str) -> tuple[str, int | None]:
@@ -68,7 +71,7 @@ def list_pending(db: str | None, config_path: str | None, as_json: bool) -> None
     Console(soft_wrap=True).print(table)
 
 
-def _held(hold: dict[str, Any] | None) -> str:
+def _held(hold: ApprovalHoldJson | None) -> str:
     """The queue's word on whether a version may be approved (registry/holds.py)."""
     if hold is None:
         return "yes"

@@ -13,7 +13,9 @@ from __future__ import annotations
 import difflib
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NotRequired
+
+from typing_extensions import TypedDict
 
 from toolfoundry.forge.host_display import host_label, host_view
 from toolfoundry.spec import Capabilities, StorageScope, capabilities_hash, code_sha256
@@ -88,11 +90,23 @@ def check_approval(
     return ApprovalCheck(not problems, tuple(problems))
 
 
+class CapabilityExplained(TypedDict):
+    """One requested capability as a reviewer reads it: ``capability`` (``network``,
+    ``credentials``, ``storage``, ``system``), its ``value`` (a host, the storage scope, or
+    true), what it lets the tool do; a host also in both forms (``shown``, ``host``)."""
+
+    capability: str
+    value: str | bool
+    meaning: str
+    shown: NotRequired[str]
+    host: NotRequired[dict[str, str | None]]
+
+
 def explain_capabilities(
     capabilities: Capabilities, language: str = "javascript"
-) -> list[dict[str, Any]]:
+) -> list[CapabilityExplained]:
     """Each requested capability with what it lets the tool do, for a human reviewer."""
-    out: list[dict[str, Any]] = []
+    out: list[CapabilityExplained] = []
     # a host is shown in both forms, with a warning for a lookalike (forge/host_display.py)
     for host in capabilities.network:
         out.append(

@@ -329,6 +329,14 @@ class HoldKind(StrEnum):
     DISABLED = "disabled"  # a person disabled the tool
 
 
+class ApprovalHoldJson(TypedDict):
+    """An approval hold's JSON form (``approval_hold`` in the queue and the review packet)."""
+
+    kind: str
+    message: str
+    by_version: int | None
+
+
 @dataclass(frozen=True)
 class ApprovalHold:
     """Why the registry will not approve a pending version now (registry/holds.py).
@@ -344,7 +352,7 @@ class ApprovalHold:
     message: str
     by_version: int | None = None
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> ApprovalHoldJson:
         return {"kind": self.kind.value, "message": self.message, "by_version": self.by_version}
 
 

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 from toolfoundry.agent.providers.base import (
     Message,
@@ -35,6 +35,15 @@ from toolfoundry.spec import ToolSpec
 
 FORMAT = "toolfoundry-replay/1"
 END_OF_RECORDING = "end_of_recording"
+
+
+class RecordingJson(TypedDict):
+    """A recording file as JSON (the module docstring shows one); each session is kept as the
+    agent's transcript wrote it (agent/transcript.py: ``recording_session``)."""
+
+    format: str
+    label: NotRequired[str]
+    sessions: NotRequired[dict[str, dict[str, Any]]]
 
 
 @dataclass(frozen=True)
