@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 CLIENTS = ("claude-desktop", "claude-code", "cursor", "vscode")
 SCOPES = ("project", "user")
@@ -133,10 +133,19 @@ def _app_dir(app: str, platform: str, home: Path, env: Any) -> Path:
     return Path(env.get("XDG_CONFIG_HOME") or home / ".config") / app
 
 
-def entry_json(target: ClientFile, entry: ServerEntry) -> dict[str, Any]:
+class EntryJson(TypedDict):
+    """One server entry as a client's file holds it (``type`` only where the client wants it)."""
+
+    type: NotRequired[str]
+    command: str
+    args: list[str]
+
+
+def entry_json(target: ClientFile, entry: ServerEntry) -> EntryJson:
     """The entry as the client's file holds it."""
-    data: dict[str, Any] = {"type": "stdio"} if target.typed else {}
-    data.update({"command": entry.command, "args": list(entry.args)})
+    data: EntryJson = {"command": entry.command, "args": list(entry.args)}
+    if target.typed:
+        return {"type": "stdio", **data}
     return data
 
 

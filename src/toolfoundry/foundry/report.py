@@ -15,13 +15,36 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, TypedDict
 
 from toolfoundry.registry.review_facts import ReviewFacts, ToolFacts
 from toolfoundry.spec import Capabilities, VersionStatus
 
 DEFAULT_UNUSED_DAYS = 30
 PURE = Capabilities()  # compared with, not built per tool (Capabilities.is_pure builds one)
+
+
+class FailingToolJson(TypedDict):
+    """A tool whose calls failed: its counters, the failure rate and the failures by kind."""
+
+    name: str
+    version: int | None
+    status: str | None
+    calls: int
+    failed: int
+    failure_rate: float
+    by_kind: dict[str, int]
+
+
+class RetiredTestJson(TypedDict):
+    """One test a version retired (a ``tests_retired`` audit row's entry), and why."""
+
+    name: str
+    version: int | None
+    at: str
+    actor: str
+    test: str
+    reason: str
 
 
 @dataclass(frozen=True)
@@ -33,10 +56,10 @@ class ReviewReport:
     tools: int
     active: int
     unused: list[dict[str, Any]]
-    failures: list[dict[str, Any]]
+    failures: list[FailingToolJson]
     capabilities: list[dict[str, Any]]
     pending: list[dict[str, Any]]
-    retired_tests: list[dict[str, Any]]
+    retired_tests: list[RetiredTestJson]
 
     def to_dict(self) -> dict[str, Any]:
         """What ``toolfoundry tools report --json`` prints."""
@@ -115,7 +138,7 @@ def _unused(t: ToolFacts, now: datetime) -> dict[str, Any]:
     }
 
 
-def _failures(t: ToolFacts) -> dict[str, Any]:
+def _failures(t: ToolFacts) -> FailingToolJson:
     # a failure counted where no call is (a counter written by an older release) is 100 %
     rate = min(t.failed / t.calls, 1.0) if t.calls else 1.0
     return {
