@@ -7,17 +7,22 @@ tests/registry/search_paraphrases.py added, each variant ranks the 120 paraphras
 (``PARAPHRASES``, the relevance goal's needs) and the 80 held-out ones written after the
 ranking had been measured (``PARAPHRASES_HELD_OUT``), and judges the 50 needs no tool covers
 with search's own strength rules. A line per variant: right tool first and in the top 3 of
-each set, and how many uncovered needs would get a strong hit.
+each set, and how many uncovered needs would get a strong hit. First, the CPU one query's
+embedding takes with each model file and onnxruntime session setting.
 
 The lexical side is the registry's own (each need searched with every tool a candidate, so
 every tool has its relevance); the vector side is computed here from the same model, so that
-what is embedded per tool can vary without a migration. The shipped choice is marked ``*``.
+what is embedded per tool can vary without a migration. The shipped choice is marked ``*``;
+queries are embedded as search embeds them (after ``vectors.QUERY_PREFIX``) except in the
+"no prefix" and "keywords" lines. Choices are made on the training paraphrases; the held-out
+column is reported, not tuned on.
 """
 
 from __future__ import annotations
 
 import sys
 import tempfile
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -36,10 +41,10 @@ from tests.registry.search_paraphrases import (
 
 from bench_search_relevance import fill
 from harness import load
-from toolfoundry.registry import Registry, embedder
+from toolfoundry.registry import Registry, embedder, query_model
 from toolfoundry.registry import search as fulltext
-from toolfoundry.registry.search import _param_text, _words
-from toolfoundry.registry.vectors import text_of
+from toolfoundry.registry.search import _param_text, _words, terms
+from toolfoundry.registry.vectors import QUERY_PREFIX, text_of
 
 Library = list[tuple[str, str, dict[str, Any]]]
 NOT_COVERED = UNRELATED + UNRELATED_MORE + UNRELATED_HELD_OUT
@@ -138,11 +143,16 @@ def run(label: str, library: Library, model: embedder.Embedder) -> None:
     asked = {**needs, "not covered": NOT_COVERED}
 
     def queries(how: str) -> dict[str, np.ndarray]:
+        prefix = QUERY_PREFIX  # what search puts before a query
         if how == "quantised":
+            return {
+                t: np.array([model.embed_query(prefix + q) for q in qs]) for t, qs in asked.items()
+            }
+        if how == "quantised, no prefix":
             return {t: np.array([model.embed_query(q) for q in qs]) for t, qs in asked.items()}
-        if how == "I need to":
-            return {t: model.embed([f"I need to {q}" for q in qs]) for t, qs in asked.items()}
-        return {t: model.embed(list(qs)) for t, qs in asked.items()}
+        if how == "keywords":  # the words full-text search keeps (stopwords dropped)
+            return {t: model.embed([" ".join(terms(q)) for q in qs]) for t, qs in asked.items()}
+        return {t: model.embed([prefix + q for q in qs]) for t, qs in asked.items()}
 
     shipped = "quantised" if model.queries_by == "quantised copy" else "shipped"
     other = "shipped" if shipped == "quantised" else ""
@@ -156,7 +166,9 @@ def run(label: str, library: Library, model: embedder.Embedder) -> None:
     variants = [(texts, shipped, base, linear(w0)) for texts in TOOL_TEXTS]
     if other:
         variants.append((text0, other, base, linear(w0)))
-    variants.append((text0, "I need to", base, linear(w0)))
+    if shipped == "quantised":
+        variants.append((text0, "quantised, no prefix", base, linear(w0)))
+    variants.append((text0, "keywords", base, linear(w0)))
     for w in (0.0, 0.05, 0.2, 0.4):
         variants.append((text0, shipped, f"similarity + {w} x relevance", linear(w)))
     variants.append((text0, shipped, "reciprocal rank fusion (k 60)", rrf))
@@ -187,12 +199,56 @@ def run(label: str, library: Library, model: embedder.Embedder) -> None:
         )
 
 
+def sessions(model: embedder.Embedder) -> None:
+    """CPU per query embedding (process time, the 200 paraphrases) for onnxruntime sessions
+    of the shipped model and of the quantised copy, by graph optimisation level and threads."""
+    import onnxruntime
+
+    levels = onnxruntime.GraphOptimizationLevel
+    shipped, _ = embedder._located(embedder.MODEL_FILE)
+    assert shipped is not None
+    copy, why = query_model.quantised(shipped, embedder.MODEL_FILE.sha256)
+    files = {"shipped model": shipped} | ({"quantised copy": copy} if copy else {})
+    needs = [q for q, _ in PARAPHRASES + PARAPHRASES_HELD_OUT]
+    tokenizer = model._tokenizer
+    rows = [np.array([tokenizer.encode(q).ids], dtype=np.int64) for q in needs]
+    print(f"[query embedding] CPU per query over {len(needs)} needs; load {load():.1f}")
+    for label, path in files.items():
+        for level_name, level, threads in (
+            ("all (default)", levels.ORT_ENABLE_ALL, 1),
+            ("extended", levels.ORT_ENABLE_EXTENDED, 1),
+            ("basic", levels.ORT_ENABLE_BASIC, 1),
+            ("all (default)", levels.ORT_ENABLE_ALL, 2),
+        ):
+            options = onnxruntime.SessionOptions()
+            options.graph_optimization_level = level
+            options.intra_op_num_threads = threads
+            options.inter_op_num_threads = 1
+            session = onnxruntime.InferenceSession(
+                str(path), options, providers=["CPUExecutionProvider"]
+            )
+            feeds = [
+                {"input_ids": r, "attention_mask": np.ones_like(r), "token_type_ids": r * 0}
+                for r in rows
+            ]
+            for feed in feeds[:5]:
+                session.run(None, feed)
+            began = time.process_time()
+            for feed in feeds:
+                session.run(None, feed)
+            ms = 1000 * (time.process_time() - began) / len(feeds)
+            print(f"  {label:15} optimisation {level_name:14} threads {threads}: {ms:5.2f} ms")
+    if not copy:
+        print(f"  (no quantised copy: {why})")
+
+
 def main() -> None:
     model = embedder.load()
     if model is None:
         print(f"skipped: {embedder.unavailable()}")
         return
     print(f"queries embedded by: {model.queries_by}")
+    sessions(model)
     run("library", LIBRARY, model)
     run("library + look-alikes", LIBRARY + DISTRACTORS, model)
 
