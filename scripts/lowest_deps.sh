@@ -6,7 +6,7 @@
 #   scripts/lowest_deps.sh [PYTEST_ARGS...]
 #
 # Left out: tests/jslibs (the bundled npm libraries' behaviour, pinned by jsbuild's lockfile)
-# and tests/process (bubblewrap jails driven with the standard library): no floor of ours
+# and tests/sandbox/process (bubblewrap jails driven with the standard library): no floor of ours
 # decides how they run, and together they are about a third of the suite's time. Then the
 # same for [all] alone (no dev packages to raise its floors): the agent, evaluation and
 # server tests.
@@ -36,7 +36,7 @@ PY
 }
 echo "lowest direct dependencies:"
 resolved "$VENV/bin/python" postgres agents server
-"$VENV/bin/pytest" -n 2 -q -p no:cacheprovider --ignore=tests/jslibs --ignore=tests/process "$@"
+"$VENV/bin/pytest" -n 2 -q -p no:cacheprovider --ignore=tests/jslibs --ignore=tests/sandbox/process "$@"
 
 # The dev extra's other packages may raise a floor of a user-facing extra (openai-agents wants a
 # newer openai than [agents] allows): resolve what a user of [all] alone gets at the lowest, with

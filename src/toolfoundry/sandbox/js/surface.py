@@ -4,7 +4,7 @@ The bundled libraries come from ``_build/libs/manifest.json`` (versions and impo
 jsbuild pinned them), the globals from the prelude's ``define("name", ...)`` calls and from the
 polyfill bundle's global definitions. This is what create_tool's description says
 (``foundry/create_tool_text.py``), so the description follows the sandbox when either changes;
-``tests/sandbox/test_sandbox_surface.py`` checks the result against a live sandbox.
+``tests/sandbox/js/test_sandbox_surface.py`` checks the result against a live sandbox.
 """
 
 from __future__ import annotations

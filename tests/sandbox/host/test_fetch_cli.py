@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from toolfoundry.cli import main
 
 if TYPE_CHECKING:
-    from tests.fetch.conftest import LoopbackServer
+    from tests.sandbox.host.conftest import LoopbackServer
 
 HOSTILE = """
 export async function handler({ urls }) {

@@ -13,7 +13,7 @@ import pytest
 from toolfoundry.sandbox.host.fetch import FetchPolicy, FetchRecord
 
 if TYPE_CHECKING:
-    from tests.fetch.conftest import FetchCall, LoopbackServer
+    from tests.sandbox.host.conftest import FetchCall, LoopbackServer
 
 
 def _policy(server: LoopbackServer, **extra: Any) -> FetchPolicy:

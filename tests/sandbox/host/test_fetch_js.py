@@ -21,7 +21,7 @@ from toolfoundry.sandbox.host.protocols import FetchProvider
 from toolfoundry.spec import CallResult, ErrorKind
 
 if TYPE_CHECKING:
-    from tests.fetch.conftest import LoopbackServer
+    from tests.sandbox.host.conftest import LoopbackServer
 
 SECRET = "Bearer js-s3cr3t-42"
 ENV = "TF_FETCH_JS_TOKEN"

@@ -18,7 +18,7 @@ from toolfoundry.sandbox import SandboxPolicy, run_js
 from toolfoundry.sandbox.host.fetch import FetchPolicy
 
 if TYPE_CHECKING:
-    from tests.fetch.conftest import LoopbackServer
+    from tests.sandbox.host.conftest import LoopbackServer
 
 pytestmark = pytest.mark.slow
 

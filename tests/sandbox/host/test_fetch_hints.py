@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from toolfoundry.sandbox.host.fetch import FetchPolicy
 
 if TYPE_CHECKING:
-    from tests.fetch.conftest import FetchCall, LoopbackServer
+    from tests.sandbox.host.conftest import FetchCall, LoopbackServer
 
 DENIED = "capability_denied"
 

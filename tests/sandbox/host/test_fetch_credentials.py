@@ -15,7 +15,7 @@ from toolfoundry.sandbox.host.credentials import Credential, CredentialError
 from toolfoundry.sandbox.host.fetch import FetchPolicy, FetchPolicyError, FetchRecord
 
 if TYPE_CHECKING:
-    from tests.fetch.conftest import FetchCall, LoopbackServer
+    from tests.sandbox.host.conftest import FetchCall, LoopbackServer
 
 SECRET = "Bearer s3cr3t-7f1c9a"
 ENV = "TF_FETCH_TEST_TOKEN"

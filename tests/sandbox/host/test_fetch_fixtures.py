@@ -12,7 +12,7 @@ import pytest
 from toolfoundry.sandbox.host.fixtures import FixtureError, FixtureFetch
 
 if TYPE_CHECKING:
-    from tests.fetch.conftest import LoopbackServer
+    from tests.sandbox.host.conftest import LoopbackServer
 
 
 def _handle(provider: FixtureFetch, url: str, method: str = "GET") -> dict[str, Any]:

@@ -3,7 +3,7 @@
 refused one. Each hostile module goes through the public create path and is rejected with a
 located finding; ordinary code that looks alike still passes.
 
-The jail, not this check, is the boundary (tests/process/test_process_hostile.py): these
+The jail, not this check, is the boundary (tests/sandbox/process/test_process_hostile.py): these
 refusals are early, readable reasons for a model.
 """
 

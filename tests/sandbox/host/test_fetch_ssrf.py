@@ -17,7 +17,7 @@ import pytest
 from toolfoundry.sandbox.host.fetch import FetchPolicy
 
 if TYPE_CHECKING:
-    from tests.fetch.conftest import FetchCall, LoopbackServer
+    from tests.sandbox.host.conftest import FetchCall, LoopbackServer
 
 DENIED = "capability_denied"
 
