@@ -12,14 +12,28 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypedDict
 
 from toolfoundry.catalog.typescript import declaration
 from toolfoundry.foundry.upstream_gate import Standing, UpstreamEntry
 from toolfoundry.registry.search import RELEVANCE_FLOOR, document, terms
 
 
-def upstream_hits(query: str, entries: Sequence[UpstreamEntry], k: int) -> list[dict[str, Any]]:
+class UpstreamHitJson(TypedDict):
+    """An upstream tool as a ``search_tools`` hit (a registry hit's fields, and ``upstream``
+    and ``standing``)."""
+
+    name: str
+    description: str
+    upstream: str
+    standing: str
+    strength: str
+    relevance: float
+    matched: list[str]
+    signature: str
+
+
+def upstream_hits(query: str, entries: Sequence[UpstreamEntry], k: int) -> list[UpstreamHitJson]:
     """The ``k`` best upstream tools for ``query``, as search hits (``upstream: true``)."""
     words = terms(query)
     shown = [e for e in entries if e.standing is not Standing.DENIED]
@@ -44,7 +58,7 @@ def _words(entry: UpstreamEntry) -> set[str]:
     return set(terms(f"{name} {tool.upstream} {description} {params}"))
 
 
-def _hit(entry: UpstreamEntry, relevance: float, matched: list[str]) -> dict[str, Any]:
+def _hit(entry: UpstreamEntry, relevance: float, matched: list[str]) -> UpstreamHitJson:
     tool = entry.tool
     return {
         "name": tool.name,
@@ -59,12 +73,12 @@ def _hit(entry: UpstreamEntry, relevance: float, matched: list[str]) -> dict[str
 
 
 def merged_hits(
-    registry_hits: list[dict[str, Any]], upstream: list[dict[str, Any]], k: int
+    registry_hits: list[dict[str, Any]], upstream: list[UpstreamHitJson], k: int
 ) -> list[dict[str, Any]]:
     """Registry and upstream hits together, strong ones first, each kind keeping its order,
     by relevance within a strength; at most ``k``."""
     both = [(0, i, h) for i, h in enumerate(registry_hits)] + [
-        (1, i, h) for i, h in enumerate(upstream)
+        (1, i, dict(h)) for i, h in enumerate(upstream)
     ]
     both.sort(key=lambda x: (x[2].get("strength") != "strong", -float(x[2].get("relevance", 0))))
     return [hit for _, _, hit in both[:k]]
