@@ -19,6 +19,7 @@ from typing import Any, TypedDict
 
 from toolfoundry.registry.review_facts import ReviewFacts, ToolFacts
 from toolfoundry.spec import Capabilities, VersionStatus
+from toolfoundry.spec.capabilities import CapabilitiesJson
 
 DEFAULT_UNUSED_DAYS = 30
 PURE = Capabilities()  # compared with, not built per tool (Capabilities.is_pure builds one)
@@ -34,6 +35,17 @@ class FailingToolJson(TypedDict):
     failed: int
     failure_rate: float
     by_kind: dict[str, int]
+
+
+class PendingVersionJson(TypedDict):
+    """A version waiting for a human, and for how long (days, one decimal)."""
+
+    name: str
+    version: int
+    author: str
+    created_at: str
+    waiting_days: float
+    capabilities: CapabilitiesJson
 
 
 class RetiredTestJson(TypedDict):
@@ -58,7 +70,7 @@ class ReviewReport:
     unused: list[dict[str, Any]]
     failures: list[FailingToolJson]
     capabilities: list[dict[str, Any]]
-    pending: list[dict[str, Any]]
+    pending: list[PendingVersionJson]
     retired_tests: list[RetiredTestJson]
 
     def to_dict(self) -> dict[str, Any]:
