@@ -19,6 +19,7 @@ from toolfoundry.registry.sqlite_file import (
     SCHEMA_HEAD,
     ChangeMark,
     configure,
+    file_of,
     require_directory,
 )
 from toolfoundry.registry.store_url import as_store_url
@@ -61,8 +62,13 @@ def create_registry_engine(url: str) -> Engine:
         toolfoundry.registry.store_url.UnsupportedStore: a database we keep no registry in
             (a bare path is a SQLite file: ``store_url.as_store_url``).
     """
-    parsed = make_url(as_store_url(url))
+    store_url = as_store_url(url)
+    parsed = make_url(store_url)
     if parsed.get_backend_name() == "sqlite":
+        # The file as given: SQLAlchemy 2.1 percent-decodes a URL's database part, 2.0 keeps it
+        # encoded (a bare path "a #1?.db" is "a %231%3F.db" in the URL); file_of decodes once.
+        if (path := file_of(store_url)) is not None:
+            parsed = parsed.set(database=str(path))
         database = parsed.database
         if database and database != ":memory:" and not parsed.query.get("uri"):
             require_directory(Path(database))
