@@ -275,3 +275,35 @@ def test_builtin_tools_render_valid_for_every_vendor() -> None:
         for schema in subschemas(declaration.get("parameters")):
             assert set(schema) <= GEMINI_KEYS, schema
     ListToolsResult.model_validate(project("mcp", specs))
+
+
+def test_a_tool_that_calls_tools_is_described_by_what_they_reach() -> None:
+    """call_tool and run_js need no capability of their own, yet reach what the tools they call
+    reach: no projection may call them pure or read-only."""
+    from toolfoundry.foundry.meta_tools import builtin_specs
+
+    specs = {s.name: s for s in builtin_specs()}
+    skill = render("skill", list(specs.values()))
+    entries = {e["name"]: e for e in mcp_tools(list(specs.values()))}
+    for name in ("call_tool", "run_js"):
+        spec = specs[name]
+        assert spec.calls_tools
+        assert spec.capabilities.is_pure
+        assert spec.to_dict()["calls_tools"] is True
+        assert spec.replace(description="Other words.").calls_tools
+        hints = entries[name]["annotations"]
+        assert (hints["readOnlyHint"], hints["openWorldHint"], hints["destructiveHint"]) == (
+            False,
+            True,
+            True,
+        )
+        section = skill.split(f"### `{name}`", 1)[1].split("### ", 1)[0]
+        assert "access: what the tools it calls reach, each under its own approval" in section
+    assert "calls_tools" not in specs["search_tools"].to_dict()
+    assert specs["search_tools"].is_read_only
+    # a declared tool says so too, and its own capabilities are still listed beside it
+    mixed = ToolSpec("relay", "Relay.", capabilities={"network": ["api.example.com"]})
+    mixed = mixed.replace(calls_tools=True)
+    assert "access: what the tools it calls reach, each under its own approval, network (" in (
+        render("skill", [mixed])
+    )

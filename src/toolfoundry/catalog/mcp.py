@@ -25,12 +25,16 @@ def tool_title(name: str) -> str:
 
 
 def mcp_annotations(spec: ToolSpec) -> dict[str, Any]:
-    """Behaviour hints: the spec's explicit read_only, else derived from its capabilities."""
-    return {
+    """Behaviour hints: the spec's explicit read_only, else derived from its capabilities; a
+    tool that calls other tools does what they do (maybe fetch, maybe overwrite storage)."""
+    hints: dict[str, Any] = {
         "title": tool_title(spec.name),
         "readOnlyHint": spec.is_read_only,
-        "openWorldHint": bool(spec.capabilities.network),
+        "openWorldHint": bool(spec.capabilities.network) or spec.calls_tools,
     }
+    if spec.calls_tools:
+        hints["destructiveHint"] = True
+    return hints
 
 
 def output_schema(returns: JsonSchema | None) -> JsonSchema | None:

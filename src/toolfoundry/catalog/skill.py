@@ -124,7 +124,7 @@ def _tool_section(spec: ToolSpec) -> list[str]:
         facts.append(f"group `{spec.group}`")
     if spec.version is not None:
         facts.append(f"version {spec.version}")
-    facts.append("access: " + _access(spec.capabilities))
+    facts.append("access: " + _access(spec.capabilities, calls_tools=spec.calls_tools))
     lines = [f"### `{spec.name}`", "", spec.description, "", "- " + "; ".join(facts)]
     params = spec.params
     lines.append(f"- {_count(len(params), 'parameter')}" + (":" if params else ""))
@@ -156,10 +156,10 @@ def _param_lines(param: Param, indent: str, depth: int = 0) -> list[str]:
     return lines
 
 
-def _access(caps: Capabilities) -> str:
-    if caps.is_pure:
+def _access(caps: Capabilities, *, calls_tools: bool) -> str:
+    if caps.is_pure and not calls_tools:
         return "pure computation"
-    parts = []
+    parts = ["what the tools it calls reach, each under its own approval"] if calls_tools else []
     if caps.network:
         parts.append("network (" + ", ".join(caps.network) + ")")
     if caps.credentials:

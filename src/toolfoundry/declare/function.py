@@ -69,6 +69,7 @@ class FunctionTool(Generic[P, R]):
         capabilities: Capabilities | Mapping[str, Any] | None = None,
         group: str | None = None,
         read_only: bool | None = None,
+        calls_tools: bool = False,
     ) -> None:
         if not callable(fn):
             raise DeclarationError(f"tool() needs a function, got {type(fn).__name__}")
@@ -106,6 +107,7 @@ class FunctionTool(Generic[P, R]):
                 returns=returns,
                 group=group,
                 read_only=read_only,
+                calls_tools=calls_tools,
             )
         except ValueError as exc:
             raise DeclarationError(f"{label}: {exc}") from exc
@@ -222,6 +224,7 @@ def from_function(
     capabilities: Capabilities | Mapping[str, Any] | None = None,
     group: str | None = None,
     read_only: bool | None = None,
+    calls_tools: bool = False,
 ) -> FunctionTool[P, R]:
     """Declare ``fn`` as a tool.
 
@@ -233,7 +236,9 @@ def from_function(
         capabilities: what the tool reaches beyond computation.
         group: the catalog group the tool belongs to.
         read_only: whether calling it leaves the world unchanged (MCP's readOnlyHint);
-            default: derived from ``capabilities``.
+            default: derived from ``capabilities`` and ``calls_tools``.
+        calls_tools: whether it calls other tools, and so may reach what they reach (each
+            under its own approval) beyond its own ``capabilities``.
 
     Returns:
         A FunctionTool, callable like ``fn``, with ``.spec``, ``.call`` and ``.acall``.
@@ -249,6 +254,7 @@ def from_function(
         capabilities=capabilities,
         group=group,
         read_only=read_only,
+        calls_tools=calls_tools,
     )
 
 
@@ -265,6 +271,7 @@ def tool(
     capabilities: Capabilities | Mapping[str, Any] | None = None,
     group: str | None = None,
     read_only: bool | None = None,
+    calls_tools: bool = False,
 ) -> Callable[[Callable[P, R]], FunctionTool[P, R]]: ...
 
 
@@ -278,6 +285,7 @@ def tool(
     capabilities: Capabilities | Mapping[str, Any] | None = None,
     group: str | None = None,
     read_only: bool | None = None,
+    calls_tools: bool = False,
 ) -> FunctionTool[P, R] | Callable[[Callable[P, R]], FunctionTool[P, R]]:
     """Decorator form of :func:`from_function`: ``@tool`` or ``@tool(name=..., level=...)``."""
 
@@ -290,6 +298,7 @@ def tool(
             capabilities=capabilities,
             group=group,
             read_only=read_only,
+            calls_tools=calls_tools,
         )
 
     if fn is not None:

@@ -95,6 +95,10 @@ class ToolSpec:
     ``parameters`` is a JSON Schema (draft 2020-12) of ``type: object``. It is stored as
     canonical JSON, so reading it always gives a fresh copy and a spec cannot be mutated
     through a shared dict.
+
+    ``calls_tools`` says the tool calls other tools (``call_tool``, ``run_js``): what a call
+    may reach is then also what those tools reach, each under its own approval, however pure
+    its own ``capabilities`` are.
     """
 
     name: str
@@ -104,6 +108,7 @@ class ToolSpec:
     version: int | None
     group: str | None
     read_only: bool | None
+    calls_tools: bool
     _parameters: str = field(repr=False)
     _returns: str | None = field(repr=False)
     _examples: str | None = field(repr=False)
@@ -121,6 +126,7 @@ class ToolSpec:
         group: str | None = None,
         read_only: bool | None = None,
         examples: Sequence[Mapping[str, Any]] | None = None,
+        calls_tools: bool = False,
     ) -> None:
         validate_spec_name(name)
         if not isinstance(description, str) or not description.strip():
@@ -142,6 +148,7 @@ class ToolSpec:
         set_(self, "version", version)
         set_(self, "group", group)
         set_(self, "read_only", read_only)
+        set_(self, "calls_tools", bool(calls_tools))
         set_(self, "_parameters", _canonical(schema))
         set_(self, "_returns", _canonical(returns))
         set_(self, "_examples", _examples_text(name, examples))
@@ -167,10 +174,12 @@ class ToolSpec:
     def is_read_only(self) -> bool:
         """Whether calling the tool leaves the world unchanged.
 
-        An explicit ``read_only`` wins; otherwise a sandboxed tool with no capabilities is
-        read-only, since it can reach nothing it could change.
+        An explicit ``read_only`` wins; otherwise a sandboxed tool with no capabilities that
+        calls no other tool is read-only, since it can reach nothing it could change.
         """
-        return self.capabilities.is_pure if self.read_only is None else self.read_only
+        if self.read_only is not None:
+            return self.read_only
+        return self.capabilities.is_pure and not self.calls_tools
 
     @property
     def params(self) -> tuple[Param, ...]:
@@ -193,6 +202,7 @@ class ToolSpec:
             "group": self.group,
             "read_only": self.read_only,
             "examples": self.examples or None,
+            "calls_tools": self.calls_tools,
         }
         current.update(changes)
         name = current.pop("name")
@@ -218,4 +228,6 @@ class ToolSpec:
             out["read_only"] = self.read_only
         if self._examples is not None:
             out["examples"] = self.examples
+        if self.calls_tools:
+            out["calls_tools"] = True
         return out

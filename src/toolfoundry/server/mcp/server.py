@@ -93,11 +93,6 @@ COMPACT_INSTRUCTIONS = (
 # These two change which tools exist or which version runs (their specs say read_only=False);
 # they add or move a pointer and never delete, so they are not destructive either.
 _REGISTRY_WRITERS = {"create_tool": {"idempotentHint": False}, "rollback_tool": {}}
-# call_tool, and run_js through its `tools`, do what the tools they call do: maybe fetch,
-# maybe overwrite shared storage.
-_CALLS_ANY_TOOL = {
-    name: {"destructiveHint": True, "openWorldHint": True} for name in ("call_tool", "run_js")
-}
 
 
 class ToolListBroadcast:
@@ -171,8 +166,6 @@ def meta_tool_entries(meta: dict[str, DeclaredTool]) -> list[dict[str, Any]]:
                 "destructiveHint": False,
                 **_REGISTRY_WRITERS[name],
             }
-        elif name in _CALLS_ANY_TOOL:
-            entry["annotations"] = {**entry["annotations"], **_CALLS_ANY_TOOL[name]}
         entries.append(entry)
     return entries
 
