@@ -98,7 +98,9 @@ class Registry:
         return self._engine
 
     def close(self) -> None:
-        """Write the journaled call records, then release pooled connections."""
+        """Stop the search vectors' background pass, write the journaled call records, then
+        release pooled connections."""
+        self.vectors.close()
         self.calls.close()
         self._connections.close()
         self._engine.dispose()
@@ -649,7 +651,8 @@ class Registry:
         """Ranked search over names, descriptions and parameter docs (hybrid with the
         embedding model): strong hits first, then weak ones (relevance under ``floor``, or too
         little alike; 0 makes every word match strong), the first with its parameters
-        schema. Tools still without a vector get theirs first, a batch per search."""
+        schema. Tools still without a vector get theirs from a background pass (started
+        here when needed); meanwhile they rank by BM25 alone."""
         self.vectors.backfill()
         with self._read() as conn:
             return fulltext.search(
