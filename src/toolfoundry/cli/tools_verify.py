@@ -10,14 +10,14 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 
 from toolfoundry.cli.options import emit, fail, json_option, open_foundry, say, store_options
 
 if TYPE_CHECKING:
-    from toolfoundry.foundry.report import ReviewReport
+    from toolfoundry.foundry.report import HeldCapabilitiesJson, ReviewReport
     from toolfoundry.foundry.verify import ToolVerification
 
 MAX_DIFF_LINES = 40  # of one failing test, in the text output (--json has it whole)
@@ -174,7 +174,7 @@ def report_lines(r: ReviewReport) -> list[str]:
     return lines
 
 
-def _held_text(c: dict[str, Any]) -> str:
+def _held_text(c: HeldCapabilitiesJson) -> str:
     """One tool's capabilities; each host in both its Unicode and punycode forms, with the
     lookalike warning (forge/host_display.py), since a reviewer reads them."""
     from toolfoundry.forge.host_display import host_label

@@ -19,13 +19,69 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import NotRequired, TypedDict
 
 from toolfoundry.config import ReviewSettings
 from toolfoundry.foundry import Foundry
+from toolfoundry.foundry.report import HeldCapabilitiesJson, PendingVersionJson, UnusedToolJson
+from toolfoundry.registry.records import ApprovalHoldJson
 
 MESSAGE_CHARS = 500  # a failing test's message kept in the record (reasons can be long)
 FINDINGS = ("failing", "unfinished", "not_run", "unused", "capabilities", "waiting")
+
+
+class SuiteEntryJson(TypedDict):
+    """A tool whose suite failed, ran past its budget, or was not run; with why."""
+
+    name: str
+    version: int
+    language: str
+    message: str
+    failed: NotRequired[list[str]]  # failing only: the tests that failed
+    reasons: NotRequired[list[str]]  # failing only: why, at most ten
+
+
+class WaitingVersionJson(PendingVersionJson):
+    """A version waiting for a person, with what holds its approval back (or null)."""
+
+    approval_hold: ApprovalHoldJson | None
+
+
+class LibraryFindingsJson(TypedDict):
+    """A review's findings by kind (see the module docstring), in :data:`FINDINGS` order."""
+
+    failing: list[SuiteEntryJson]
+    unfinished: list[SuiteEntryJson]
+    not_run: list[SuiteEntryJson]
+    unused: list[UnusedToolJson]
+    capabilities: list[HeldCapabilitiesJson]
+    waiting: list[WaitingVersionJson]
+
+
+class LibraryReviewSummaryJson(TypedDict):
+    """A review's counts: suites verified and passed, each finding's entries, seconds."""
+
+    verified: int
+    passed: int
+    failing: int
+    unfinished: int
+    not_run: int
+    unused: int
+    capabilities: int
+    waiting: int
+    duration_s: float
+
+
+def no_findings() -> LibraryFindingsJson:
+    """Findings of a review that found nothing."""
+    return {
+        "failing": [],
+        "unfinished": [],
+        "not_run": [],
+        "unused": [],
+        "capabilities": [],
+        "waiting": [],
+    }
 
 
 class ReviewStopped(Exception):
@@ -39,16 +95,21 @@ class LibraryReview:
     verified: int
     passed: int
     duration_s: float
-    findings: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    findings: LibraryFindingsJson = field(default_factory=no_findings)
 
     @property
-    def summary(self) -> dict[str, Any]:
+    def summary(self) -> LibraryReviewSummaryJson:
         """Counts: tools verified and passed, each finding's number of entries, seconds."""
-        counts = {kind: len(self.findings.get(kind, [])) for kind in FINDINGS}
+        f = self.findings
         return {
             "verified": self.verified,
             "passed": self.passed,
-            **counts,
+            "failing": len(f["failing"]),
+            "unfinished": len(f["unfinished"]),
+            "not_run": len(f["not_run"]),
+            "unused": len(f["unused"]),
+            "capabilities": len(f["capabilities"]),
+            "waiting": len(f["waiting"]),
             "duration_s": round(self.duration_s, 3),
         }
 
@@ -73,15 +134,19 @@ def review_library(
     started = time.monotonic()
     # as `tools verify` runs them, but not the Python tier: see the module docstring
     verifier = fd.verifier(python=False, tool_budget_s=settings.tool_budget_s)
-    failing: list[dict[str, Any]] = []
-    unfinished: list[dict[str, Any]] = []
-    not_run: list[dict[str, Any]] = []
+    failing: list[SuiteEntryJson] = []
+    unfinished: list[SuiteEntryJson] = []
+    not_run: list[SuiteEntryJson] = []
     verified = passed = 0
     for result in verifier.each(at_once=1):
         if stop():
             raise ReviewStopped
-        entry = {"name": result.name, "version": result.version, "language": result.language}
-        entry["message"] = result.message[:MESSAGE_CHARS]
+        entry: SuiteEntryJson = {
+            "name": result.name,
+            "version": result.version,
+            "language": result.language,
+            "message": result.message[:MESSAGE_CHARS],
+        }
         if result.outcome == PASSED:
             verified, passed = verified + 1, passed + 1
         elif result.outcome == FAILED:
@@ -110,7 +175,7 @@ def review_library(
         raise ReviewStopped
     report = fd.report(unused_days=settings.unused_days)
     holds = fd.registry.approval_holds() if report.pending else {}
-    waiting = []
+    waiting: list[WaitingVersionJson] = []
     for p in report.pending:
         hold = holds.get((p["name"], p["version"]))
         waiting.append({**p, "approval_hold": hold.to_dict() if hold is not None else None})

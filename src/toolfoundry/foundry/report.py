@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any, TypedDict
+from typing import TypedDict
 
 from toolfoundry.registry.review_facts import ReviewFacts, ToolFacts
 from toolfoundry.spec import Capabilities, VersionStatus
@@ -23,6 +23,16 @@ from toolfoundry.spec.capabilities import CapabilitiesJson
 
 DEFAULT_UNUSED_DAYS = 30
 PURE = Capabilities()  # compared with, not built per tool (Capabilities.is_pure builds one)
+
+
+class UnusedToolJson(TypedDict):
+    """An active tool not called for ``unused_days``: when it last was, and how long ago."""
+
+    name: str
+    version: int | None
+    calls: int
+    last_used: str | None
+    idle_days: float
 
 
 class FailingToolJson(TypedDict):
@@ -48,6 +58,18 @@ class PendingVersionJson(TypedDict):
     capabilities: CapabilitiesJson
 
 
+class HeldCapabilitiesJson(TypedDict):
+    """A tool whose current version holds a capability, and which ones."""
+
+    name: str
+    version: int | None
+    status: str | None
+    network: list[str]
+    credentials: list[str]
+    storage: str
+    system: bool
+
+
 class RetiredTestJson(TypedDict):
     """One test a version retired (a ``tests_retired`` audit row's entry), and why."""
 
@@ -59,6 +81,20 @@ class RetiredTestJson(TypedDict):
     reason: str
 
 
+class ReviewReportJson(TypedDict):
+    """What ``toolfoundry tools report --json`` prints."""
+
+    generated_at: str
+    unused_days: int
+    tools: int
+    active: int
+    unused: list[UnusedToolJson]
+    failures: list[FailingToolJson]
+    capabilities: list[HeldCapabilitiesJson]
+    pending: list[PendingVersionJson]
+    retired_tests: list[RetiredTestJson]
+
+
 @dataclass(frozen=True)
 class ReviewReport:
     """The report's sections, JSON-ready (see the module docstring)."""
@@ -67,13 +103,13 @@ class ReviewReport:
     unused_days: int
     tools: int
     active: int
-    unused: list[dict[str, Any]]
+    unused: list[UnusedToolJson]
     failures: list[FailingToolJson]
-    capabilities: list[dict[str, Any]]
+    capabilities: list[HeldCapabilitiesJson]
     pending: list[PendingVersionJson]
     retired_tests: list[RetiredTestJson]
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> ReviewReportJson:
         """What ``toolfoundry tools report --json`` prints."""
         return {
             "generated_at": self.generated_at.isoformat(),
@@ -139,7 +175,7 @@ def _days(span: timedelta) -> float:
     return round(span.total_seconds() / 86400, 1)
 
 
-def _unused(t: ToolFacts, now: datetime) -> dict[str, Any]:
+def _unused(t: ToolFacts, now: datetime) -> UnusedToolJson:
     since = t.last_used or t.created_at
     return {
         "name": t.name,
@@ -164,7 +200,7 @@ def _failures(t: ToolFacts) -> FailingToolJson:
     }
 
 
-def _held(t: ToolFacts) -> dict[str, Any]:
+def _held(t: ToolFacts) -> HeldCapabilitiesJson:
     caps = t.capabilities
     return {
         "name": t.name,

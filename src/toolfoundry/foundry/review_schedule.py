@@ -35,7 +35,12 @@ from typing import TYPE_CHECKING
 
 from toolfoundry.config import ReviewSettings
 from toolfoundry.foundry import Foundry, telemetry
-from toolfoundry.foundry.library_review import ReviewStopped, review_library
+from toolfoundry.foundry.library_review import (
+    LibraryFindingsJson,
+    LibraryReviewSummaryJson,
+    ReviewStopped,
+    review_library,
+)
 
 if TYPE_CHECKING:  # loaded in the thread, after start-up
     from toolfoundry.foundry.runtime_identity import RuntimeIdentity
@@ -157,7 +162,7 @@ class ReviewSchedule:
             registry.abandon_review(claimed.id)
             raise
         findings: dict[str, object] = {**found.findings, "runtime_changes": changes}
-        registry.finish_review(claimed.id, found.summary, findings)
+        registry.finish_review(claimed.id, dict(found.summary), findings)
         publish(registry.last_review())
         self._say(summary_line(claimed.trigger, found.summary, found.findings, changes))
         return True
@@ -165,15 +170,15 @@ class ReviewSchedule:
 
 def summary_line(
     trigger: str,
-    summary: dict[str, object],
-    findings: dict[str, list[dict[str, object]]],
+    summary: LibraryReviewSummaryJson,
+    findings: LibraryFindingsJson,
     changes: list[str],
 ) -> str:
     """The one line ``serve`` prints after a review."""
     why = {FIRST: "first review", SCHEDULE: "scheduled"}.get(trigger, "runtime changed")
     if changes and trigger == RUNTIME_CHANGED:
         why += f": {', '.join(changes)}"
-    failing = [str(f["name"]) for f in findings.get("failing", [])]
+    failing = [f["name"] for f in findings["failing"]]
     parts = [
         f"{summary['verified']} suite(s) run",
         f"{len(failing)} failing" + (f" ({', '.join(failing[:5])})" if failing else ""),
