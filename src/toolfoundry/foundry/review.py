@@ -9,11 +9,22 @@ from typing import Any, NotRequired, TypedDict
 
 from toolfoundry.forge import code_diff, explain_capabilities
 from toolfoundry.foundry import Foundry
+from toolfoundry.foundry.upstream_uses import UpstreamUseJson
 from toolfoundry.registry import ApprovalHold, ToolVersion, VersionStatus
 from toolfoundry.registry.records import DependentJson
 from toolfoundry.sandbox.host.credentials import Credential, SecretStore
 from toolfoundry.sandbox.host.netguard import FetchError
 from toolfoundry.spec.gate import suite_tally
+
+
+class SuiteResultJson(TypedDict, total=False):
+    """How a test of the suite went when it ran: the keys its stored result has, of these
+    (a result stored by an older release may lack some)."""
+
+    passed: bool
+    duration_ms: float
+    reason: str
+    diff: str | None
 
 
 class SuiteEntry(TypedDict):
@@ -28,7 +39,7 @@ class SuiteEntry(TypedDict):
     error_kind: NotRequired[Any]
     # always given, after the case's keys (NotRequired only so they can come in that order)
     fixtures: NotRequired[list[Any]]
-    result: NotRequired[dict[str, Any] | None]
+    result: NotRequired[SuiteResultJson | None]
 
 
 class GatingSuite(TypedDict):
@@ -56,7 +67,7 @@ class UseEntry(TypedDict):
     schema_hash: NotRequired[str]
     # an upstream tool, where its upstream is connected: whether it is still as tested
     # (foundry/upstream_uses.py: state, tested_schema_hash, schema_hash, message)
-    upstream: NotRequired[dict[str, Any]]
+    upstream: NotRequired[UpstreamUseJson]
 
 
 class ToolLinks(TypedDict):
@@ -131,8 +142,16 @@ def _entry(
     out["fixtures"] = list(case.get("fixtures") or [])
     out["result"] = None
     if result is not None:
-        keys = ("passed", "duration_ms", "reason", "diff")
-        out["result"] = {k: result[k] for k in keys if k in result}
+        ran: SuiteResultJson = {}
+        if "passed" in result:
+            ran["passed"] = result["passed"]
+        if "duration_ms" in result:
+            ran["duration_ms"] = result["duration_ms"]
+        if "reason" in result:
+            ran["reason"] = result["reason"]
+        if "diff" in result:
+            ran["diff"] = result["diff"]
+        out["result"] = ran
     return out
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypedDict
 
 from toolfoundry.registry.records import Dependency
 from toolfoundry.spec.names import NAMESPACE_SEPARATOR
@@ -41,6 +41,16 @@ class UseState(StrEnum):
         return self in (UseState.CHANGED, UseState.VANISHED, UseState.BLOCKED)
 
 
+class UpstreamUseJson(TypedDict):
+    """One upstream callee's state as ``tools verify --json`` and ``show_tool`` give it."""
+
+    tool: str
+    state: str
+    tested_schema_hash: str | None
+    schema_hash: str | None
+    message: str
+
+
 @dataclass(frozen=True)
 class UpstreamUse:
     """One upstream tool a version calls, now.
@@ -59,7 +69,7 @@ class UpstreamUse:
     schema_hash: str | None
     message: str
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> UpstreamUseJson:
         return {
             "tool": self.tool,
             "state": self.state.value,

@@ -47,7 +47,7 @@ from toolfoundry.forge.testrun import (
 from toolfoundry.foundry.call import fetch_policy
 from toolfoundry.foundry.existing import with_suite
 from toolfoundry.foundry.fixture_reach import unreachable
-from toolfoundry.foundry.upstream_uses import UpstreamUse, UseState, upstream_uses
+from toolfoundry.foundry.upstream_uses import UpstreamUse, UpstreamUseJson, UseState, upstream_uses
 from toolfoundry.registry import Registry, RegistryError, ToolVersion, VersionStatus
 from toolfoundry.sandbox.host.protocols import ToolsProvider
 from toolfoundry.spec import Problem, StepResult, StepStatus
@@ -75,7 +75,7 @@ class ToolVerificationJson(TypedDict):
     results: list[CaseResultJson]
     unreachable: list[dict[str, str]]
     callees: list[dict[str, str]]
-    upstream: list[dict[str, Any]]
+    upstream: list[UpstreamUseJson]
 
 
 class VerifyReportJson(TypedDict):
