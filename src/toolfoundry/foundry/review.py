@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, NotRequired, TypedDict
 
 from toolfoundry.forge import code_diff, explain_capabilities
+from toolfoundry.forge.approval import CapabilityExplained
 from toolfoundry.foundry import Foundry
 from toolfoundry.foundry.upstream_uses import UpstreamUseJson
 from toolfoundry.registry import ApprovalHold, ToolVersion, VersionStatus
@@ -47,6 +48,28 @@ class GatingSuite(TypedDict):
 
     tests: list[SuiteEntry]
     retired: list[dict[str, str]]
+
+
+class CapabilityChangeJson(CapabilityExplained):
+    """A capability as the reviewer reads it, and whether it is ``added``, ``kept`` or
+    ``removed`` since the approved version; a credential also whether it resolves now."""
+
+    change: str
+
+
+class CredentialChangeJson(CapabilityChangeJson):
+    """A credential's change, and whether requests to its host would carry it now."""
+
+    resolves: bool
+    resolution: str
+
+
+class CapabilityChanges(TypedDict):
+    """A version's capabilities against the approved version (``against``, None if none)."""
+
+    against: int | None
+    details: list[CapabilityChangeJson]
+    removed: list[CapabilityChangeJson]
 
 
 class CredentialState(TypedDict):
@@ -155,7 +178,7 @@ def _entry(
     return out
 
 
-def capability_changes(v: ToolVersion, approved: ToolVersion | None) -> dict[str, Any]:
+def capability_changes(v: ToolVersion, approved: ToolVersion | None) -> CapabilityChanges:
     """``v``'s capabilities against the version a reviewer or the policy already accepted:
     each of ``v``'s marked ``added`` or ``kept``, and those it no longer asks for (``removed``).
     Hosts, credentials, the storage scope and system access are each one entry."""
@@ -261,13 +284,17 @@ def version_review(
         against, base = by_number[v.parent_version], "parent"
     policy = v.gate.policy
     changes = capability_changes(v, _approved(v, history))
-    for c in changes["details"]:
-        if c["capability"] == "credentials":
-            c.update(
-                credential_state(
-                    str(c["value"]), fd.config.fetch.credentials, fd.config.fetch.secret_store
-                )
+    fetch = fd.config.fetch
+    details: list[CapabilityChangeJson] = [
+        (
+            CredentialChangeJson(
+                **c, **credential_state(str(c["value"]), fetch.credentials, fetch.secret_store)
             )
+            if c["capability"] == "credentials"
+            else c
+        )
+        for c in changes["details"]
+    ]
     hold = None
     if v.status is VersionStatus.PENDING_APPROVAL:
         hold = (holds if holds is not None else fd.registry.approval_holds(name)).get(
@@ -276,7 +303,7 @@ def version_review(
     return {
         **v.to_dict(),
         "reasons": list(policy.reasons) if policy else [],
-        "capability_details": changes["details"],
+        "capability_details": details,
         "capability_changes": {"against": changes["against"], "removed": changes["removed"]},
         "suite": gating_suite(v),
         "identical_to": _identical_to(v, history),
