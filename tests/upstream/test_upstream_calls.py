@@ -144,12 +144,23 @@ def test_an_upstreams_own_timeout_bounds_a_direct_call(upstream_foundry: Upstrea
     assert time.monotonic() - began < 2.0
 
 
-def test_hostile_answers_are_refused_by_the_gate(upstream_foundry: UpstreamFoundry) -> None:
+def test_a_huge_answer_is_refused_by_the_gate(upstream_foundry: UpstreamFoundry) -> None:
     fd = upstream_foundry(notes_entry(), limits={"timeout_s": 20.0})
     huge = run(fd, "return attempt(() => tools.notes.hostile({ kind: 'huge' }));")
     assert huge["kind"] == "output_too_large"  # 20 MB of text against a 1 MiB output limit
-    deep = fd.call("notes.hostile", {"kind": "deep"})  # past the client's own parser: no answer
+    assert run(fd, "return tools.notes.list_notes({});") == {"notes": []}
+
+
+def test_an_answer_too_deep_for_the_client_is_unavailable(
+    upstream_foundry: UpstreamFoundry,
+) -> None:
+    # The official client's own parser drops the 200-deep answer: no answer comes, so the
+    # upstream's timeout (short here; the call budget otherwise) ends the wait.
+    fd = upstream_foundry(notes_entry(timeout_s=2.0))
+    began = time.monotonic()
+    deep = fd.call("notes.hostile", {"kind": "deep"})
     assert error_of(deep).kind is ErrorKind.UNAVAILABLE
+    assert time.monotonic() - began < 6.0
     assert run(fd, "return tools.notes.list_notes({});") == {"notes": []}
 
 
