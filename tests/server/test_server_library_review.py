@@ -35,9 +35,7 @@ def store_review(fd: Foundry, trigger: str = "first") -> None:
         lambda _last, _now: trigger, runner="test:1", fingerprint="f" * 64, runtime=runtime
     )
     assert claimed is not None
-    fd.registry.finish_review(
-        claimed.id, dict(found.summary), {**found.findings, "runtime_changes": []}
-    )
+    fd.registry.finish_review(claimed.id, found.summary, {**found.findings, "runtime_changes": []})
 
 
 def test_before_any_review_the_api_says_so_and_the_page_explains(

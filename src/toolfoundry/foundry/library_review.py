@@ -27,7 +27,6 @@ from toolfoundry.foundry.report import HeldCapabilitiesJson, PendingVersionJson,
 from toolfoundry.registry.records import ApprovalHoldJson
 
 MESSAGE_CHARS = 500  # a failing test's message kept in the record (reasons can be long)
-FINDINGS = ("failing", "unfinished", "not_run", "unused", "capabilities", "waiting")
 
 
 class SuiteEntryJson(TypedDict):
@@ -48,7 +47,7 @@ class WaitingVersionJson(PendingVersionJson):
 
 
 class LibraryFindingsJson(TypedDict):
-    """A review's findings by kind (see the module docstring), in :data:`FINDINGS` order."""
+    """A review's findings by kind (see the module docstring), in this order."""
 
     failing: list[SuiteEntryJson]
     unfinished: list[SuiteEntryJson]

@@ -211,7 +211,7 @@ def builtin_tools(foundry: Foundry | Callable[[], Foundry] | None = None) -> lis
 
     # create_tool and rollback_tool change the registry although they need no capability;
     # call_tool, and run_js through its `tools`, do whatever the tools they call do.
-    changes_registry = (create_tool, rollback_tool, call_tool, run_js)
+    changes_registry = (create_tool, rollback_tool)
     calls_other_tools = (call_tool, run_js)
     declared = {
         fn.__name__: fn
@@ -230,7 +230,7 @@ def builtin_tools(foundry: Foundry | Callable[[], Foundry] | None = None) -> lis
     return [
         from_function(
             declared[name],
-            read_only=declared[name] not in changes_registry,
+            read_only=declared[name] not in changes_registry + calls_other_tools,
             calls_tools=declared[name] in calls_other_tools,
             description=described.get(name),
         )

@@ -162,7 +162,7 @@ class ReviewSchedule:
             registry.abandon_review(claimed.id)
             raise
         findings: dict[str, object] = {**found.findings, "runtime_changes": changes}
-        registry.finish_review(claimed.id, dict(found.summary), findings)
+        registry.finish_review(claimed.id, found.summary, findings)
         publish(registry.last_review())
         self._say(summary_line(claimed.trigger, found.summary, found.findings, changes))
         return True

@@ -8,7 +8,7 @@ move, its search document and its audit rows become visible together or not at a
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -682,7 +682,7 @@ class Registry:
             )
 
     def finish_review(
-        self, review_id: int, summary: dict[str, Any], findings: dict[str, Any]
+        self, review_id: int, summary: Mapping[str, object], findings: Mapping[str, object]
     ) -> None:
         """Store what a claimed review found (the oldest past the newest 100 are deleted)."""
         with self.engine.begin() as conn:

@@ -7,7 +7,7 @@ review once, stores what it found, and keeps the newest :data:`REVIEWS_KEPT`.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -97,7 +97,10 @@ def claim(
 
 
 def finish(
-    conn: Connection, review_id: int, summary: dict[str, Any], findings: dict[str, Any]
+    conn: Connection,
+    review_id: int,
+    summary: Mapping[str, object],
+    findings: Mapping[str, object],
 ) -> None:
     """Store what the review found, then delete the reviews past the newest kept."""
     conn.execute(

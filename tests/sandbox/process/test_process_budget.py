@@ -62,18 +62,6 @@ needs_groups = pytest.mark.skipif(
 )
 
 
-def _leftover_groups() -> list[str]:
-    found = budget.detect()
-    parents = (
-        [found.memory_parent, found.pids_parent]
-        if isinstance(found, budget.CgroupV1)
-        else [found.parent]
-        if isinstance(found, budget.CgroupV2)
-        else []
-    )
-    return sorted(p.name for parent in parents for p in parent.glob(budget.GROUP_PREFIX + "*"))
-
-
 @needs_groups
 def test_forked_children_share_one_budget(cold: BwrapExecutor) -> None:
     limits = ProcessLimits(timeout_s=20, max_processes=32, memory_bytes=512 * MIB)
